@@ -1,0 +1,121 @@
+"""The settings model. Loading (files, env, presets) lives in :mod:`shiyi.config.loader`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Provider = Literal["openai_compat", "local", "scripted"]
+
+
+class _Strict(BaseModel):
+    # A typo in a config key must be an error, not a silently ignored setting.
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelSettings(_Strict):
+    """One model role (``main`` or ``fast``)."""
+
+    provider: Provider = "local"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    api_key_env: str | None = Field(
+        default=None, description="Environment variable to read the API key from."
+    )
+    model: str = "SmolLM2-135M-Instruct-Q4_1"
+    model_path: Path | None = Field(
+        default=None, description="GGUF file for the local provider (default: SmolLM2)."
+    )
+    context_window: int = Field(default=8192, gt=0)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, gt=0)
+    timeout: float = Field(default=120.0, gt=0, description="Seconds per request.")
+    max_retries: int = Field(default=4, ge=0, le=20)
+    retry_base_delay: float = Field(default=0.5, ge=0)
+    retry_max_delay: float = Field(default=30.0, ge=0)
+    n_threads: int | None = Field(default=None, gt=0)
+    pass_reasoning_back: bool | None = Field(
+        default=None,
+        description="Send reasoning_content back in history (auto: only for deepseek-reasoner).",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must start with http:// or https:// (got {value!r})")
+        return value
+
+
+class ModelPrice(_Strict):
+    input: float = Field(ge=0, description="USD per million prompt tokens")
+    output: float = Field(ge=0, description="USD per million completion tokens")
+
+
+class ToolSettings(_Strict):
+    output_cap_chars: int = Field(default=16000, ge=200)
+    default_timeout: float = Field(default=60.0, gt=0)
+    bash_timeout: float = Field(default=120.0, gt=0)
+    bash_max_timeout: float = Field(default=600.0, gt=0)
+    bash_deny: list[str] = Field(
+        default_factory=lambda: [
+            r"\brm\s+-[a-zA-Z]*r[a-zA-Z]*f?\s+/(\s|$)",
+            r"\brm\s+-[a-zA-Z]*f[a-zA-Z]*r[a-zA-Z]*\s+/(\s|$)",
+            r"\bmkfs(\.\w+)?\b",
+            r"\bdd\s+.*\bof=/dev/",
+            r":\(\)\s*\{\s*:\|:&\s*\};:",
+            r"\b(shutdown|reboot|halt|poweroff)\b",
+        ],
+        description="Regular expressions; a matching command is refused before it runs.",
+    )
+    allow_outside_workspace: bool = False
+    large_file_lines: int = Field(default=2000, ge=10)
+    grep_max_matches: int = Field(default=200, ge=1)
+    enabled: list[str] | None = Field(
+        default=None, description="Tool names to offer; None offers every built-in."
+    )
+
+
+class AgentSettings(_Strict):
+    max_iterations: int = Field(default=25, ge=1)
+    stuck_repeats: int = Field(default=3, ge=2)
+    max_run_tokens: int | None = Field(
+        default=None, gt=0, description="Stop a run once it used this many tokens."
+    )
+    persona: str = (
+        "You are shiyi, a capable assistant with tools. Use tools when they help; "
+        "answer directly when they do not."
+    )
+
+
+class Settings(BaseSettings):
+    """Effective configuration. Precedence: arguments > env ``SHIYI_*`` > yaml > defaults."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SHIYI_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    preset: Literal["deepseek", "openai", "ollama", "local"] | None = None
+    home: Path | None = Field(default=None, description="Data directory (default: XDG).")
+    workspace: Path = Field(default_factory=Path.cwd)
+    models: dict[Literal["main", "fast"], ModelSettings] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+
+    def model_role(self, role: Literal["main", "fast"]) -> ModelSettings:
+        if role in self.models:
+            return self.models[role]
+        return self.models.get("main", ModelSettings())
+
+    @property
+    def data_dir(self) -> Path:
+        assert self.home is not None, "load_settings() resolves home"
+        return self.home
+
+    @property
+    def sessions_db(self) -> Path:
+        return self.data_dir / "sessions.sqlite3"

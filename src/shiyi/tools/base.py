@@ -1,0 +1,236 @@
+"""Tools: a decorator that turns a typed function into a tool with a JSON schema."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, get_type_hints, overload, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from shiyi.config.settings import ToolSettings
+from shiyi.errors import ToolArgumentsError
+from shiyi.llm.types import ToolSpec
+from shiyi.tools.workspace import Workspace
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a tool may know about where and for whom it runs."""
+
+    workspace: Workspace
+    settings: ToolSettings = field(default_factory=ToolSettings)
+    session_id: str | None = None
+    run_id: str | None = None
+
+    @classmethod
+    def for_dir(cls, root: Path, settings: ToolSettings | None = None) -> ToolContext:
+        settings = settings or ToolSettings()
+        return cls(Workspace(root, allow_outside=settings.allow_outside_workspace), settings)
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """Anything the registry can offer to the model and run."""
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    @property
+    def sequential(self) -> bool:
+        """True when calls must not overlap with other calls of the same turn."""
+        ...
+
+    @property
+    def read_only(self) -> bool:
+        """True when the tool has no side effects (its results may be cached)."""
+        ...
+
+    @property
+    def timeout(self) -> float | None: ...
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Check and coerce arguments; raise :class:`ToolArgumentsError` with the fix."""
+        ...
+
+    async def invoke(self, arguments: dict[str, Any], ctx: ToolContext) -> str: ...
+
+
+_PARAM_LINE = re.compile(r"^\s*(?::param\s+)?(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Raises|Yields|Examples?):\s*$")
+
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a docstring into its description and per-parameter descriptions.
+
+    Understands Google style (``Args:`` then ``name: text``) and reST ``:param name: text``;
+    continuation lines are appended to the parameter above them.
+    """
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    description: list[str] = []
+    params: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    for line in lines:
+        heading = _SECTION.match(line)
+        if heading:
+            section, current = heading.group(1), None
+            continue
+        reST = line.strip().startswith(":param")
+        if section in ("Args", "Arguments", "Parameters") or reST:
+            match = _PARAM_LINE.match(line)
+            if match and (reST or not line.startswith(" " * 8)):
+                current = match.group(1)
+                params[current] = match.group(2).strip()
+            elif current and line.strip():
+                params[current] += " " + line.strip()
+        elif section is None:
+            description.append(line)
+    return "\n".join(description).strip(), params
+
+
+def _wants_context(annotation: Any) -> bool:
+    return annotation is ToolContext or getattr(annotation, "__name__", "") == "ToolContext"
+
+
+class FunctionTool:
+    """A tool backed by a Python function (sync functions run in a worker thread)."""
+
+    def __init__(
+        self,
+        func: Callable[..., str | Awaitable[str]],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        sequential: bool = False,
+        read_only: bool = False,
+        timeout: float | None = None,
+    ) -> None:
+        self.func = func
+        self._sequential = sequential
+        self._read_only = read_only
+        self._timeout = timeout
+        doc_description, param_docs = parse_docstring(func.__doc__)
+        hints = get_type_hints(func)
+        fields: dict[str, Any] = {}
+        self._context_param: str | None = None
+        for param in inspect.signature(func).parameters.values():
+            annotation = hints.get(param.name, Any)
+            if _wants_context(annotation):
+                self._context_param = param.name
+                continue
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[param.name] = (
+                annotation,
+                Field(default=default, description=param_docs.get(param.name)),
+            )
+        self.args_model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+            f"{func.__name__}_args",
+            __config__=ConfigDict(extra="forbid"),
+            **fields,
+        )
+        schema = self.args_model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        self._spec = ToolSpec(
+            name=name or func.__name__,
+            description=description or doc_description or func.__name__,
+            parameters=schema,
+        )
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self._spec
+
+    @property
+    def sequential(self) -> bool:
+        return self._sequential
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def timeout(self) -> float | None:
+        return self._timeout
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            model = self.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ToolArgumentsError(
+                f"invalid arguments for {self.spec.name}: {problems}. "
+                f"Expected parameters: {', '.join(self._param_summary())}."
+            ) from None
+        return {name: getattr(model, name) for name in type(model).model_fields}
+
+    def _param_summary(self) -> list[str]:
+        required = set(self.spec.parameters.get("required", []))
+        return [
+            f"{name}{'' if name in required else '?'}"
+            for name in self.spec.parameters.get("properties", {})
+        ]
+
+    async def invoke(self, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        kwargs = dict(arguments)
+        if self._context_param:
+            kwargs[self._context_param] = ctx
+        if inspect.iscoroutinefunction(self.func):
+            result = await self.func(**kwargs)
+        else:
+            result = await asyncio.to_thread(self.func, **kwargs)
+        return result if isinstance(result, str) else str(result)
+
+
+@overload
+def tool(func: Callable[..., Any], /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    sequential: bool = False,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    sequential: bool = False,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Make a tool from a typed function; the docstring gives descriptions.
+
+    A parameter annotated ``ToolContext`` receives the context and is hidden from the model.
+    """
+
+    def wrap(f: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(
+            f,
+            name=name,
+            description=description,
+            sequential=sequential,
+            read_only=read_only,
+            timeout=timeout,
+        )
+
+    return wrap(func) if func is not None else wrap
