@@ -112,9 +112,16 @@ def _apply_preset(settings: Settings) -> None:
         role_name: Literal["main", "fast"] = role  # type: ignore[assignment]
         given = settings.models.get(role_name)
         explicit = given.model_dump(exclude_unset=True) if given else {}
-        if given is None and role_name == "fast" and "main" in settings.models and not settings.preset:
+        if (
+            given is None
+            and role_name == "fast"
+            and "main" in settings.models
+            and not settings.preset
+        ):
             explicit = settings.models["main"].model_dump(exclude_unset=True)
-        merged = {**preset[role], **explicit} if _same_provider(preset[role], explicit) else explicit
+        merged = (
+            {**preset[role], **explicit} if _same_provider(preset[role], explicit) else explicit
+        )
         settings.models[role_name] = ModelSettings.model_validate(merged)
 
 

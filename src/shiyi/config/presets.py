@@ -55,8 +55,16 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
     "local": {
-        "main": {"provider": "local", "model": "SmolLM2-135M-Instruct-Q4_1", "context_window": 8192},
-        "fast": {"provider": "local", "model": "SmolLM2-135M-Instruct-Q4_1", "context_window": 8192},
+        "main": {
+            "provider": "local",
+            "model": "SmolLM2-135M-Instruct-Q4_1",
+            "context_window": 8192,
+        },
+        "fast": {
+            "provider": "local",
+            "model": "SmolLM2-135M-Instruct-Q4_1",
+            "context_window": 8192,
+        },
     },
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,17 +101,30 @@ class ToolRegistry:
         )
 
     async def execute_many(
-        self, calls: Sequence[ToolCall], ctx: ToolContext
+        self,
+        calls: Sequence[ToolCall],
+        ctx: ToolContext,
+        *,
+        on_done: Callable[[ToolOutcome], None] | None = None,
     ) -> list[ToolOutcome]:
-        """Run calls concurrently; sequential tools run one at a time after the others."""
+        """Run calls concurrently; sequential tools run one at a time after the others.
+
+        ``on_done`` hears of each outcome as soon as it is ready (for progress displays);
+        the returned list is in call order.
+        """
         results: dict[int, ToolOutcome] = {}
+
+        async def run(index: int, call: ToolCall) -> None:
+            results[index] = outcome = await self.execute(call, ctx)
+            if on_done is not None:
+                on_done(outcome)
+
         parallel = [(i, c) for i, c in enumerate(calls) if not self._is_sequential(c.name)]
         serial = [(i, c) for i, c in enumerate(calls) if self._is_sequential(c.name)]
         if parallel:
-            done = await asyncio.gather(*(self.execute(c, ctx) for _, c in parallel))
-            results.update(zip((i for i, _ in parallel), done, strict=True))
+            await asyncio.gather(*(run(i, c) for i, c in parallel))
         for i, call in serial:
-            results[i] = await self.execute(call, ctx)
+            await run(i, call)
         return [results[i] for i in range(len(calls))]
 
     def _is_sequential(self, name: str) -> bool:

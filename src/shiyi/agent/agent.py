@@ -1,0 +1,172 @@
+"""The library entry point: ``Agent.send(message)`` streams the events of a run."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from shiyi.agent.loop import RunLimits, RunLoop
+from shiyi.agent.prompt import system_prompt
+from shiyi.agent.transcript import Transcript
+from shiyi.config.settings import Settings
+from shiyi.events import Event, UserMessageInjected
+from shiyi.llm.protocol import ChatModel
+from shiyi.llm.types import Message
+from shiyi.memory.session_log import SessionInfo, SessionLog, new_id
+from shiyi.tools.base import ToolContext
+from shiyi.tools.registry import ToolRegistry
+
+# Share of the context window given to the history; the rest holds the system prompt,
+# tool schemas and the reply.
+HISTORY_SHARE = 0.6
+
+
+class Agent:
+    """A ReAct agent bound to one session at a time.
+
+    >>> agent = Agent.from_settings(load_settings())          # doctest: +SKIP
+    >>> async for event in agent.send("list the files here"):  # doctest: +SKIP
+    ...     print(event.type)
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        settings: Settings,
+        tools: ToolRegistry | None = None,
+        session_log: SessionLog | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.model = model
+        self.settings = settings
+        self.tools = tools if tools is not None else ToolRegistry()
+        self.log = session_log or SessionLog(settings.sessions_db)
+        self.tool_context = ToolContext.for_dir(settings.workspace, settings.tools)
+        self._transcript: Transcript | None = None
+        self._active: dict[str, RunLoop] = {}
+        if session_id is not None:
+            self.resume(session_id)
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, model: ChatModel | None = None, session_id: str | None = None
+    ) -> Agent:
+        """An agent with the configured main model and the built-in tools."""
+        from shiyi.llm.factory import build_chat_model
+        from shiyi.tools.builtins import default_registry
+
+        return cls(
+            model or build_chat_model(settings, "main"),
+            settings=settings,
+            tools=default_registry(settings.tools),
+            session_id=session_id,
+        )
+
+    # --- sessions --------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.transcript.session_id
+
+    @property
+    def transcript(self) -> Transcript:
+        if self._transcript is None:
+            self.new_session()
+        assert self._transcript is not None
+        return self._transcript
+
+    def new_session(self, title: str = "") -> str:
+        """Start a fresh session (the previous one stays in the log)."""
+        self._require_idle()
+        session_id = self.log.create_session(title=title, workspace=str(self.settings.workspace))
+        self._transcript = Transcript(self.log, session_id)
+        return session_id
+
+    def resume(self, session_id: str) -> SessionInfo:
+        """Continue a logged session by id or unique prefix (also after a crash)."""
+        self._require_idle()
+        info = self.log.find_session(session_id)
+        self.log.mark_interrupted(info.id)
+        self._transcript = Transcript(self.log, info.id)
+        return info
+
+    def _require_idle(self) -> None:
+        if self._active:
+            raise RuntimeError("cannot switch sessions while a run is active; cancel it first")
+
+    def history(self) -> list[Message]:
+        """The session's messages as the model will see them (repaired and sanitised)."""
+        return self.transcript.all()
+
+    # --- runs ------------------------------------------------------------------------------
+
+    def active_runs(self) -> list[RunLoop]:
+        return list(self._active.values())
+
+    def cancel(self, run_id: str | None = None) -> bool:
+        """Cancel one run (or every active run); True if something was cancelled."""
+        targets = [self._active[run_id]] if run_id in self._active else []
+        if run_id is None:
+            targets = list(self._active.values())
+        for run in targets:
+            run.cancel()
+        return bool(targets)
+
+    async def send(self, message: str, run_id: str | None = None) -> AsyncIterator[Event]:
+        """Start a run for ``message`` and stream its events.
+
+        While a run of this agent is executing, the message joins it instead (it is seen at
+        the next iteration boundary) and this stream only acknowledges that.
+        """
+        target = self._active.get(run_id) if run_id else next(iter(self._active.values()), None)
+        if target is not None:
+            target.inject(message)
+            yield UserMessageInjected(text=message)
+            return
+        run = self._new_run(message, run_id)
+        self._active[run.run_id] = run
+        try:
+            async for event in run.events():
+                yield event
+        finally:
+            self._active.pop(run.run_id, None)
+
+    def _new_run(self, message: str, run_id: str | None) -> RunLoop:
+        transcript = self.transcript
+        session_id = transcript.session_id
+        run_id = self.log.start_run(session_id, message, run_id or new_id("run"))
+        transcript.append(Message("user", message), run_id=run_id)
+        if not self.log.get_session(session_id).title:
+            self.log.set_title(session_id, _title_from(message))
+        agent_settings = self.settings.agent
+        window = self.settings.model_role("main").context_window
+        return RunLoop(
+            run_id=run_id,
+            session_id=session_id,
+            goal=message,
+            model=self.model,
+            tools=self.tools,
+            tool_context=self.tool_context,
+            session_log=self.log,
+            transcript=transcript,
+            system_prompt=lambda: system_prompt(
+                agent_settings.persona, self.settings.workspace, self.tools.specs()
+            ),
+            history=lambda: transcript.window(int(window * HISTORY_SHARE)),
+            limits=RunLimits(
+                max_iterations=agent_settings.max_iterations,
+                stuck_repeats=agent_settings.stuck_repeats,
+                max_run_tokens=agent_settings.max_run_tokens,
+                temperature=self.settings.model_role("main").temperature,
+                max_tokens=self.settings.model_role("main").max_tokens,
+            ),
+        )
+
+    def close(self) -> None:
+        self.cancel()
+        self.log.close()
+
+
+def _title_from(message: str, width: int = 60) -> str:
+    line = " ".join(message.split())
+    return line if len(line) <= width else line[: width - 1] + "…"

@@ -1,0 +1,373 @@
+"""The ReAct run loop: stream the model, run the tools it asks for, repeat.
+
+The loop ends when the model answers without tool calls, at ``max_iterations``, on
+cancellation, on a usage limit, or when the model is stuck repeating itself.  Every message
+is written to the session log as it happens; every failure becomes an ``error`` event and a
+run status, never a lost session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from shiyi.agent.transcript import Transcript
+from shiyi.errors import ModelError
+from shiyi.events import (
+    ErrorEvent,
+    Event,
+    ReasoningDelta,
+    ResponseEnd,
+    ResponseStart,
+    RunEnd,
+    RunStart,
+    RunStatus,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageEvent,
+    UserMessageInjected,
+)
+from shiyi.llm.assemble import ReplyAssembler
+from shiyi.llm.protocol import ChatModel
+from shiyi.llm.types import Message, ReasoningChunk, TextChunk, ToolCall, Usage
+from shiyi.memory.session_log import SessionLog
+from shiyi.tools.base import ToolContext
+from shiyi.tools.registry import ToolOutcome, ToolRegistry
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(slots=True, frozen=True)
+class RunLimits:
+    max_iterations: int = 25
+    stuck_repeats: int = 3
+    max_run_tokens: int | None = None
+    history_tokens: int = 6000
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class _Stop(Exception):
+    """Ends the run early with a status (internal control flow)."""
+
+    def __init__(self, status: RunStatus, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class _Cancelled:
+    """Sentinel a relay puts in its queue when its task was cancelled."""
+
+
+@dataclass(slots=True)
+class _Done:
+    pass
+
+
+STUCK_NUDGE = (
+    "\n\n[shiyi] You have made this exact call {count} times with the same arguments. "
+    "Do not repeat it: use what you already have, try a different approach, or answer."
+)
+
+
+class RunLoop:
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        session_id: str,
+        goal: str,
+        model: ChatModel,
+        tools: ToolRegistry,
+        tool_context: ToolContext,
+        session_log: SessionLog,
+        transcript: Transcript,
+        system_prompt: Callable[[], str],
+        history: Callable[[], list[Message]],
+        limits: RunLimits,
+    ) -> None:
+        self.run_id = run_id
+        self.session_id = session_id
+        self.goal = goal
+        self._model = model
+        self._tools = tools
+        self._ctx = tool_context
+        self._log = session_log
+        self._transcript = transcript
+        self._system_prompt = system_prompt
+        self._history = history
+        self._limits = limits
+        self._inbox: list[str] = []
+        self._current: asyncio.Task[None] | None = None
+        self._cancel_reason: str | None = None
+        self._calls_seen: Counter[str] = Counter()
+        self._nudged = False
+        self.iterations = 0
+        self.usage = Usage()
+        self.status: RunStatus | None = None
+
+    # --- control from outside --------------------------------------------------------------
+
+    def inject(self, text: str) -> None:
+        """Queue a user message; it joins the run at the next iteration boundary."""
+        self._inbox.append(text)
+
+    def cancel(self, reason: str = "cancelled by the user") -> None:
+        if self._cancel_reason is None:
+            self._cancel_reason = reason
+        if self._current is not None and not self._current.done():
+            self._current.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel_reason is not None
+
+    # --- the loop --------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Event]:
+        status: RunStatus = "failed"
+        detail = ""
+        yield RunStart(run_id=self.run_id, session_id=self.session_id, goal=self.goal)
+        yield ResponseStart(mode="direct")
+        try:
+            status, detail = (
+                "max_iterations",
+                (f"stopped after {self._limits.max_iterations} iterations without a final answer"),
+            )
+            while self.iterations < self._limits.max_iterations:
+                self.iterations += 1
+                for injected in self._drain_inbox():
+                    yield injected
+                reply = Message("assistant")
+                async for event in self._model_turn():
+                    if isinstance(event, Message):
+                        reply = event
+                    else:
+                        yield event
+                if not reply.tool_calls:
+                    status, detail = "completed", ""
+                    break
+                async for event in self._tool_turn(reply.tool_calls):
+                    yield event
+        except _Stop as stop:
+            status, detail = stop.status, stop.detail
+        except ModelError as exc:
+            status, detail = "failed", str(exc)
+            yield ErrorEvent(message=str(exc), retryable=exc.retryable)
+        except asyncio.CancelledError:
+            status, detail = "cancelled", self._cancel_reason or "the caller went away"
+            self._finish(status, detail)
+            raise
+        except Exception as exc:  # a bug must end the run visibly, not lose the session
+            log.exception("run %s failed", self.run_id)
+            status, detail = "failed", f"internal error: {type(exc).__name__}: {exc}"
+            yield ErrorEvent(message=detail, retryable=False)
+        except GeneratorExit:
+            # The consumer closed the stream early (e.g. an HTTP client went away).
+            self._cancel_reason = self._cancel_reason or "the caller stopped reading events"
+            self._finish("cancelled", self._cancel_reason)
+            raise
+        self._finish(status, detail)
+        yield ResponseEnd()
+        yield RunEnd(run_id=self.run_id, status=status, iterations=self.iterations, detail=detail)
+
+    def _finish(self, status: RunStatus, detail: str) -> None:
+        if self.status is not None:
+            return
+        self.status = status
+        self._log.end_run(
+            self.run_id,
+            status,
+            iterations=self.iterations,
+            prompt_tokens=self.usage.prompt_tokens,
+            completion_tokens=self.usage.completion_tokens,
+            cost=self.usage.cost,
+            detail=detail,
+        )
+
+    def _drain_inbox(self) -> list[Event]:
+        events: list[Event] = []
+        while self._inbox:
+            text = self._inbox.pop(0)
+            self._record(Message("user", text))
+            events.append(UserMessageInjected(text=text))
+        return events
+
+    def _record(self, message: Message) -> None:
+        self._transcript.append(message, run_id=self.run_id, iteration=self.iterations)
+
+    def _check_cancelled(self) -> None:
+        if self._cancel_reason is not None:
+            raise _Stop("cancelled", self._cancel_reason)
+
+    # --- one model call --------------------------------------------------------------------
+
+    async def _model_turn(self) -> AsyncIterator[Event | Message]:
+        """Stream one reply; yields events, then the assembled (logged) assistant message."""
+        self._check_cancelled()
+        messages = [Message("system", self._system_prompt()), *self._history()]
+        assembler = ReplyAssembler()
+        stream = self._model.stream(
+            messages,
+            tools=self._tools.specs(),
+            temperature=self._limits.temperature,
+            max_tokens=self._limits.max_tokens,
+        )
+        try:
+            async for chunk in self._relay(stream):
+                assembler.add(chunk)
+                if isinstance(chunk, TextChunk):
+                    yield TextDelta(text=chunk.text)
+                elif isinstance(chunk, ReasoningChunk):
+                    yield ReasoningDelta(text=chunk.text)
+        finally:
+            reply = assembler.message()
+            if reply.content or reply.tool_calls or reply.reasoning:
+                self._record(reply)  # keep what the user already saw, even on failure
+        self.usage = self.usage + assembler.usage
+        yield UsageEvent(
+            prompt_tokens=assembler.usage.prompt_tokens,
+            completion_tokens=assembler.usage.completion_tokens,
+            cost=assembler.usage.cost,
+        )
+        yield reply
+        self._check_usage(reply.tool_calls)
+
+    def _check_usage(self, pending: Sequence[ToolCall]) -> None:
+        limit = self._limits.max_run_tokens
+        if limit is not None and self.usage.total_tokens >= limit:
+            self._skip(pending, "not run: the run reached its token limit")
+            raise _Stop("usage_limit", f"used {self.usage.total_tokens} tokens (limit {limit})")
+
+    def _skip(self, calls: Sequence[ToolCall], why: str) -> None:
+        for call in calls:
+            self._record(Message("tool", f"Error: {why}.", tool_call_id=call.id, name=call.name))
+
+    # --- tool calls ------------------------------------------------------------------------
+
+    async def _tool_turn(self, calls: tuple[ToolCall, ...]) -> AsyncIterator[Event]:
+        for call in calls:
+            yield ToolCallEvent(call_id=call.id, name=call.name, args=_try_parse(call.arguments))
+        repeated = self._note_repeats(calls)
+        outcomes: dict[str, ToolOutcome] = {}
+        try:
+            async for outcome in self._relay(self._run_tools(calls)):
+                outcomes[outcome.call_id] = outcome
+                yield ToolResultEvent(
+                    call_id=outcome.call_id,
+                    name=outcome.name,
+                    ok=outcome.ok,
+                    summary=outcome.summary,
+                    duration_ms=round(outcome.duration_ms, 2),
+                )
+        finally:
+            self._record_results(calls, outcomes, repeated)
+
+    def _note_repeats(self, calls: Sequence[ToolCall]) -> dict[str, int]:
+        """Count identical calls; nudge once at the threshold, stop if it happens again."""
+        repeated: dict[str, int] = {}
+        for call in calls:
+            signature = _signature(call)
+            self._calls_seen[signature] += 1
+            if self._calls_seen[signature] >= self._limits.stuck_repeats:
+                repeated[call.id] = self._calls_seen[signature]
+        if repeated and self._nudged:
+            self._skip(calls, "not run: the run was stopped because the model repeated itself")
+            name = next(c.name for c in calls if c.id in repeated)
+            raise _Stop(
+                "stuck",
+                f"stopped: {name} was called {max(repeated.values())} times with the same "
+                "arguments, even after a reminder",
+            )
+        if repeated:
+            self._nudged = True
+        return repeated
+
+    async def _run_tools(self, calls: Sequence[ToolCall]) -> AsyncIterator[ToolOutcome]:
+        finished: asyncio.Queue[ToolOutcome] = asyncio.Queue()
+        batch = asyncio.ensure_future(
+            self._tools.execute_many(calls, self._ctx, on_done=finished.put_nowait)
+        )
+        try:
+            for _ in calls:
+                yield await finished.get()
+            await batch
+        finally:
+            if not batch.done():
+                batch.cancel()
+                await asyncio.gather(batch, return_exceptions=True)
+
+    def _record_results(
+        self,
+        calls: Sequence[ToolCall],
+        outcomes: dict[str, ToolOutcome],
+        repeated: dict[str, int],
+    ) -> None:
+        for call in calls:
+            outcome = outcomes.get(call.id)
+            if outcome is None:
+                content = "Error: cancelled before this tool finished."
+            else:
+                content = outcome.content
+            if call.id in repeated:
+                content += STUCK_NUDGE.format(count=repeated[call.id])
+            self._record(Message("tool", content, tool_call_id=call.id, name=call.name))
+
+    # --- cancellation plumbing ---------------------------------------------------------------
+
+    async def _relay(self, source: AsyncIterator[T]) -> AsyncIterator[T]:
+        """Iterate ``source`` in its own task so :meth:`cancel` can interrupt any await."""
+        queue: asyncio.Queue[T | _Cancelled | _Done | BaseException] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for item in source:
+                    queue.put_nowait(item)
+                queue.put_nowait(_Done())
+            except asyncio.CancelledError:
+                queue.put_nowait(_Cancelled())
+                raise
+            except BaseException as exc:
+                queue.put_nowait(exc)
+
+        task = asyncio.create_task(pump())
+        self._current = task
+        if self._cancel_reason is not None:
+            task.cancel()
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, _Done):
+                    return
+                if isinstance(item, _Cancelled):
+                    raise _Stop("cancelled", self._cancel_reason or "cancelled")
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self._current = None
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+def _try_parse(arguments: str) -> dict[str, object] | None:
+    try:
+        value = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _signature(call: ToolCall) -> str:
+    parsed = _try_parse(call.arguments)
+    normalised = json.dumps(parsed, sort_keys=True) if parsed is not None else call.arguments
+    return f"{call.name}:{normalised}"

@@ -1,0 +1,34 @@
+"""A session's messages in memory, written through to the session log."""
+
+from __future__ import annotations
+
+from shiyi.agent.history import repair, sanitize_arguments, tail_window
+from shiyi.llm.types import Message
+from shiyi.memory.session_log import SessionLog
+
+
+class Transcript:
+    """Loaded once per session; every append goes to SQLite first, then to the list.
+
+    Keeping the list in memory makes each iteration's history cost the window's size
+    instead of re-reading the whole session from disk.
+    """
+
+    def __init__(self, log: SessionLog, session_id: str) -> None:
+        self._log = log
+        self.session_id = session_id
+        self._messages = [sanitize_arguments(e.message) for e in log.messages(session_id)]
+
+    def append(self, message: Message, *, run_id: str | None = None, iteration: int = 0) -> None:
+        self._log.append(self.session_id, message, run_id=run_id, iteration=iteration)
+        self._messages.append(sanitize_arguments(message))
+
+    def all(self) -> list[Message]:
+        return repair(self._messages)
+
+    def window(self, budget_tokens: int) -> list[Message]:
+        """The newest messages within the budget, as the model should see them."""
+        return repair(tail_window(self._messages, budget_tokens))
+
+    def __len__(self) -> int:
+        return len(self._messages)

@@ -1,0 +1,137 @@
+"""The ``shiyi`` command. Heavy modules are imported inside commands so ``--help`` is fast."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from shiyi.config import Settings
+
+app = typer.Typer(
+    name="shiyi",
+    help="shiyi: an agent runtime with a real long-term memory.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+sessions_app = typer.Typer(help="List and inspect logged sessions.", no_args_is_help=True)
+config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
+app.add_typer(sessions_app, name="sessions")
+app.add_typer(config_app, name="config")
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
+]
+WorkspaceOption = Annotated[
+    Path | None, typer.Option("--workspace", "-w", help="Directory the tools work in.")
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"shiyi: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def load(config: Path | None = None, workspace: Path | None = None) -> Settings:
+    """Effective settings; a config problem ends the command with its message."""
+    from shiyi.config import load_settings
+    from shiyi.errors import ConfigError
+
+    if config is not None:
+        os.environ["SHIYI_CONFIG"] = str(config)
+    overrides = {"workspace": workspace} if workspace is not None else {}
+    try:
+        return load_settings(**overrides)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def chat(
+    session: Annotated[str | None, typer.Option("--session", "-s", help="Resume this id.")] = None,
+    config: ConfigOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Talk with the agent interactively (Ctrl-C cancels the current run)."""
+    from shiyi.interfaces.cli.chat import run_chat
+
+    settings = load(config, workspace)
+    raise typer.Exit(_guard(lambda: run_chat(settings, session)))
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="What the agent should do.")],
+    json_lines: Annotated[bool, typer.Option("--json", help="Print events as JSON lines.")] = False,
+    session: Annotated[str | None, typer.Option("--session", "-s", help="Resume this id.")] = None,
+    config: ConfigOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Run one task to completion and exit (status 0 when the run completed)."""
+    from shiyi.interfaces.cli.oneshot import run_once
+
+    settings = load(config, workspace)
+    raise typer.Exit(_guard(lambda: run_once(settings, task, session, json_lines)))
+
+
+@sessions_app.command("list")
+def sessions_list(
+    limit: Annotated[int, typer.Option(help="How many sessions to show.")] = 20,
+    config: ConfigOption = None,
+) -> None:
+    """Recent sessions, newest first."""
+    from shiyi.interfaces.cli.sessions import print_sessions
+
+    settings = load(config)
+    raise typer.Exit(_guard(lambda: print_sessions(settings, limit)))
+
+
+@sessions_app.command("show")
+def sessions_show(
+    session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix.")],
+    config: ConfigOption = None,
+) -> None:
+    """Every message and run of one session."""
+    from shiyi.interfaces.cli.sessions import print_session
+
+    settings = load(config)
+    raise typer.Exit(_guard(lambda: print_session(settings, session_id)))
+
+
+@config_app.command("show")
+def config_show(
+    config: ConfigOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Print the effective configuration (API keys masked)."""
+    import yaml
+
+    from shiyi.config import masked_dump
+
+    settings = load(config, workspace)
+    typer.echo(yaml.safe_dump(masked_dump(settings), sort_keys=False, allow_unicode=True))
+
+
+def _guard(action: object) -> int:
+    """Run a command body; shiyi errors become one clear line and a non-zero status."""
+    from shiyi.errors import ShiyiError
+
+    try:
+        result = action()  # type: ignore[operator]
+    except ShiyiError as exc:
+        typer.echo(f"shiyi: error: {exc}", err=True)
+        return 2
+    return int(result or 0)
+
+
+def main() -> None:
+    app(prog_name="shiyi")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""``shiyi chat``: an interactive session with slash commands.
+
+Ctrl-C cancels the run in progress and returns to the prompt; at the prompt it only
+reminds how to leave.  Ctrl-D or ``/exit`` quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable
+
+from shiyi.agent import Agent
+from shiyi.config import Settings
+from shiyi.errors import ShiyiError
+from shiyi.interfaces.cli.render import EventPrinter
+
+HELP = (
+    "/new  start a new session   /sessions  list sessions   /resume ID  continue a session\n"
+    "/help this text             /exit  quit (or Ctrl-D)    Ctrl-C  cancel the current run"
+)
+PROMPT = "you › "
+
+
+def run_chat(settings: Settings, session: str | None) -> int:
+    return asyncio.run(ChatSession(settings, session).loop())
+
+
+class ChatSession:
+    def __init__(
+        self,
+        settings: Settings,
+        session: str | None,
+        read_line: Callable[[str], str] = input,
+    ) -> None:
+        self.settings = settings
+        self.agent = Agent.from_settings(settings, session_id=session)
+        self.read_line = read_line
+        self.color = sys.stdout.isatty()
+        self._running = False
+
+    def say(self, text: str) -> None:
+        print(text, flush=True)
+
+    def banner(self) -> None:
+        role = self.settings.model_role("main")
+        self.say(
+            f"shiyi · model {role.model} ({role.provider}) · workspace {self.settings.workspace}"
+        )
+        if role.provider == "local":
+            self.say(
+                "note: the built-in model is tiny (135M parameters) and only proves the pipeline;"
+                " set `preset: deepseek` or `ollama` in shiyi.yaml for real work."
+            )
+        self.say(f"session {self.agent.session_id} · /help for commands")
+
+    async def loop(self) -> int:
+        self.banner()
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, self._on_interrupt)
+        try:
+            while True:
+                try:
+                    line = await asyncio.to_thread(self.read_line, PROMPT)
+                except EOFError:
+                    self.say("")
+                    return 0
+                line = line.strip()
+                if not line:
+                    continue
+                if line.startswith("/"):
+                    if not self.command(line):
+                        return 0
+                    continue
+                await self.turn(line)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            self.agent.close()
+
+    def _on_interrupt(self) -> None:
+        if self._running:
+            self.agent.cancel()
+        else:
+            self.say("\n(Ctrl-D or /exit to quit)")
+
+    async def turn(self, text: str) -> None:
+        printer = EventPrinter(sys.stdout, color=self.color)
+        self._running = True
+        try:
+            async for event in self.agent.send(text):
+                printer.handle(event)
+        finally:
+            self._running = False
+
+    def command(self, line: str) -> bool:
+        """Handle a slash command; False means quit."""
+        name, _, arg = line.partition(" ")
+        arg = arg.strip()
+        try:
+            if name in ("/exit", "/quit"):
+                return False
+            if name == "/new":
+                self.say(f"new session {self.agent.new_session()}")
+            elif name == "/sessions":
+                self._list_sessions()
+            elif name == "/resume":
+                self._resume(arg)
+            elif name == "/help":
+                self.say(HELP)
+            else:
+                self.say(f"unknown command {name}; /help lists them")
+        except ShiyiError as exc:
+            self.say(f"error: {exc}")
+        return True
+
+    def _list_sessions(self) -> None:
+        for info in self.agent.log.list_sessions(15):
+            current = "*" if info.id == self.agent.session_id else " "
+            self.say(f"{current} {info.id}  {info.message_count:>4} msgs  {info.title}")
+
+    def _resume(self, session_id: str) -> None:
+        if not session_id:
+            self.say("usage: /resume ID (see /sessions)")
+            return
+        info = self.agent.resume(session_id)
+        self.say(f"resumed {info.id} · {info.title} · {info.message_count} messages")

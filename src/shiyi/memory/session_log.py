@@ -1,0 +1,322 @@
+"""The raw session log in SQLite: sessions, runs and every message, written as it happens.
+
+This is the source of truth for resuming a session after the process dies; the graph memory
+is derived from it.  Writes are small and committed at once (WAL, ``synchronous=NORMAL``), so
+a killed process loses at most the message being produced.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from shiyi.errors import SessionNotFound, StorageError
+from shiyi.llm.types import Message, ToolCall
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    workspace TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL DEFAULT 'default',
+    agent_id TEXT NOT NULL DEFAULT 'shiyi'
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    goal TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    iterations INTEGER NOT NULL DEFAULT 0,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    run_id TEXT,
+    iteration INTEGER NOT NULL DEFAULT 0,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tool_calls TEXT,
+    tool_call_id TEXT,
+    name TEXT,
+    reasoning TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
+CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, started_at);
+"""
+
+
+@dataclass(slots=True, frozen=True)
+class SessionInfo:
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    workspace: str
+    message_count: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class RunRecord:
+    id: str
+    session_id: str
+    goal: str
+    status: str
+    started_at: float
+    ended_at: float | None
+    iterations: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    detail: str
+
+
+@dataclass(slots=True, frozen=True)
+class LoggedMessage:
+    id: int
+    run_id: str | None
+    iteration: int
+    created_at: float
+    message: Message
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+class SessionLog:
+    """One SQLite file; safe to open from several processes (SQLite locks, busy timeout)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"the session log {path} cannot be opened ({exc}). If it is corrupt, move it "
+                "aside (your other data is untouched) and shiyi will start a new one."
+            ) from exc
+
+    def _migrate(self) -> None:
+        self._db.executescript(_SCHEMA)  # idempotent DDL; executescript commits by itself
+        with self._tx():
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                self._db.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                )
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StorageError(
+                    f"the session log {self.path} was written by a newer shiyi "
+                    f"(schema {row[0]} > {SCHEMA_VERSION}); upgrade shiyi to open it."
+                )
+
+    def mark_interrupted(self, session_id: str) -> int:
+        """Close runs left 'running' by a process that died; returns how many there were."""
+        cursor = self._db.execute(
+            "UPDATE runs SET status='interrupted', ended_at=?, detail='the process stopped "
+            "before the run ended' WHERE session_id=? AND status='running'",
+            (time.time(), session_id),
+        )
+        return cursor.rowcount
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- sessions --------------------------------------------------------------------------
+
+    def create_session(self, *, title: str = "", workspace: str = "") -> str:
+        session_id = new_id("ses")
+        now = time.time()
+        self._db.execute(
+            "INSERT INTO sessions (id, title, created_at, updated_at, workspace) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (session_id, title, now, now, workspace),
+        )
+        return session_id
+
+    def get_session(self, session_id: str) -> SessionInfo:
+        row = self._db.execute(
+            "SELECT s.id, s.title, s.created_at, s.updated_at, s.workspace, "
+            "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) "
+            "FROM sessions s WHERE s.id = ?",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            raise SessionNotFound(
+                f"no session {session_id!r}; `shiyi sessions list` shows the ids you can use."
+            )
+        return SessionInfo(*row)
+
+    def find_session(self, prefix: str) -> SessionInfo:
+        """A session by full id or unique prefix (as users type them)."""
+        rows = self._db.execute(
+            "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
+            (prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",),
+        ).fetchall()
+        if len(rows) == 1:
+            return self.get_session(rows[0][0])
+        if not rows:
+            return self.get_session(prefix)
+        raise SessionNotFound(f"{prefix!r} matches several sessions; type more of the id.")
+
+    def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
+        rows = self._db.execute(
+            "SELECT s.id, s.title, s.created_at, s.updated_at, s.workspace, "
+            "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) "
+            "FROM sessions s ORDER BY s.updated_at DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [SessionInfo(*row) for row in rows]
+
+    def set_title(self, session_id: str, title: str) -> None:
+        self._db.execute("UPDATE sessions SET title=? WHERE id=?", (title, session_id))
+
+    def delete_session(self, session_id: str) -> None:
+        self.get_session(session_id)
+        self._db.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+
+    # --- messages --------------------------------------------------------------------------
+
+    def append(
+        self, session_id: str, message: Message, *, run_id: str | None = None, iteration: int = 0
+    ) -> int:
+        now = time.time()
+        calls = (
+            json.dumps([[c.id, c.name, c.arguments] for c in message.tool_calls])
+            if message.tool_calls
+            else None
+        )
+        with self._tx():
+            cursor = self._db.execute(
+                "INSERT INTO messages (session_id, run_id, iteration, role, content, tool_calls,"
+                " tool_call_id, name, reasoning, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    session_id,
+                    run_id,
+                    iteration,
+                    message.role,
+                    message.content,
+                    calls,
+                    message.tool_call_id,
+                    message.name,
+                    message.reasoning,
+                    now,
+                ),
+            )
+            self._db.execute("UPDATE sessions SET updated_at=? WHERE id=?", (now, session_id))
+        return int(cursor.lastrowid or 0)
+
+    def messages(self, session_id: str) -> list[LoggedMessage]:
+        rows = self._db.execute(
+            "SELECT id, run_id, iteration, created_at, role, content, tool_calls, tool_call_id,"
+            " name, reasoning FROM messages WHERE session_id=? ORDER BY id",
+            (session_id,),
+        ).fetchall()
+        return [_logged(row) for row in rows]
+
+    # --- runs ------------------------------------------------------------------------------
+
+    def start_run(self, session_id: str, goal: str, run_id: str | None = None) -> str:
+        run_id = run_id or new_id("run")
+        self._db.execute(
+            "INSERT INTO runs (id, session_id, goal, status, started_at) "
+            "VALUES (?, ?, ?, 'running', ?)",
+            (run_id, session_id, goal, time.time()),
+        )
+        return run_id
+
+    def end_run(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        iterations: int,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        cost: float | None = None,
+        detail: str = "",
+    ) -> None:
+        self._db.execute(
+            "UPDATE runs SET status=?, ended_at=?, iterations=?, prompt_tokens=?,"
+            " completion_tokens=?, cost=?, detail=? WHERE id=?",
+            (
+                status,
+                time.time(),
+                iterations,
+                prompt_tokens,
+                completion_tokens,
+                cost,
+                detail,
+                run_id,
+            ),
+        )
+
+    def runs(self, session_id: str) -> list[RunRecord]:
+        rows = self._db.execute(
+            "SELECT id, session_id, goal, status, started_at, ended_at, iterations,"
+            " prompt_tokens, completion_tokens, cost, detail FROM runs"
+            " WHERE session_id=? ORDER BY started_at",
+            (session_id,),
+        ).fetchall()
+        return [RunRecord(*row) for row in rows]
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        row = self._db.execute(
+            "SELECT id, session_id, goal, status, started_at, ended_at, iterations,"
+            " prompt_tokens, completion_tokens, cost, detail FROM runs WHERE id=?",
+            (run_id,),
+        ).fetchone()
+        return RunRecord(*row) if row else None
+
+
+def _logged(row: tuple[object, ...]) -> LoggedMessage:
+    (msg_id, run_id, iteration, created, role, content, calls, call_id, name, reasoning) = row
+    tool_calls = tuple(ToolCall(*c) for c in json.loads(str(calls))) if calls else ()
+    message = Message(
+        role=role,  # type: ignore[arg-type]
+        content=str(content),
+        tool_calls=tool_calls,
+        tool_call_id=call_id if isinstance(call_id, str) else None,
+        name=name if isinstance(name, str) else None,
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+    )
+    return LoggedMessage(
+        int(msg_id),  # type: ignore[call-overload]
+        run_id if isinstance(run_id, str) else None,
+        int(iteration),  # type: ignore[call-overload]
+        float(created),  # type: ignore[arg-type]
+        message,
+    )

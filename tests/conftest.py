@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from shiyi.agent import Agent
+from shiyi.config import Settings, load_settings
+from shiyi.events import Event
+from shiyi.llm.scripted import ScriptedModel, ScriptStep
+from shiyi.tools import Tool, ToolRegistry
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's config, keys or data directory."""
+    for name in ("SHIYI_CONFIG", "SHIYI_PRESET", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SHIYI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def settings(workspace: Path) -> Settings:
+    return load_settings(cwd=workspace, workspace=workspace)
+
+
+class AgentFactory:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def __call__(
+        self, script: Iterable[ScriptStep], tools: Iterable[Tool] = (), **kwargs: object
+    ) -> tuple[Agent, ScriptedModel]:
+        model = ScriptedModel(script)
+        agent = Agent(model, settings=self.settings, tools=ToolRegistry(tools))
+        return agent, model
+
+
+@pytest.fixture
+def make_agent(settings: Settings) -> AgentFactory:
+    return AgentFactory(settings)
+
+
+async def collect(stream: object) -> list[Event]:
+    events: list[Event] = []
+    async for event in stream:  # type: ignore[attr-defined]
+        events.append(event)
+    return events
+
+
+def types_of(events: Iterable[Event]) -> list[str]:
+    return [e.type for e in events]
