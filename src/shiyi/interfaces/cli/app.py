@@ -18,9 +18,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rendering it with rich costs ~80 ms at start-up
 )
-sessions_app = typer.Typer(help="List and inspect logged sessions.", no_args_is_help=True)
-config_app = typer.Typer(help="Inspect the effective configuration.", no_args_is_help=True)
+sessions_app = typer.Typer(
+    help="List and inspect logged sessions.", no_args_is_help=True, rich_markup_mode=None
+)
+config_app = typer.Typer(
+    help="Inspect the effective configuration.", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(config_app, name="config")
 
@@ -49,6 +54,24 @@ def load(config: Path | None = None, workspace: Path | None = None) -> Settings:
         return load_settings(**overrides)
     except ConfigError as exc:
         fail(str(exc))
+
+
+def _version(value: bool) -> None:
+    if value:
+        from shiyi import __version__
+
+        typer.echo(f"shiyi {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """shiyi: an agent runtime with a real long-term memory."""
 
 
 @app.command()

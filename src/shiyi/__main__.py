@@ -1,0 +1,3 @@
+from shiyi.interfaces.cli.app import main
+
+main()
