@@ -44,8 +44,9 @@ class ReplyAssembler:
                 partial = self.calls.setdefault(chunk.index, _PartialCall())
                 if chunk.id:
                     partial.id = chunk.id
-                if chunk.name:
-                    partial.name += chunk.name if not partial.name else ""
+                if chunk.name and not partial.name:
+                    # Servers send the name once; a repeat in later pieces must not double it.
+                    partial.name = chunk.name
                 partial.arguments.append(chunk.arguments)
             case UsageChunk(usage=usage):
                 self.usage = self.usage + usage

@@ -18,7 +18,7 @@ def build_chat_model(settings: Settings, role: Literal["main", "fast"] = "main")
         _check_remote(model, role)
         from shiyi.llm.openai_compat import OpenAICompatModel
 
-        return OpenAICompatModel(model, settings.prices)
+        return OpenAICompatModel(model, settings.prices, role=role)
     if model.provider == "scripted":
         from shiyi.llm.scripted import ScriptedModel
 

@@ -1,0 +1,312 @@
+"""Chat models behind any OpenAI-compatible endpoint (OpenAI, DeepSeek, Ollama, vLLM...).
+
+The ``openai`` SDK is imported lazily: importing this module must stay cheap because the
+CLI imports it just to build the model.  The SDK's own retries are disabled; retries are
+done here so a Retry-After header is honoured and a reply that already started streaming
+is never replayed (which would duplicate text the user has seen).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+from shiyi.errors import ModelError, ModelUnavailable
+from shiyi.llm.openai_chunks import ChunkDecoder
+from shiyi.llm.pricing import cost_of
+from shiyi.llm.retry import RetryPolicy, Sleep, retry_after_seconds
+from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+    from shiyi.config.settings import ModelPrice, ModelSettings
+
+# Ollama, vLLM and llama.cpp servers ignore the key, but the SDK insists on one.
+_NO_KEY = "not-needed"
+# Request timeout, conflict and rate limit are worth retrying; other 4xx will fail again.
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+_NAMED_CHOICES = frozenset({"auto", "none", "required"})
+
+
+class _AttemptFailed(Exception):
+    """One attempt failed; carries what the retry loop and the final message need."""
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after: float | None = None,
+        timed_out: bool = False,
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+        self.timed_out = timed_out
+
+
+class OpenAICompatModel:
+    """A :class:`~shiyi.llm.protocol.ChatModel` speaking the OpenAI chat completions API."""
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        prices: Mapping[str, ModelPrice] | None = None,
+        *,
+        sleep: Sleep = asyncio.sleep,
+        role: str | None = None,
+    ) -> None:
+        self._settings = settings
+        self._prices: Mapping[str, ModelPrice] = prices or {}
+        self._policy = RetryPolicy.from_settings(settings, sleep=sleep)
+        self._role = role
+        self._endpoint = (settings.base_url or "https://api.openai.com/v1").rstrip("/")
+        # An httpx client is bound to the event loop it first ran on; the CLI may run
+        # several loops over one model's lifetime, so keep one client per loop.
+        self._client: tuple[asyncio.AbstractEventLoop, AsyncOpenAI] | None = None
+
+    @property
+    def model_name(self) -> str:
+        return self._settings.model
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client[1].close()
+            self._client = None
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: ToolChoice = "auto",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamChunk]:
+        body = self._request_body(messages, tools, tool_choice, temperature, max_tokens)
+        attempts = 0
+        while True:
+            attempts += 1
+            delivered = False
+            try:
+                async with aclosing(self._attempt(body)) as chunks:
+                    async for chunk in chunks:
+                        delivered = True
+                        yield chunk
+                return
+            except _AttemptFailed as failure:
+                if delivered:
+                    raise self._broken_stream_error(failure) from failure.__cause__
+                if not failure.retryable or not self._policy.can_retry(attempts):
+                    raise self._final_error(failure, attempts) from failure.__cause__
+                await self._policy.wait(attempts, failure.retry_after)
+
+    # --- request ---------------------------------------------------------------------
+
+    def _request_body(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        tool_choice: ToolChoice,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": [m.to_openai(include_reasoning=self._send_reasoning(m)) for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            # Servers reject tool_choice without tools, so both are sent or neither.
+            body["tools"] = [spec.to_openai() for spec in tools]
+            body["tool_choice"] = _tool_choice(tool_choice)
+        temperature = self._settings.temperature if temperature is None else temperature
+        if temperature is not None:
+            body["temperature"] = temperature
+        max_tokens = self._settings.max_tokens if max_tokens is None else max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        return body
+
+    def _send_reasoning(self, message: Message) -> bool:
+        """Whether ``message.reasoning`` goes back to the server as ``reasoning_content``.
+
+        ``pass_reasoning_back`` forces it on or off.  Auto: DeepSeek's reasoner rejects
+        ``reasoning_content`` on plain assistant turns (400), yet its thinking mode requires
+        it on assistant turns that called tools; other providers do not know the field.  So
+        it is sent only for DeepSeek models, only on assistant turns with tool calls.
+        """
+        forced = self._settings.pass_reasoning_back
+        if forced is not None:
+            return forced
+        return bool(message.tool_calls) and "deepseek" in self.model_name.lower()
+
+    def _get_client(self) -> AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        if self._client is not None and self._client[0] is loop:
+            return self._client[1]
+        import openai
+
+        key = self._settings.api_key
+        client = openai.AsyncOpenAI(
+            api_key=key.get_secret_value() if key is not None else _NO_KEY,
+            base_url=self._endpoint,
+            timeout=self._settings.timeout,
+            max_retries=0,
+        )
+        self._client = (loop, client)
+        return client
+
+    # --- one attempt -----------------------------------------------------------------
+
+    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[StreamChunk, None]:
+        try:
+            import openai
+        except ImportError as exc:  # a hard dependency, but a broken venv deserves a fix hint
+            raise ModelUnavailable(
+                f"the openai package is needed for provider openai_compat: {exc}; "
+                "install it with: pip install 'openai>=1.40'"
+            ) from exc
+
+        try:
+            response = await self._get_client().chat.completions.create(**body)
+        except openai.OpenAIError as exc:
+            raise _classify(exc) from exc
+        decoder = ChunkDecoder(self._cost)
+        iterator = aiter(response)
+        try:
+            while True:
+                try:
+                    raw = await anext(iterator)
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    # Transport errors raised while reading the body are not wrapped by
+                    # the SDK; anything failing here is the server's or the network's.
+                    raise _classify(exc) from exc
+                for chunk in decoder.feed(raw):
+                    yield chunk
+        finally:
+            await response.close()
+        for chunk in decoder.finish():
+            yield chunk
+
+    def _cost(self, prompt: int, completion: int, reported_model: str) -> float | None:
+        cost = cost_of(prompt, completion, self.model_name, self._prices)
+        if cost is None and reported_model:
+            # Aliases (e.g. "latest" names) are priced under the model the server reports.
+            cost = cost_of(prompt, completion, reported_model, self._prices)
+        return cost
+
+    # --- errors ----------------------------------------------------------------------
+
+    def _final_error(self, failure: _AttemptFailed, attempts: int) -> ModelError:
+        where = f"model endpoint {self._endpoint}"
+        tries = f"after {attempts} attempt{'' if attempts == 1 else 's'}"
+        status = failure.status
+        if status in (401, 403):
+            return ModelUnavailable(
+                f"{where} refused the request with {_status_text(status)}: {failure.detail}. "
+                f"Check the API key: {self._key_hint()}.",
+                status=status,
+            )
+        if status is not None and not failure.retryable:
+            hint = ""
+            if status == 404:
+                role = self._role or "<role>"
+                hint = f" (check models.{role}.model {self.model_name!r} and base_url)"
+            rejected = f"{where} rejected the request with {_status_text(status)}"
+            return ModelError(f"{rejected}: {failure.detail}{hint}", status=status)
+        if status is not None:
+            return ModelError(
+                f"{where} answered {_status_text(status)} {tries}: {failure.detail}",
+                retryable=True,
+                status=status,
+            )
+        if failure.timed_out:
+            return ModelError(
+                f"{where} did not answer within {self._settings.timeout:g}s {tries}",
+                retryable=True,
+            )
+        if not failure.retryable:
+            return ModelError(f"{where} failed: {failure.detail}")
+        return ModelError(f"{where} could not be reached {tries}: {failure.detail}", retryable=True)
+
+    def _broken_stream_error(self, failure: _AttemptFailed) -> ModelError:
+        return ModelError(
+            f"model endpoint {self._endpoint} broke off its reply mid-stream: {failure.detail} "
+            "(not retried automatically: part of the reply was already delivered)",
+            retryable=True,
+            status=failure.status,
+        )
+
+    def _key_hint(self) -> str:
+        role = self._role or "<role>"
+        hint = f"set models.{role}.api_key in shiyi.yaml or SHIYI_MODELS__{role.upper()}__API_KEY"
+        if self._settings.api_key_env:
+            hint = f"export {self._settings.api_key_env}=... or {hint}"
+        if self._settings.api_key is None:
+            hint = f"no API key is configured; {hint}"
+        return hint
+
+
+def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if choice in _NAMED_CHOICES:
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _classify(exc: Exception) -> _AttemptFailed:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        return _AttemptFailed(
+            _server_message(exc),
+            retryable=status in _TRANSIENT_STATUS or status >= 500,
+            status=status,
+            retry_after=retry_after_seconds(exc.response.headers),
+        )
+    if isinstance(exc, openai.APITimeoutError):
+        return _AttemptFailed("request timed out", retryable=True, timed_out=True)
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
+        return _AttemptFailed(detail, retryable=True)
+    if isinstance(exc, openai.APIError):
+        # An ``{"error": ...}`` event inside the stream: the server gave up mid-reply.
+        return _AttemptFailed(f"server sent an error event: {exc.message}", retryable=True)
+    if isinstance(exc, openai.OpenAIError):
+        return _AttemptFailed(str(exc), retryable=False)
+    return _AttemptFailed(f"{type(exc).__name__}: {exc}", retryable=True)
+
+
+def _server_message(exc: Any) -> str:
+    """The human part of an error body (``{"error": {"message": ...}}``), else the raw text."""
+    body = exc.body
+    if isinstance(body, Mapping):
+        message = body.get("message") or body.get("error")
+        if isinstance(message, str) and message:
+            return message
+    if isinstance(body, str) and body:
+        return body[:500]
+    return str(exc.message)
+
+
+def _status_text(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
