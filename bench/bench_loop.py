@@ -8,6 +8,7 @@ spent inside the model's stream is measured and subtracted, leaving the loop's o
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import tempfile
 import time
@@ -71,7 +72,7 @@ async def main() -> None:
                 marks.append(time.perf_counter())
             if event.type == "run_end":
                 last_status = event.status
-        per_iter = [b - a for a, b in zip(marks, marks[1:], strict=False)]
+        per_iter = [b - a for a, b in itertools.pairwise(marks)]
         loop_only = [
             max(0.0, span - model)
             for span, model in zip(per_iter, model.model_seconds[1:], strict=False)
@@ -81,7 +82,8 @@ async def main() -> None:
         p95 = loop_only[int(len(loop_only) * 0.95)] * 1000
         print(f"run status: {last_status}, iterations: {len(marks)}")
         print(f"loop overhead per iteration (excl. model): p50 {p50:.3f} ms, p95 {p95:.3f} ms")
-        print(f"model (scripted) time per call: {statistics.median(model.model_seconds)*1000:.3f} ms")
+        model_ms = statistics.median(model.model_seconds) * 1000
+        print(f"model (scripted) time per call: {model_ms:.3f} ms")
         print("target: p95 < 5 ms")
 
 

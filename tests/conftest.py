@@ -10,6 +10,7 @@ from shiyi.config import Settings, load_settings
 from shiyi.events import Event
 from shiyi.llm.scripted import ScriptedModel, ScriptStep
 from shiyi.tools import Tool, ToolRegistry
+from tests.support.fake_openai import fake_openai  # noqa: F401  (a shared fixture)
 
 
 @pytest.fixture(autouse=True)

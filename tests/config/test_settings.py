@@ -53,7 +53,9 @@ def test_env_overrides_yaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert load_settings(cwd=tmp_path).agent.max_iterations == 11
 
 
-def test_preset_deepseek_reads_key_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_preset_deepseek_reads_key_from_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SHIYI_PRESET", "deepseek")
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-abcdef123456")
     settings = load_settings(cwd=tmp_path)
@@ -105,7 +107,9 @@ def test_broken_yaml_reports_the_line(tmp_path: Path) -> None:
         load_settings(cwd=tmp_path)
 
 
-def test_explicit_config_that_does_not_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_explicit_config_that_does_not_exist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SHIYI_CONFIG", str(tmp_path / "nope.yaml"))
     with pytest.raises(ConfigError, match="SHIYI_CONFIG points to"):
         load_settings(cwd=tmp_path)
@@ -113,7 +117,7 @@ def test_explicit_config_that_does_not_exist(tmp_path: Path, monkeypatch: pytest
 
 def test_openai_compat_without_base_url(tmp_path: Path) -> None:
     write(tmp_path / "shiyi.yaml", "models:\n  main:\n    provider: openai_compat\n")
-    with pytest.raises(ConfigError, match="models.main.base_url is required"):
+    with pytest.raises(ConfigError, match=r"models\.main\.base_url is required"):
         build_chat_model(load_settings(cwd=tmp_path))
 
 

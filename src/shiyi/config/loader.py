@@ -108,8 +108,8 @@ def _format_validation_error(exc: ValidationError, source: Path | None) -> Confi
 
 def _apply_preset(settings: Settings) -> None:
     preset = PRESETS.get(settings.preset or "local", PRESETS["local"])
-    for role in ("main", "fast"):
-        role_name: Literal["main", "fast"] = role  # type: ignore[assignment]
+    roles: tuple[Literal["main", "fast"], ...] = ("main", "fast")
+    for role_name in roles:
         given = settings.models.get(role_name)
         explicit = given.model_dump(exclude_unset=True) if given else {}
         if (
@@ -120,7 +120,9 @@ def _apply_preset(settings: Settings) -> None:
         ):
             explicit = settings.models["main"].model_dump(exclude_unset=True)
         merged = (
-            {**preset[role], **explicit} if _same_provider(preset[role], explicit) else explicit
+            {**preset[role_name], **explicit}
+            if _same_provider(preset[role_name], explicit)
+            else explicit
         )
         settings.models[role_name] = ModelSettings.model_validate(merged)
 

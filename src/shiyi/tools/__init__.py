@@ -4,4 +4,12 @@ from shiyi.tools.base import FunctionTool, Tool, ToolContext, tool
 from shiyi.tools.registry import ToolOutcome, ToolRegistry
 from shiyi.tools.workspace import Workspace
 
-__all__ = ["FunctionTool", "Tool", "ToolContext", "ToolOutcome", "ToolRegistry", "Workspace", "tool"]
+__all__ = [
+    "FunctionTool",
+    "Tool",
+    "ToolContext",
+    "ToolOutcome",
+    "ToolRegistry",
+    "Workspace",
+    "tool",
+]

@@ -130,7 +130,7 @@ class FunctionTool:
                 annotation,
                 Field(default=default, description=param_docs.get(param.name)),
             )
-        self.args_model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        self.args_model: type[BaseModel] = create_model(
             f"{func.__name__}_args",
             __config__=ConfigDict(extra="forbid"),
             **fields,

@@ -96,9 +96,7 @@ class ToolRegistry:
         except Exception as exc:  # a tool bug must not kill the run; the model sees it
             content, ok = f"Error: {call.name} failed: {type(exc).__name__}: {exc}", False
         duration = (time.perf_counter() - started) * 1000
-        return ToolOutcome(
-            call.id, call.name, ok, content, summarize(content), duration, arguments
-        )
+        return ToolOutcome(call.id, call.name, ok, content, summarize(content), duration, arguments)
 
     async def execute_many(
         self,

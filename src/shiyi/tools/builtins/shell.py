@@ -1,0 +1,297 @@
+"""The bash tool: run a shell command in the workspace, bounded in time and output."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from shiyi.config.settings import ToolSettings
+from shiyi.errors import CommandDenied, ToolError
+from shiyi.tools.base import FunctionTool, Tool, ToolContext, tool
+from shiyi.tools.output import cap_output
+
+# Above the default bash_max_timeout, so the registry's per-tool timeout never pre-empts the
+# command's own (which kills the process group and keeps the partial output).
+TOOL_TIMEOUT = 660.0
+_CLEANUP_MARGIN = 60.0
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL for the command's process group."""
+EOF_GRACE = 1.0
+"""Seconds to wait for the output pipe to close after bash itself has exited."""
+_POLL = 0.05
+_PROC = Path("/proc")
+_CHUNK = 65536
+
+
+class Ending(Enum):
+    EXITED = "exited"
+    TIMED_OUT = "timed out"
+    DETACHED = "detached"  # bash exited, but background jobs still held its output open
+
+
+@dataclass(slots=True, frozen=True)
+class _Run:
+    ending: Ending
+    returncode: int | None
+    output: str
+
+
+class OutputBuffer:
+    """Keeps the head and a rolling tail of a stream: at most ``2 * limit`` bytes in memory."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        room = self.limit - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        self._tail += data
+        excess = len(self._tail) - self.limit
+        if excess > 0:
+            del self._tail[:excess]
+            self.dropped += excess
+
+    @property
+    def held(self) -> int:
+        """Bytes currently kept in memory."""
+        return len(self._head) + len(self._tail)
+
+    def render(self) -> str:
+        """The output within ``limit`` characters, marking what was cut from the middle."""
+        head = self._head.decode("utf-8", errors="replace")
+        tail = self._tail.decode("utf-8", errors="replace")
+        if not self.dropped:
+            return cap_output(head + tail, self.limit)
+        # The middle is already gone, so cap_output cannot count it: cut and mark here instead.
+        # Sized for the largest count, so the real (smaller) number keeps us within the limit.
+        total = self.dropped + len(head) + len(tail)
+        budget = max(self.limit - len(_omitted_marker(total)), 0)
+        head_keep = min(budget * 2 // 3, len(head))
+        tail_keep = min(budget - head_keep, len(tail))
+        marker = _omitted_marker(total - head_keep - tail_keep)
+        return head[:head_keep] + marker + (tail[-tail_keep:] if tail_keep else "")
+
+
+def _omitted_marker(count: int) -> str:
+    return (
+        f"\n[... about {count} characters of output omitted; send the output to a file and "
+        "use grep or read_file on it to see them ...]\n"
+    )
+
+
+@tool(sequential=True, timeout=TOOL_TIMEOUT)
+async def bash(
+    command: str,
+    ctx: ToolContext,
+    timeout: float | None = None,  # noqa: ASYNC109 - the model's name for it; see _await_end
+) -> str:
+    """Run a command with /bin/bash in the workspace root; returns exit code and output.
+
+    stdout and stderr are combined; long output keeps its beginning and end. The command and
+    every process it started are killed when the timeout expires.
+
+    Args:
+        command: The bash command line to run.
+        timeout: Seconds before the command is killed (default and maximum are configured).
+    """
+    if not command.strip():
+        raise ToolError("command is empty; pass the shell command to run.")
+    _check_denied(command, ctx.settings.bash_deny)
+    seconds, notes = _effective_timeout(timeout, ctx)
+    run = await _execute(command, ctx.workspace.root, seconds, ctx.settings.output_cap_chars)
+    if run.ending is Ending.TIMED_OUT:
+        raise ToolError(
+            f"the command timed out after {seconds:g} s; it and all its child processes were "
+            "killed. Pass a larger timeout, or run long jobs in the background with their "
+            f"output in a file (nohup CMD > log 2>&1 &).\nOutput before the timeout:\n"
+            f"{run.output or '(no output)'}"
+        )
+    if run.ending is Ending.DETACHED:
+        notes.append(
+            "background processes still writing to the output were stopped; redirect their "
+            "output to a file (nohup CMD > log 2>&1 &) to keep them running"
+        )
+    header = [f"exit code: {_describe_code(run.returncode)}", *(f"note: {n}" for n in notes)]
+    return "\n".join([*header, run.output or "(no output)"])
+
+
+def bash_for(settings: ToolSettings) -> Tool:
+    """The bash tool, with a registry deadline that leaves room for the configured maximum."""
+    needed = settings.bash_max_timeout + _CLEANUP_MARGIN
+    if needed <= TOOL_TIMEOUT:
+        return bash
+    return FunctionTool(bash.func, sequential=True, timeout=needed)
+
+
+def _check_denied(command: str, rules: list[str]) -> None:
+    for rule in rules:
+        try:
+            matched = re.search(rule, command) is not None
+        except re.error as exc:
+            # Fail closed: a broken safety rule must not silently let everything through.
+            raise ToolError(
+                f"the deny rule `{rule}` is not a valid regular expression ({exc}); "
+                "the command was not run. Fix tools.bash_deny in the configuration."
+            ) from None
+        if matched:
+            raise CommandDenied(
+                f"the command was refused by the deny rule `{rule}` and was not run. "
+                "Do this another way, or ask the user to run it themselves."
+            )
+
+
+def _effective_timeout(requested: float | None, ctx: ToolContext) -> tuple[float, list[str]]:
+    settings = ctx.settings
+    if requested is None:
+        return min(settings.bash_timeout, settings.bash_max_timeout), []
+    if requested <= 0:
+        raise ToolError(f"timeout must be a positive number of seconds (got {requested:g}).")
+    if requested > settings.bash_max_timeout:
+        limit = settings.bash_max_timeout
+        return limit, [f"timeout {requested:g} s exceeds the maximum; using {limit:g} s"]
+    return requested, []
+
+
+def _describe_code(code: int | None) -> str:
+    if code is None:
+        return "unknown"
+    if code < 0:
+        try:
+            return f"{code} (killed by {signal.Signals(-code).name})"
+        except ValueError:
+            return str(code)
+    return str(code)
+
+
+_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$|^SHIYI_.*API_KEY", re.IGNORECASE)
+
+
+def scrubbed_environment() -> dict[str, str]:
+    """The agent's environment minus credentials: a model must not be able to read keys
+    with ``echo $DEEPSEEK_API_KEY`` and leak them into a reply or a file."""
+    return {name: value for name, value in os.environ.items() if not _SECRET_NAME.search(name)}
+
+
+async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
+    proc = await asyncio.create_subprocess_exec(
+        "/bin/bash",
+        "-c",
+        command,
+        cwd=cwd,
+        env=scrubbed_environment(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        # Its own process group, so the command and everything it spawns can be killed at once.
+        start_new_session=True,
+    )
+    buffer = OutputBuffer(cap)
+    assert proc.stdout is not None
+    reader = asyncio.create_task(_pump(proc.stdout, buffer))
+    try:
+        ending = await _await_end(proc, reader, seconds)
+    except BaseException:
+        # Cancelled mid-run: nobody will read the output, but the processes must not survive.
+        reader.cancel()
+        _signal_group(proc.pid, signal.SIGTERM)
+        await asyncio.shield(stop_group(proc.pid))
+        raise
+    if ending is not Ending.EXITED:
+        await stop_group(proc.pid)
+    await _finish(reader)
+    # The exit status of a killed bash may not have been collected yet.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), EOF_GRACE)
+    return _Run(ending, proc.returncode, buffer.render())
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
+    while chunk := await stream.read(_CHUNK):
+        buffer.feed(chunk)
+
+
+async def _await_end(
+    proc: asyncio.subprocess.Process, reader: asyncio.Task[None], seconds: float
+) -> Ending:
+    # proc.wait() may also wait for the pipe to close, which a background job can hold open
+    # indefinitely; polling returncode tells when bash itself has exited.
+    try:
+        async with asyncio.timeout(seconds):
+            while proc.returncode is None:
+                await asyncio.wait({reader}, timeout=_POLL)
+                if reader.done():
+                    await proc.wait()
+    except TimeoutError:
+        return Ending.TIMED_OUT
+    done, _ = await asyncio.wait({reader}, timeout=EOF_GRACE)
+    return Ending.EXITED if done else Ending.DETACHED
+
+
+async def _finish(reader: asyncio.Task[None]) -> None:
+    """Collect the output still in the pipe; give up if something outside the group holds it."""
+    done, _ = await asyncio.wait({reader}, timeout=EOF_GRACE)
+    if not done:
+        reader.cancel()
+
+
+async def stop_group(pgid: int) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
+    _signal_group(pgid, signal.SIGTERM)
+    if not await _group_gone(pgid, KILL_GRACE):
+        _signal_group(pgid, signal.SIGKILL)
+        await _group_gone(pgid, KILL_GRACE)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    # ProcessLookupError: the group is already gone, which is the goal.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _group_gone(pgid: int, within: float) -> bool:
+    """Wait until no process of the group is still running."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while group_running(pgid):
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(_POLL)
+    return True
+
+
+def group_running(pgid: int) -> bool:
+    """True while a process of the group runs; zombies waiting to be reaped do not count."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _has_running_member(pgid) if _PROC.is_dir() else True
+
+
+def _has_running_member(pgid: int) -> bool:
+    # Orphans stay zombies until init reaps them, which some container inits do only once a
+    # second or so; waiting for that would just slow every timeout down.
+    for entry in os.scandir(_PROC):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # exited while we looked
+        state, _ppid, group = stat[stat.rindex(")") + 2 :].split()[:3]
+        if int(group) == pgid and state not in ("Z", "X"):
+            return True
+    return False
