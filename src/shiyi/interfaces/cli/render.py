@@ -97,7 +97,8 @@ class EventPrinter:
             else (f"{event.duration_ms / 1000:.1f} s")
         )
         summary = self._style(event.summary[:70], "2")
-        self._line(f"  {mark} {event.name} {args} · {took} · {summary}")
+        shown = f"{event.name} {args}" if args else event.name
+        self._line(f"  {mark} {shown} · {took} · {summary}")
 
     def _add_usage(self, event: UsageEvent) -> None:
         self.prompt_tokens += event.prompt_tokens
