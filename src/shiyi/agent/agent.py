@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.prompt import system_prompt
@@ -14,6 +16,11 @@ from shiyi.llm.types import Message
 from shiyi.memory.session_log import SessionInfo, SessionLog, new_id
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from shiyi.memory.service import Memory
+
+log = logging.getLogger(__name__)
 
 # Share of the context window given to the history; the rest holds the system prompt,
 # tool schemas and the reply.
@@ -36,8 +43,10 @@ class Agent:
         tools: ToolRegistry | None = None,
         session_log: SessionLog | None = None,
         session_id: str | None = None,
+        memory: Memory | None = None,
     ) -> None:
         self.model = model
+        self.memory = memory
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
         self.log = session_log or SessionLog(settings.sessions_db)
@@ -55,12 +64,18 @@ class Agent:
         from shiyi.llm.factory import build_chat_model
         from shiyi.tools.builtins import default_registry
 
-        return cls(
-            model or build_chat_model(settings, "main"),
-            settings=settings,
-            tools=default_registry(settings.tools),
-            session_id=session_id,
-        )
+        chat_model = model or build_chat_model(settings, "main")
+        tools = default_registry(settings.tools)
+        memory = None
+        if settings.memory.enabled:
+            from shiyi.memory.service import Memory
+            from shiyi.tools.builtins.memory import memory_tools
+
+            memory = Memory.open(settings)
+            for item in memory_tools(memory):
+                if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
+                    tools.register(item)
+        return cls(chat_model, settings=settings, tools=tools, session_id=session_id, memory=memory)
 
     # --- sessions --------------------------------------------------------------------------
 
@@ -79,7 +94,7 @@ class Agent:
         """Start a fresh session (the previous one stays in the log)."""
         self._require_idle()
         session_id = self.log.create_session(title=title, workspace=str(self.settings.workspace))
-        self._transcript = Transcript(self.log, session_id)
+        self._transcript = self._open_transcript(session_id)
         return session_id
 
     def resume(self, session_id: str) -> SessionInfo:
@@ -87,8 +102,25 @@ class Agent:
         self._require_idle()
         info = self.log.find_session(session_id)
         self.log.mark_interrupted(info.id)
-        self._transcript = Transcript(self.log, info.id)
+        self._transcript = self._open_transcript(info.id)
         return info
+
+    def _open_transcript(self, session_id: str) -> Transcript:
+        return Transcript(self.log, session_id, on_append=self._remember_message)
+
+    def _remember_message(self, message: Message, row: int, run_id: str, iteration: int) -> None:
+        if self.memory is None:
+            return
+        try:
+            self.memory.record_message(
+                message,
+                message_id=row,
+                session_id=self.session_id,
+                run_id=run_id,
+                iteration=iteration,
+            )
+        except Exception:  # memory must never break the conversation; the log has it all
+            log.exception("could not queue message %s for memory", row)
 
     def _require_idle(self) -> None:
         if self._active:
@@ -140,6 +172,7 @@ class Agent:
             self.log.set_title(session_id, _title_from(message))
         agent_settings = self.settings.agent
         window = self.settings.model_role("main").context_window
+        hint = self._memory_hint(message)
         return RunLoop(
             run_id=run_id,
             session_id=session_id,
@@ -150,7 +183,10 @@ class Agent:
             session_log=self.log,
             transcript=transcript,
             system_prompt=lambda: system_prompt(
-                agent_settings.persona, self.settings.workspace, self.tools.specs()
+                agent_settings.persona,
+                self.settings.workspace,
+                self.tools.specs(),
+                memory_hint=hint,
             ),
             history=lambda: transcript.window(int(window * HISTORY_SHARE)),
             limits=RunLimits(
@@ -162,9 +198,24 @@ class Agent:
             ),
         )
 
+    def _memory_hint(self, message: str) -> str:
+        if self.memory is None:
+            return ""
+        from shiyi.memory.present import format_hits
+
+        try:
+            hits = self.memory.prefetch(message)
+        except Exception:
+            log.exception("memory prefetch failed")
+            return ""
+        return format_hits(hits) if hits else ""
+
     def close(self) -> None:
         self.cancel()
         self.log.close()
+        if self.memory is not None:
+            self.memory.close()
+            self.memory = None
 
 
 def _title_from(message: str, width: int = 60) -> str:

@@ -15,8 +15,17 @@ TOOL_GUIDANCE = (
 )
 
 
+MEMORY_HINT = (
+    "Possibly relevant memories (a keyword match, not a full search; call query_memory for more):"
+)
+
+
 def system_prompt(
-    persona: str, workspace: Path, tools: Sequence[ToolSpec], now: datetime | None = None
+    persona: str,
+    workspace: Path,
+    tools: Sequence[ToolSpec],
+    now: datetime | None = None,
+    memory_hint: str = "",
 ) -> str:
     now = now or datetime.now().astimezone()
     parts = [
@@ -27,4 +36,6 @@ def system_prompt(
     if tools:
         names = ", ".join(spec.name for spec in tools)
         parts.append(f"Tools: {names}. {TOOL_GUIDANCE}")
+    if memory_hint:
+        parts.append(f"{MEMORY_HINT}\n{memory_hint}")
     return "\n\n".join(parts)

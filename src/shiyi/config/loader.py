@@ -174,6 +174,8 @@ def _mask(secret: str) -> str:
 def masked_dump(settings: Settings) -> dict[str, Any]:
     """The effective settings as plain data, API keys masked."""
     data = settings.model_dump(mode="json", exclude={"models"})
+    key = settings.memory.embed_api_key
+    data["memory"]["embed_api_key"] = _mask(key.get_secret_value()) if key else None
     data["models"] = {}
     for role, model in settings.models.items():
         dumped = model.model_dump(mode="json")

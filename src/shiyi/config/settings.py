@@ -91,6 +91,28 @@ class AgentSettings(_Strict):
     )
 
 
+class MemorySettings(_Strict):
+    """Long-term memory: the embedded graph store, embeddings and retrieval."""
+
+    enabled: bool = True
+    store: str = Field(
+        default="embedded", description="'embedded' (Kuzu + SQLite in the data dir)."
+    )
+    embedder: Literal["local", "openai_compat", "none"] = "local"
+    embed_base_url: str | None = None
+    embed_api_key: SecretStr | None = None
+    embed_model: str = "all-MiniLM-L6-v2"
+    embed_dimension: int = Field(default=384, gt=0)
+    embed_batch: int = Field(default=64, ge=1)
+    candidates: int = Field(default=20, ge=1, description="Candidates per recall path.")
+    rrf_k: int = Field(default=60, ge=1)
+    recency_half_life_days: float = Field(default=30.0, gt=0)
+    prefetch_limit: int = Field(default=2, ge=0)
+    lock_timeout: float = Field(default=5.0, ge=0, description="Seconds to wait for the store.")
+    user_id: str = "default"
+    agent_id: str = "shiyi"
+
+
 class Settings(BaseSettings):
     """Effective configuration. Precedence: arguments > env ``SHIYI_*`` > yaml > defaults."""
 
@@ -105,6 +127,7 @@ class Settings(BaseSettings):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
 
     def model_role(self, role: Literal["main", "fast"]) -> ModelSettings:
         if role in self.models:
@@ -119,3 +142,7 @@ class Settings(BaseSettings):
     @property
     def sessions_db(self) -> Path:
         return self.data_dir / "sessions.sqlite3"
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.data_dir / "memory"

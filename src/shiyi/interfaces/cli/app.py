@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from shiyi.interfaces.cli.memory_cmd import memory_app
+
 if TYPE_CHECKING:
     from shiyi.config import Settings
 
@@ -26,6 +28,7 @@ config_app = typer.Typer(
     help="Inspect the effective configuration.", no_args_is_help=True, rich_markup_mode=None
 )
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(memory_app, name="memory")
 app.add_typer(config_app, name="config")
 
 ConfigOption = Annotated[

@@ -1,0 +1,75 @@
+"""Local MiniLM embedder: import time, load time, sentences/s at batch 64, cache-hit rate.
+
+~1000 generated sentences of mixed length, English and Chinese.  Import time is measured in
+a fresh interpreter so earlier imports in this process do not hide it.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from shiyi.memory.embeddings import CachedEmbedder, EmbeddingCache, MiniLMEmbedder
+
+COUNT = 1000
+BATCH = 64
+EN_TEXT = (
+    "memory agent user remembers the meeting about budget next week project deadline "
+    "coffee train Berlin server database vector search friend birthday recipe"
+)
+ZH_TEXT = "我 记得 明天 会议 项目 预算 朋友 生日 火车 北京 数据库 咖啡 周末 计划 提醒"
+
+
+def sentences(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    english, chinese = EN_TEXT.split(), ZH_TEXT.split()
+    out = []
+    for i in range(count):
+        words = chinese if i % 3 == 0 else english
+        length = rng.choice((3, 6, 10, 20, 40, 80))
+        sep = "" if words is chinese else " "
+        out.append(sep.join(rng.choice(words) for _ in range(length)) + f" #{i}")
+    return out
+
+
+def import_seconds() -> float:
+    code = (
+        "import time; t = time.perf_counter(); import numpy, tokenizers, safetensors.numpy; "
+        "print(time.perf_counter() - t)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(done.stdout)
+
+
+def main() -> None:
+    texts = sentences(COUNT)
+    print(f"import numpy+tokenizers+safetensors (fresh process): {import_seconds():.3f} s")
+
+    embedder = MiniLMEmbedder()
+    started = time.perf_counter()
+    embedder.load()
+    print(f"load tokenizer + weights: {time.perf_counter() - started:.3f} s")
+
+    embedder.embed(texts[:BATCH])  # warm-up
+    started = time.perf_counter()
+    embedder.embed(texts, batch_size=BATCH)
+    elapsed = time.perf_counter() - started
+    print(f"embed {COUNT} sentences, batch {BATCH}: {elapsed:.2f} s = {COUNT / elapsed:.0f}/s")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cached = CachedEmbedder(embedder, EmbeddingCache(Path(tmp) / "cache.sqlite"))
+        started = time.perf_counter()
+        cached.embed(texts)
+        cold = time.perf_counter() - started
+        started = time.perf_counter()
+        cached.embed(texts)
+        hot = time.perf_counter() - started
+        print(f"cache miss (embed + store): {COUNT / cold:.0f}/s; cache hit: {COUNT / hot:.0f}/s")
+
+
+if __name__ == "__main__":
+    main()

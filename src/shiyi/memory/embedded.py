@@ -1,0 +1,134 @@
+"""The embedded store: Kuzu (graph + vectors) and SQLite FTS5 (keywords) in one directory.
+
+One process owns the directory at a time (:class:`StoreLock`); a second one waits up to
+``lock_timeout`` and then gets a message naming the holder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from shiyi.memory.keyword import KeywordIndex
+from shiyi.memory.kuzu_graph import KuzuGraph
+from shiyi.memory.lock import StoreLock
+from shiyi.memory.models import (
+    Anchor,
+    EntityRecord,
+    EventRecord,
+    FactRecord,
+    Neighbourhood,
+    NodeKind,
+    RelationRecord,
+    Scored,
+)
+
+GRAPH_NAME = "graph.kuzu"
+SQLITE_NAME = "memory.sqlite3"
+
+
+class EmbeddedStore:
+    """A :class:`~shiyi.memory.protocol.MemoryStore` on local disk."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        dimension: int = 384,
+        embedding_model: str = "all-MiniLM-L6-v2",
+        lock_timeout: float = 5.0,
+    ) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.lock = StoreLock(directory)
+        self.lock.acquire(timeout=lock_timeout)
+        try:
+            self.graph = KuzuGraph(
+                directory / GRAPH_NAME, dimension=dimension, embedding_model=embedding_model
+            )
+            self.keywords = KeywordIndex(directory / SQLITE_NAME)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.directory / SQLITE_NAME
+
+    # --- metadata ----------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        return self.graph.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.graph.set_meta(key, value)
+
+    # --- writes ------------------------------------------------------------------------
+
+    def add_events(self, events: Sequence[EventRecord]) -> int:
+        added = self.graph.add_events(events)
+        self.keywords.add([(e.id, "event", e.content) for e in events])
+        return added
+
+    def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:
+        self.graph.set_embeddings(node, vectors)
+
+    def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
+        self.graph.upsert_entities(entities)
+
+    def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
+        self.graph.link_mentions(pairs)
+
+    def add_relations(self, relations: Sequence[RelationRecord]) -> None:
+        self.graph.add_relations(relations)
+
+    def upsert_facts(self, facts: Sequence[FactRecord]) -> None:
+        self.graph.upsert_facts(facts)
+        self.keywords.add([(f.id, "fact", f.text) for f in facts])
+
+    def touch(self, ids: Sequence[str], at: float) -> None:
+        self.graph.touch(ids, at)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        removed = self.graph.delete(ids)
+        self.keywords.delete(ids)
+        return removed
+
+    # --- reads -------------------------------------------------------------------------
+
+    def vector_search(self, node: NodeKind, vector: Sequence[float], limit: int) -> list[Scored]:
+        return self.graph.vector_search(node, vector, limit)
+
+    def keyword_search(self, query: str, limit: int) -> list[Scored]:
+        return self.keywords.search(query, limit)
+
+    def neighbourhood(self, entity_names: Sequence[str], hops: int, limit: int) -> Neighbourhood:
+        return self.graph.neighbourhood(entity_names, hops, limit)
+
+    def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
+        return self.graph.recent_events(limit, session_id)
+
+    def get_events(self, ids: Sequence[str]) -> list[EventRecord]:
+        return self.graph.get_events(ids)
+
+    def get_facts(self, ids: Sequence[str]) -> list[FactRecord]:
+        return self.graph.get_facts(ids)
+
+    def find_entities(self, names: Sequence[str]) -> list[EntityRecord]:
+        return self.graph.find_entities(names)
+
+    def expand(self, anchor: Anchor, window: int) -> list[EventRecord]:
+        return self.graph.expand(anchor, window)
+
+    def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
+        return self.graph.events_missing_embeddings(limit)
+
+    def counts(self) -> dict[str, int]:
+        return {**self.graph.counts(), "keyword_docs": self.keywords.count()}
+
+    def close(self) -> None:
+        try:
+            self.keywords.close()
+            self.graph.close()
+        finally:
+            self.lock.release()

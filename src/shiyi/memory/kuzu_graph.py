@@ -1,0 +1,411 @@
+"""The graph + vector half of the embedded store, on Kuzu 0.11.3.
+
+Design notes (measured on kuzu 0.11.3, see the report in tests/memory/test_kuzu_graph.py):
+
+* Vectors sit in side tables (see :mod:`shiyi.memory.kuzu_schema`) because an indexed column
+  cannot be ``SET``; ``set_embeddings`` deletes and re-inserts the side rows, and the HNSW index
+  picks up inserts immediately, so newly embedded nodes are searchable at once — no rebuild.
+* Large event batches go in with ``COPY ... FROM <pyarrow table>``; small ones with ``UNWIND``.
+* Vector search and graph expansion are separate queries (a combined query was ~50x slower).
+* One ``kuzu.Database`` per process; writes are serialised by a lock on one write connection
+  (Kuzu allows one write transaction at a time); reads use one connection per thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from shiyi.errors import StorageError
+from shiyi.memory import kuzu_queries as q
+from shiyi.memory import kuzu_schema as schema
+from shiyi.memory.entities import normalize_name
+from shiyi.memory.models import (
+    Anchor,
+    EntityRecord,
+    EventRecord,
+    FactRecord,
+    Neighbourhood,
+    NodeKind,
+    RelationRecord,
+    Scored,
+)
+
+COPY_THRESHOLD = 1000
+"""Event batches this large use COPY FROM arrow.  Measured: COPY costs ~50 ms fixed (10 rows:
+55 ms vs 10 ms with UNWIND) and both ran ~4k events/s at 2,000 rows, where the NEXT-chain work
+dominates; events carry no vectors, so UNWIND's slowness with big list parameters does not apply.
+Vectors always go in by COPY (``set_embeddings``)."""
+_PRIMARY_KEY: dict[NodeKind, str] = {"event": "id", "fact": "id", "entity": "name"}
+_NODE_TABLE: dict[NodeKind, str] = {"event": "Event", "fact": "Fact", "entity": "Entity"}
+
+
+class KuzuGraph:
+    """Sessions, events, entities, facts, their edges and vectors in one Kuzu database file."""
+
+    def __init__(
+        self,
+        path: Path,
+        dimension: int = 384,
+        embedding_model: str = "all-MiniLM-L6-v2",
+        *,
+        check_model: bool = True,
+    ) -> None:
+        self.path = path
+        self.dimension = dimension
+        self.embedding_model = embedding_model
+        self._db = schema.open_database(path)
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._connections: list[kuzu.Connection] = []
+        self._closed = False
+        try:
+            self._writer = self._new_connection()
+            with self._write_lock:
+                schema.migrate(
+                    self._writer, path, dimension, embedding_model, check_model=check_model
+                )
+        except BaseException:
+            self.close()
+            raise
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    def _new_connection(self) -> kuzu.Connection:
+        conn = kuzu.Connection(self._db)
+        self._connections.append(conn)
+        return conn
+
+    def _reader(self) -> kuzu.Connection:
+        if self._closed:
+            raise StorageError(f"the memory graph at {self.path} is closed")
+        conn: kuzu.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._new_connection()
+        return conn
+
+    def _read(self, query: str, params: dict[str, Any] | None = None) -> list[Any]:
+        return schema.execute(self._reader(), query, params)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[kuzu.Connection]:
+        """The write connection inside one transaction: all of a call's writes or none."""
+        if self._closed:
+            raise StorageError(f"the memory graph at {self.path} is closed")
+        with self._write_lock:
+            schema.execute(self._writer, "BEGIN TRANSACTION")
+            try:
+                yield self._writer
+            except BaseException:
+                _rollback(self._writer)
+                raise
+            schema.execute(self._writer, "COMMIT")
+
+    # --- metadata ----------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        return schema.read_meta(self._reader(), key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._transaction() as conn:
+            schema.write_meta(conn, key, value)
+
+    # --- writes ------------------------------------------------------------------------
+
+    def add_events(self, events: Sequence[EventRecord]) -> int:
+        unique = list({e.id: e for e in reversed(events)}.values())[::-1]
+        if not unique:
+            return 0
+        with self._transaction() as conn:
+            present = _existing(conn, "Event", "id", [e.id for e in unique])
+            new = [e for e in unique if e.id not in present]
+            if new:
+                _merge_sessions(conn, new)
+                _insert_events(conn, new)
+                _sync_next_chains(conn, {e.session_id for e in new})
+        return len(new)
+
+    def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:
+        latest = dict(vectors)  # last vector wins for a repeated id
+        bad = [i for i, v in latest.items() if len(v) != self.dimension]
+        if bad:
+            raise StorageError(
+                f"vectors for {bad[:3]} have the wrong dimension (expected {self.dimension})"
+            )
+        table = schema.VECTOR_TABLES[node].table
+        with self._transaction() as conn:
+            known = _existing(conn, _NODE_TABLE[node], _PRIMARY_KEY[node], list(latest))
+            rows = [(i, v) for i, v in latest.items() if i in known]
+            if not rows:
+                return
+            ids = [i for i, _ in rows]
+            schema.execute(conn, f"MATCH (v:{table}) WHERE v.id IN $ids DELETE v", {"ids": ids})
+            schema.execute(
+                conn, f"COPY {table} FROM $t", {"t": q.vectors_arrow(rows, self.dimension)}
+            )
+
+    def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
+        if not entities:
+            return
+        with self._transaction() as conn:
+            merged: dict[str, dict[str, Any]] = {}
+            old = {e.name: e for e in _entities_by_name(conn, [e.name for e in entities])}
+            for entity in entities:
+                previous = merged.get(entity.name)
+                base = EntityRecord(**previous) if previous else old.get(entity.name)
+                merged[entity.name] = q.merged_entity(base, entity)
+            schema.execute(conn, q.MERGE_ENTITIES, {"rows": list(merged.values())})
+
+    def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
+        unique = [list(p) for p in dict.fromkeys(pairs)]
+        if unique:
+            with self._transaction() as conn:
+                schema.execute(conn, q.LINK_MENTIONS, {"pairs": unique})
+
+    def add_relations(self, relations: Sequence[RelationRecord]) -> None:
+        # Same (src, dst, type) twice in one batch: the last one wins, as in sequential calls.
+        rows = {(r.src, r.dst, r.type): r for r in relations}
+        if not rows:
+            return
+        params = [
+            {"src": r.src, "dst": r.dst, "type": r.type, "weight": float(r.weight),
+             "valid_from": r.valid_from, "valid_to": r.valid_to}
+            for r in rows.values()
+        ]  # fmt: skip
+        with self._transaction() as conn:
+            for row in params:  # one MERGE per edge: a batch MERGE cannot see its own creations
+                schema.execute(conn, q.MERGE_RELATIONS, {"rows": [row]})
+
+    def upsert_facts(self, facts: Sequence[FactRecord]) -> None:
+        if not facts:
+            return
+        about = [[f.id, name] for f in facts for name in dict.fromkeys(f.entities)]
+        derived = [[f.id, eid] for f in facts for eid in dict.fromkeys(f.source_events)]
+        with self._transaction() as conn:
+            schema.execute(conn, q.MERGE_FACTS, {"rows": [q.fact_row(f) for f in facts]})
+            if about:
+                schema.execute(conn, q.LINK_ABOUT, {"pairs": about})
+            if derived:
+                schema.execute(conn, q.LINK_DERIVED, {"pairs": derived})
+
+    def add_supersedes(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """(newer fact id, older fact id) SUPERSEDES edges; the older one keeps its history."""
+        if pairs:
+            with self._transaction() as conn:
+                schema.execute(conn, q.LINK_SUPERSEDES, {"pairs": [list(p) for p in pairs]})
+
+    def touch(self, ids: Sequence[str], at: float) -> None:
+        if not ids:
+            return
+        with self._transaction() as conn:
+            for table in ("Event", "Fact"):
+                schema.execute(
+                    conn,
+                    f"UNWIND $ids AS i MATCH (n:{table} {{id: i}})"
+                    " SET n.access_count = coalesce(n.access_count, 0) + 1,"
+                    " n.last_accessed = $at",
+                    {"ids": list(ids), "at": at},
+                )
+
+    def delete(self, ids: Sequence[str]) -> int:
+        """Hard delete with DETACH; the NEXT chain of the affected sessions is re-linked."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return 0
+        with self._transaction() as conn:
+            sessions = {
+                str(r[0])
+                for r in schema.execute(
+                    conn, "MATCH (e:Event) WHERE e.id IN $ids RETURN e.session_id", {"ids": wanted}
+                )
+            }
+            removed = 0
+            for table in ("Event", "Fact"):
+                removed += len(_existing(conn, table, "id", wanted))
+                schema.execute(conn, f"MATCH (n:{table}) WHERE n.id IN $ids DETACH DELETE n",
+                               {"ids": wanted})  # fmt: skip
+            for vt in (schema.VECTOR_TABLES["event"], schema.VECTOR_TABLES["fact"]):
+                schema.execute(
+                    conn, f"MATCH (v:{vt.table}) WHERE v.id IN $ids DELETE v", {"ids": wanted}
+                )
+            if sessions:
+                _sync_next_chains(conn, sessions)
+        return removed
+
+    def reset_vectors(self, dimension: int, embedding_model: str) -> None:
+        """Drop every vector and switch the store to a new model (``shiyi memory reindex``)."""
+        with self._write_lock:
+            schema.drop_vector_tables(self._writer)
+            schema.create_vector_tables(self._writer, dimension)
+            schema.write_meta(self._writer, schema.META_MODEL, embedding_model)
+            schema.write_meta(self._writer, schema.META_DIMENSION, str(dimension))
+        self.dimension, self.embedding_model = dimension, embedding_model
+
+    # --- reads -------------------------------------------------------------------------
+
+    def vector_search(self, node: NodeKind, vector: Sequence[float], limit: int) -> list[Scored]:
+        if limit <= 0:
+            return []
+        if len(vector) != self.dimension:
+            raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
+        vt = schema.VECTOR_TABLES[node]
+        rows = self._read(
+            f"CALL QUERY_VECTOR_INDEX('{vt.table}', '{vt.index}', $v, $k)"
+            " RETURN node.id, distance ORDER BY distance",
+            {"v": [float(x) for x in vector], "k": limit},
+        )
+        # Cosine distance is 1 - cosine similarity; callers want "higher is better".
+        return [Scored(str(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def neighbourhood(self, entity_names: Sequence[str], hops: int, limit: int) -> Neighbourhood:
+        seeds = [e.name for e in self.find_entities(entity_names)]
+        return q.neighbourhood(self._reader(), seeds, min(hops, 2), limit)
+
+    def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
+        """Newest first."""
+        where = "WHERE e.session_id = $sid " if session_id is not None else ""
+        rows = self._read(
+            f"MATCH (e:Event) {where}RETURN {q.EVENT_RETURN}"
+            " ORDER BY e.ts DESC, e.iteration DESC, e.segment DESC LIMIT $n",
+            {"n": max(limit, 0), **({"sid": session_id} if session_id is not None else {})},
+        )
+        return [q.event_from_row(r) for r in rows]
+
+    def get_events(self, ids: Sequence[str]) -> list[EventRecord]:
+        rows = self._read(
+            f"MATCH (e:Event) WHERE e.id IN $ids RETURN {q.EVENT_RETURN}", {"ids": list(ids)}
+        )
+        found = {str(r[0]): q.event_from_row(r) for r in rows}
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def get_facts(self, ids: Sequence[str]) -> list[FactRecord]:
+        params = {"ids": list(ids)}
+        rows = self._read(f"MATCH (f:Fact) WHERE f.id IN $ids RETURN {q.FACT_RETURN}", params)
+        links = {
+            str(r[0]): (list(r[1] or []), list(r[2] or []))
+            for r in self._read(q.FACT_LINKS, params)
+        }
+        found = {str(r[0]): q.fact_from_row(r, *links.get(str(r[0]), ([], []))) for r in rows}
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def find_entities(self, names: Sequence[str]) -> list[EntityRecord]:
+        wanted = list(dict.fromkeys([*names, *(normalize_name(n) for n in names)]))
+        return _entities_by_name(self._reader(), wanted, aliases=True)
+
+    def expand(self, anchor: Anchor, window: int) -> list[EventRecord]:
+        rows = self._read(
+            f"MATCH (e:Event) WHERE e.run_id = $run RETURN {q.EVENT_RETURN}"
+            " ORDER BY e.iteration, e.segment, e.ts, e.id",
+            {"run": anchor.run_id},
+        )
+        events = [q.event_from_row(r) for r in rows]
+        key = (anchor.iteration, anchor.segment)
+        at = next((i for i, e in enumerate(events) if (e.iteration, e.segment) >= key), len(events))
+        return events[max(at - window, 0) : at + window + 1]
+
+    def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
+        """Oldest first, so a backfill proceeds in conversation order."""
+        rows = self._read(
+            "MATCH (e:Event) WHERE NOT EXISTS { MATCH (v:EventVec) WHERE v.id = e.id }"
+            f" RETURN {q.EVENT_RETURN} ORDER BY e.ts, e.iteration, e.segment LIMIT $n",
+            {"n": max(limit, 0)},
+        )
+        return [q.event_from_row(r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        patterns = {
+            "events": "MATCH (n:Event)",
+            "entities": "MATCH (n:Entity)",
+            "facts": "MATCH (n:Fact)",
+            "relations": "MATCH ()-[n:RELATED_TO]->()",
+            "sessions": "MATCH (n:Session)",
+            "embedded_events": "MATCH (n:EventVec)",
+            "embedded_facts": "MATCH (n:FactVec)",
+            "embedded_entities": "MATCH (n:EntityVec)",
+        }
+        return {k: int(self._read(f"{p} RETURN count(n)")[0][0]) for k, p in patterns.items()}
+
+    def close(self) -> None:
+        """Idempotent; closes every connection, then the database (releasing its file lock)."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._write_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._db.close()
+
+
+# --- helpers (run inside a write transaction or on a reader) -------------------------------
+
+
+def _rollback(conn: kuzu.Connection) -> None:
+    # A failed statement already rolls the transaction back in Kuzu; ROLLBACK then errors.
+    with suppress(RuntimeError):
+        conn.execute("ROLLBACK")
+
+
+def _existing(conn: kuzu.Connection, table: str, key: str, ids: list[str]) -> set[str]:
+    rows = schema.execute(
+        conn, f"MATCH (n:{table}) WHERE n.{key} IN $ids RETURN n.{key}", {"ids": ids}
+    )
+    return {str(r[0]) for r in rows}
+
+
+def _entities_by_name(
+    conn: kuzu.Connection, names: list[str], *, aliases: bool = False
+) -> list[EntityRecord]:
+    # UNWIND rather than a list predicate: kuzu 0.11.3 asserts on parameters inside lambdas.
+    alias_clause = " OR list_contains(n.aliases, w)" if aliases else ""
+    rows = schema.execute(
+        conn,
+        f"UNWIND $names AS w MATCH (n:Entity) WHERE n.name = w{alias_clause}"
+        " RETURN DISTINCT n.name, n.type, n.display, n.aliases ORDER BY n.name",
+        {"names": names},
+    )
+    return [q.entity_from_row(r) for r in rows]
+
+
+def _merge_sessions(conn: kuzu.Connection, events: list[EventRecord]) -> None:
+    first: dict[str, EventRecord] = {}
+    for event in sorted(events, key=lambda e: e.ts):
+        first.setdefault(event.session_id, event)
+    rows = [
+        {"id": sid, "created_at": e.ts, "user_id": e.user_id, "agent_id": e.agent_id}
+        for sid, e in first.items()
+    ]
+    schema.execute(conn, q.MERGE_SESSIONS, {"rows": rows})
+
+
+def _insert_events(conn: kuzu.Connection, events: list[EventRecord]) -> None:
+    if len(events) >= COPY_THRESHOLD:
+        schema.execute(conn, "COPY Event FROM $t", {"t": q.events_arrow(events)})
+        schema.execute(conn, "COPY IN_SESSION FROM $t", {"t": q.in_session_arrow(events)})
+        return
+    schema.execute(conn, q.CREATE_EVENTS, {"rows": [q.event_row(e) for e in events]})
+    schema.execute(conn, q.LINK_SESSIONS, {"ids": [e.id for e in events]})
+
+
+def _sync_next_chains(conn: kuzu.Connection, session_ids: set[str]) -> None:
+    """Make NEXT follow (ts, iteration, segment) order in these sessions, touching only diffs.
+
+    Recomputing the whole session keeps the chain right when imported or late events land
+    between existing ones; appends (the common case) change one or two edges.
+    """
+    params = {"sids": sorted(session_ids)}
+    order = q.chain_order(schema.execute(conn, q.SESSION_EVENTS, params))
+    wanted = {(a, b) for ids in order.values() for a, b in pairwise(ids)}
+    present = {(str(r[0]), str(r[1])) for r in schema.execute(conn, q.SESSION_NEXT, params)}
+    stale = [list(p) for p in present - wanted]
+    missing = [list(p) for p in wanted - present]
+    if stale:
+        schema.execute(conn, q.DELETE_NEXT, {"pairs": stale})
+    if missing:
+        schema.execute(conn, q.CREATE_NEXT, {"pairs": missing})

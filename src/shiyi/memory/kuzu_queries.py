@@ -1,0 +1,285 @@
+"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu_graph`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+import kuzu
+import pyarrow as pa
+
+from shiyi.memory.kuzu_schema import execute
+from shiyi.memory.models import (
+    EntityRecord,
+    EventRecord,
+    FactKind,
+    FactRecord,
+    FactStatus,
+    Neighbourhood,
+    RelationRecord,
+    Scope,
+    Scored,
+    SegmentType,
+    Tier,
+)
+
+EVENT_COLUMNS = (
+    "id",
+    "session_id",
+    "run_id",
+    "ts",
+    "role",
+    "content",
+    "summary",
+    "iteration",
+    "segment",
+    "segment_type",
+    "user_id",
+    "agent_id",
+)
+"""The Event columns an EventRecord carries, in table order (COPY maps columns by position)."""
+
+EVENT_RETURN = ", ".join(f"e.{c}" for c in EVENT_COLUMNS)
+FACT_COLUMNS = (
+    "id",
+    "key",
+    "value",
+    "kind",
+    "scope",
+    "confidence",
+    "status",
+    "tier",
+    "created_at",
+    "updated_at",
+    "valid_from",
+    "valid_to",
+    "expires_at",
+    "access_count",
+    "last_accessed",
+    "user_id",
+    "agent_id",
+)
+FACT_RETURN = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
+
+CREATE_EVENTS = (
+    "UNWIND $rows AS r CREATE (:Event {id: r.id, session_id: r.session_id, run_id: r.run_id,"
+    " ts: CAST(r.ts AS DOUBLE), role: r.role, content: r.content, summary: r.summary,"
+    " iteration: r.iteration, segment: r.segment, segment_type: r.segment_type, user_id: r.user_id,"
+    " agent_id: r.agent_id, access_count: 0})"
+)
+MERGE_SESSIONS = (
+    "UNWIND $rows AS r MERGE (s:Session {id: r.id}) ON CREATE SET s.title = '',"
+    " s.created_at = CAST(r.created_at AS DOUBLE), s.user_id = r.user_id, s.agent_id = r.agent_id"
+)
+LINK_SESSIONS = (
+    "UNWIND $ids AS i MATCH (e:Event {id: i}), (s:Session {id: e.session_id})"
+    " CREATE (e)-[:IN_SESSION]->(s)"
+)
+SESSION_EVENTS = (
+    "MATCH (e:Event)-[:IN_SESSION]->(s:Session) WHERE s.id IN $sids"
+    " RETURN s.id, e.id, e.ts, e.iteration, e.segment"
+)
+SESSION_NEXT = (
+    "MATCH (a:Event)-[:NEXT]->(b:Event), (a)-[:IN_SESSION]->(s:Session)"
+    " WHERE s.id IN $sids RETURN a.id, b.id"
+)
+CREATE_NEXT = (
+    "UNWIND $pairs AS p MATCH (a:Event {id: p[1]}), (b:Event {id: p[2]}) CREATE (a)-[:NEXT]->(b)"
+)
+DELETE_NEXT = (
+    "UNWIND $pairs AS p MATCH (a:Event {id: p[1]})-[r:NEXT]->(b:Event {id: p[2]}) DELETE r"
+)
+MERGE_ENTITIES = (
+    "UNWIND $rows AS r MERGE (n:Entity {name: r.name})"
+    " SET n.type = r.type, n.display = r.display, n.aliases = r.aliases"
+)
+LINK_MENTIONS = (
+    "UNWIND $pairs AS p MATCH (e:Event {id: p[1]}), (n:Entity {name: p[2]})"
+    " MERGE (e)-[:MENTIONS]->(n)"
+)
+MERGE_RELATIONS = (
+    "UNWIND $rows AS r MATCH (a:Entity {name: r.src}), (b:Entity {name: r.dst})"
+    " MERGE (a)-[x:RELATED_TO {type: r.type}]->(b)"
+    " ON CREATE SET x.weight = CAST(r.weight AS DOUBLE),"
+    " x.valid_from = CAST(r.valid_from AS DOUBLE), x.valid_to = CAST(r.valid_to AS DOUBLE)"
+    " ON MATCH SET x.weight = CAST(r.weight AS DOUBLE),"
+    " x.valid_from = coalesce(CAST(r.valid_from AS DOUBLE), x.valid_from),"
+    " x.valid_to = coalesce(CAST(r.valid_to AS DOUBLE), x.valid_to)"
+)
+_FACT_DOUBLES = frozenset(
+    {"confidence", "created_at", "updated_at", "valid_from", "valid_to", "expires_at",
+     "last_accessed"}
+)  # fmt: skip
+"""Explicit casts: a None in a parameter struct is typed STRING and will not cast implicitly."""
+MERGE_FACTS = "UNWIND $rows AS r MERGE (f:Fact {id: r.id}) SET " + ", ".join(
+    f"f.{c} = CAST(r.{c} AS DOUBLE)" if c in _FACT_DOUBLES else f"f.{c} = r.{c}"
+    for c in FACT_COLUMNS
+    if c != "id"
+)
+LINK_ABOUT = (
+    "UNWIND $pairs AS p MATCH (f:Fact {id: p[1]}), (n:Entity {name: p[2]}) MERGE (f)-[:ABOUT]->(n)"
+)
+LINK_DERIVED = (
+    "UNWIND $pairs AS p MATCH (f:Fact {id: p[1]}), (e:Event {id: p[2]})"
+    " MERGE (f)-[:DERIVED_FROM]->(e)"
+)
+LINK_SUPERSEDES = (
+    "UNWIND $pairs AS p MATCH (n:Fact {id: p[1]}), (o:Fact {id: p[2]}) MERGE (n)-[:SUPERSEDES]->(o)"
+)
+FACT_LINKS = (
+    "MATCH (f:Fact) WHERE f.id IN $ids"
+    " OPTIONAL MATCH (f)-[:ABOUT]->(n:Entity) WITH f, collect(n.name) AS ents"
+    " OPTIONAL MATCH (f)-[:DERIVED_FROM]->(e:Event) RETURN f.id, ents, collect(e.id)"
+)
+
+
+def event_row(event: EventRecord) -> dict[str, Any]:
+    return {column: getattr(event, column) for column in EVENT_COLUMNS}
+
+
+def event_from_row(row: Sequence[Any]) -> EventRecord:
+    values = dict(zip(EVENT_COLUMNS, row, strict=True))
+    values["segment_type"] = cast(SegmentType, values["segment_type"])
+    values["summary"] = values["summary"] or ""
+    return EventRecord(**values)
+
+
+def events_arrow(events: Sequence[EventRecord]) -> pa.Table:
+    """A pyarrow table laid out exactly like the Event node table, for ``COPY Event FROM``."""
+    columns: dict[str, pa.Array] = {}
+    for name in EVENT_COLUMNS:
+        values = [getattr(e, name) for e in events]
+        columns[name] = pa.array(values, type=_arrow_type(name))
+    columns["access_count"] = pa.array([0] * len(events), type=pa.int64())
+    columns["last_accessed"] = pa.nulls(len(events), type=pa.float64())
+    return pa.table(columns)
+
+
+def _arrow_type(column: str) -> pa.DataType:
+    if column == "ts":
+        return pa.float64()
+    if column in ("iteration", "segment"):
+        return pa.int64()
+    return pa.string()
+
+
+def in_session_arrow(events: Sequence[EventRecord]) -> pa.Table:
+    return pa.table({"from": [e.id for e in events], "to": [e.session_id for e in events]})
+
+
+def vectors_arrow(vectors: Sequence[tuple[str, list[float]]], dimension: int) -> pa.Table:
+    flat = pa.array([x for _, v in vectors for x in v], type=pa.float32())
+    return pa.table(
+        {
+            "id": pa.array([i for i, _ in vectors], type=pa.string()),
+            "embedding": pa.FixedSizeListArray.from_arrays(flat, dimension),
+        }
+    )
+
+
+def fact_row(fact: FactRecord) -> dict[str, Any]:
+    return {column: getattr(fact, column) for column in FACT_COLUMNS}
+
+
+def fact_from_row(row: Sequence[Any], entities: list[str], sources: list[str]) -> FactRecord:
+    values = dict(zip(FACT_COLUMNS, row, strict=True))
+    values["kind"] = cast(FactKind, values["kind"])
+    values["scope"] = cast(Scope, values["scope"])
+    values["status"] = cast(FactStatus, values["status"])
+    values["tier"] = cast(Tier, values["tier"])
+    values["access_count"] = int(values["access_count"] or 0)
+    return FactRecord(**values, entities=entities, source_events=sources)
+
+
+def entity_from_row(row: Sequence[Any]) -> EntityRecord:
+    return EntityRecord(
+        name=str(row[0]), type=str(row[1]), display=row[2] or "", aliases=list(row[3] or [])
+    )
+
+
+def merged_entity(old: EntityRecord | None, new: EntityRecord) -> dict[str, Any]:
+    """Resolution keeps every alias ever seen and prefers a specific type over 'concept'."""
+    if old is None:
+        return {
+            "name": new.name,
+            "type": new.type,
+            "display": new.display,
+            "aliases": _uniq(new.aliases),
+        }
+    kind = old.type if new.type == "concept" and old.type != "concept" else new.type
+    return {
+        "name": new.name,
+        "type": kind,
+        "display": new.display or old.display,
+        "aliases": _uniq([*old.aliases, *new.aliases]),
+    }
+
+
+def _uniq(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def chain_order(rows: Iterable[Sequence[Any]]) -> dict[str, list[str]]:
+    """Session id -> its event ids in (ts, iteration, segment, id) order."""
+    by_session: dict[str, list[tuple[float, int, int, str]]] = {}
+    for sid, eid, ts, iteration, segment in rows:
+        by_session.setdefault(sid, []).append((ts, iteration, segment, eid))
+    return {sid: [key[3] for key in sorted(keys)] for sid, keys in by_session.items()}
+
+
+# --- the graph recall path -------------------------------------------------------------------
+
+_RELATIONS_OF = (
+    "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) WHERE a.name IN $names OR b.name IN $names"
+    " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to"
+)
+_MENTIONING = (
+    "MATCH (e:Event)-[:MENTIONS]->(n:Entity) WHERE n.name IN $names RETURN e.id, n.name, e.ts"
+)
+_ABOUT = (
+    "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names"
+    " RETURN f.id, n.name, coalesce(f.updated_at, f.created_at)"
+)
+DIRECT_SCORE = 1.0
+"""Score an event/fact gets per query entity it touches directly."""
+INDIRECT_SCORE = 0.5
+"""Score per entity one RELATED_TO hop away from a query entity (hops=2)."""
+
+
+def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int) -> Neighbourhood:
+    """Events and facts around ``seeds``: hop 1 = touching a seed, hop 2 = touching an entity
+    RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
+    indirect 0.5), ties broken by recency; ``relations`` are the edges incident to the seeds."""
+    if not seeds or hops < 1 or limit <= 0:
+        return Neighbourhood(list(seeds), [], [], [])
+    relations = [_relation(r) for r in execute(conn, _RELATIONS_OF, {"names": seeds})]
+    weights = dict.fromkeys(seeds, DIRECT_SCORE)
+    if hops >= 2:
+        for rel in relations:
+            for name in (rel.src, rel.dst):
+                weights.setdefault(name, INDIRECT_SCORE)
+    params = {"names": list(weights)}
+    events = _ranked(execute(conn, _MENTIONING, params), weights, limit)
+    facts = _ranked(execute(conn, _ABOUT, params), weights, limit)
+    return Neighbourhood(list(weights), events, facts, relations)
+
+
+def _relation(row: Sequence[Any]) -> RelationRecord:
+    return RelationRecord(
+        src=str(row[0]),
+        dst=str(row[1]),
+        type=str(row[2]),
+        weight=float(row[3] if row[3] is not None else 1.0),
+        valid_from=row[4],
+        valid_to=row[5],
+    )
+
+
+def _ranked(rows: Iterable[Sequence[Any]], weights: dict[str, float], limit: int) -> list[Scored]:
+    score: dict[str, float] = {}
+    when: dict[str, float] = {}
+    for node_id, entity, ts in rows:
+        score[node_id] = score.get(node_id, 0.0) + weights.get(entity, 0.0)
+        when[node_id] = float(ts or 0.0)
+    ranked = sorted(score, key=lambda i: (-score[i], -when[i], i))[:limit]
+    return [Scored(i, score[i]) for i in ranked]

@@ -1,0 +1,194 @@
+"""The Kuzu graph schema, its versioned migrations and the open-time checks.
+
+Embeddings live in 1:1 side tables (``EventVec``, ``FactVec``, ``EntityVec``) keyed by the
+node's id, not in an ``embedding`` column of the node itself: Kuzu 0.11.3 refuses ``SET`` on a
+column that carries a vector index ("Cannot set property ... because it is used in one or more
+indexes. Try delete and then insert"), while inserts and deletes keep the HNSW index current.
+A side row can be deleted and re-inserted freely; a node with edges cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from shiyi.errors import StorageError
+from shiyi.memory.models import NodeKind
+
+META_VERSION = "schema_version"
+META_MODEL = "embedding_model"
+META_DIMENSION = "embedding_dimension"
+REINDEX_HINT = "run `shiyi memory reindex` to re-embed the memories with the configured model"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorTable:
+    """Where one node kind keeps its vectors and the name of their HNSW index."""
+
+    table: str
+    index: str
+
+
+VECTOR_TABLES: dict[NodeKind, VectorTable] = {
+    "event": VectorTable("EventVec", "event_vec_idx"),
+    "fact": VectorTable("FactVec", "fact_vec_idx"),
+    "entity": VectorTable("EntityVec", "entity_vec_idx"),
+}
+
+_NODE_TABLES = (
+    "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING PRIMARY KEY, value STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, title STRING,"
+    " created_at DOUBLE, user_id STRING, agent_id STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Event(id STRING PRIMARY KEY, session_id STRING,"
+    " run_id STRING, ts DOUBLE, role STRING, content STRING, summary STRING, iteration INT64,"
+    " segment INT64, segment_type STRING, user_id STRING, agent_id STRING,"
+    " access_count INT64, last_accessed DOUBLE)",
+    "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY, type STRING,"
+    " display STRING, aliases STRING[])",
+    "CREATE NODE TABLE IF NOT EXISTS Fact(id STRING PRIMARY KEY, key STRING, value STRING,"
+    " kind STRING, scope STRING, confidence DOUBLE, status STRING, tier STRING,"
+    " expires_at DOUBLE, access_count INT64, last_accessed DOUBLE, created_at DOUBLE,"
+    " updated_at DOUBLE, valid_from DOUBLE, valid_to DOUBLE, user_id STRING, agent_id STRING)",
+)
+_REL_TABLES = (
+    "CREATE REL TABLE IF NOT EXISTS IN_SESSION(FROM Event TO Session)",
+    "CREATE REL TABLE IF NOT EXISTS NEXT(FROM Event TO Event)",
+    "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Event TO Entity)",
+    "CREATE REL TABLE IF NOT EXISTS RELATED_TO(FROM Entity TO Entity, type STRING,"
+    " weight DOUBLE, valid_from DOUBLE, valid_to DOUBLE)",
+    "CREATE REL TABLE IF NOT EXISTS ABOUT(FROM Fact TO Entity)",
+    "CREATE REL TABLE IF NOT EXISTS DERIVED_FROM(FROM Fact TO Event)",
+    "CREATE REL TABLE IF NOT EXISTS SUPERSEDES(FROM Fact TO Fact)",
+)
+
+Migration = Callable[[kuzu.Connection, int], None]
+"""Brings the schema from the previous version to this one; gets the embedding dimension."""
+
+
+def execute(conn: kuzu.Connection, query: str, params: dict[str, Any] | None = None) -> list[Any]:
+    """Run one statement and return its rows as lists; Kuzu errors become StorageError."""
+    try:
+        result = conn.execute(query, params or {})
+    except RuntimeError as exc:
+        raise StorageError(f"graph store query failed: {exc}") from exc
+    first = result[0] if isinstance(result, list) else result
+    return [list(row) for row in first.get_all()]
+
+
+def create_vector_tables(conn: kuzu.Connection, dimension: int) -> None:
+    """Vector side tables with their HNSW (cosine) indexes; also used by reindexing."""
+    for vt in VECTOR_TABLES.values():
+        execute(
+            conn,
+            f"CREATE NODE TABLE IF NOT EXISTS {vt.table}"
+            f"(id STRING PRIMARY KEY, embedding FLOAT[{dimension}])",
+        )
+        if vt.index not in existing_indexes(conn):
+            execute(
+                conn,
+                f"CALL CREATE_VECTOR_INDEX('{vt.table}', '{vt.index}', 'embedding',"
+                " metric := 'cosine')",
+            )
+
+
+def drop_vector_tables(conn: kuzu.Connection) -> None:
+    for vt in VECTOR_TABLES.values():
+        if vt.index in existing_indexes(conn):
+            execute(conn, f"CALL DROP_VECTOR_INDEX('{vt.table}', '{vt.index}')")
+        execute(conn, f"DROP TABLE IF EXISTS {vt.table}")
+
+
+def existing_indexes(conn: kuzu.Connection) -> set[str]:
+    return {str(row[1]) for row in execute(conn, "CALL SHOW_INDEXES() RETURN *")}
+
+
+def _v1_initial(conn: kuzu.Connection, dimension: int) -> None:
+    for ddl in (*_NODE_TABLES, *_REL_TABLES):
+        execute(conn, ddl)
+    create_vector_tables(conn, dimension)
+
+
+MIGRATIONS: list[Migration] = [_v1_initial]
+"""Index i migrates to version i + 1; append new steps, never edit shipped ones."""
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def open_database(path: Path) -> kuzu.Database:
+    """Open (or create) the database file, turning Kuzu's raw errors into clear ones."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return kuzu.Database(str(path))
+    except RuntimeError as exc:
+        raise StorageError(_open_failure_message(path, str(exc))) from exc
+
+
+def _open_failure_message(path: Path, raw: str) -> str:
+    if "Could not set lock" in raw:
+        return (
+            f"the memory graph at {path} is open in another process; close it "
+            "(only one process may use the store at a time)"
+        )
+    if path.is_dir():
+        return f"the memory graph path {path} is a directory, not a Kuzu database file"
+    return (
+        f"the memory graph at {path} cannot be opened ({raw.splitlines()[0]}); it may be "
+        "corrupt or written by another Kuzu version. Move it aside to start a fresh store."
+    )
+
+
+def read_meta(conn: kuzu.Connection, key: str) -> str | None:
+    rows = execute(conn, "MATCH (m:Meta {key: $k}) RETURN m.value", {"k": key})
+    return str(rows[0][0]) if rows else None
+
+
+def write_meta(conn: kuzu.Connection, key: str, value: str) -> None:
+    execute(conn, "MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
+
+
+def _has_meta_table(conn: kuzu.Connection) -> bool:
+    return any(row[1] == "Meta" for row in execute(conn, "CALL SHOW_TABLES() RETURN *"))
+
+
+def current_version(conn: kuzu.Connection) -> int:
+    if not _has_meta_table(conn):
+        return 0
+    return int(read_meta(conn, META_VERSION) or 0)
+
+
+def migrate(
+    conn: kuzu.Connection, path: Path, dimension: int, model: str, *, check_model: bool = True
+) -> None:
+    """Run pending migrations, record the embedding model on creation, refuse mismatches.
+
+    ``check_model=False`` lets ``shiyi memory reindex`` open a store built with another model.
+    """
+    version = current_version(conn)
+    if version > LATEST_VERSION:
+        raise StorageError(
+            f"the memory graph at {path} has schema version {version}, newer than this shiyi "
+            f"understands ({LATEST_VERSION}); upgrade shiyi to open it"
+        )
+    for number in range(version + 1, LATEST_VERSION + 1):
+        MIGRATIONS[number - 1](conn, dimension)
+        write_meta(conn, META_VERSION, str(number))
+    if version == 0:
+        write_meta(conn, META_MODEL, model)
+        write_meta(conn, META_DIMENSION, str(dimension))
+    if check_model:
+        check_embedding_model(conn, path, dimension, model)
+
+
+def check_embedding_model(conn: kuzu.Connection, path: Path, dimension: int, model: str) -> None:
+    stored_model = read_meta(conn, META_MODEL)
+    stored_dimension = read_meta(conn, META_DIMENSION)
+    if stored_model == model and stored_dimension == str(dimension):
+        return
+    raise StorageError(
+        f"the memory graph at {path} was embedded with model {stored_model!r} "
+        f"(dimension {stored_dimension}), but the configured embedding model is {model!r} "
+        f"(dimension {dimension}); {REINDEX_HINT}, or configure {stored_model!r} again"
+    )

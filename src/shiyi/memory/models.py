@@ -1,0 +1,142 @@
+"""The memory data model: events, entities, facts, relations, anchors and search hits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+SegmentType: TypeAlias = Literal[
+    "user_message", "reasoning", "tool_call", "tool_result", "response", "imported"
+]
+FactKind: TypeAlias = Literal[
+    "preference", "semantic", "episodic", "procedural", "decision", "convention", "todo"
+]
+Scope: TypeAlias = Literal["user", "agent", "workspace"]
+FactStatus: TypeAlias = Literal["active", "pending", "superseded", "expired"]
+Tier: TypeAlias = Literal["short", "long"]
+NodeKind: TypeAlias = Literal["event", "fact", "entity"]
+
+
+@dataclass(slots=True, frozen=True)
+class Anchor:
+    """Where a memory came from: a segment of one iteration of one run (seed 002)."""
+
+    session_id: str
+    run_id: str
+    iteration: int
+    segment: int
+    segment_type: SegmentType
+    ts: float
+
+    def key(self) -> str:
+        """A compact text form the model can pass back to ``expand``."""
+        return f"{self.run_id}:{self.iteration}:{self.segment}"
+
+
+@dataclass(slots=True)
+class EventRecord:
+    """One segment of a conversation: a message, a tool call or a tool result."""
+
+    id: str
+    session_id: str
+    run_id: str
+    ts: float
+    role: str
+    content: str
+    segment_type: SegmentType
+    iteration: int = 0
+    segment: int = 0
+    summary: str = ""
+    user_id: str = "default"
+    agent_id: str = "shiyi"
+
+    @property
+    def anchor(self) -> Anchor:
+        return Anchor(
+            self.session_id, self.run_id, self.iteration, self.segment, self.segment_type, self.ts
+        )
+
+
+@dataclass(slots=True)
+class EntityRecord:
+    """A thing the conversation mentions. ``name`` is the normalised key."""
+
+    name: str
+    type: str = "concept"
+    display: str = ""
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RelationRecord:
+    src: str
+    dst: str
+    type: str
+    weight: float = 1.0
+    valid_from: float | None = None
+    valid_to: float | None = None
+
+
+@dataclass(slots=True)
+class FactRecord:
+    id: str
+    key: str
+    value: str
+    kind: FactKind = "semantic"
+    scope: Scope = "user"
+    confidence: float = 1.0
+    status: FactStatus = "active"
+    tier: Tier = "short"
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    valid_from: float | None = None
+    valid_to: float | None = None
+    expires_at: float | None = None
+    access_count: int = 0
+    last_accessed: float | None = None
+    user_id: str = "default"
+    agent_id: str = "shiyi"
+    entities: list[str] = field(default_factory=list)
+    """Normalised entity names this fact is ABOUT."""
+    source_events: list[str] = field(default_factory=list)
+    """Event ids this fact was DERIVED_FROM."""
+
+    @property
+    def text(self) -> str:
+        return f"{self.key}: {self.value}" if self.key else self.value
+
+
+@dataclass(slots=True, frozen=True)
+class Scored:
+    """An id found by one recall path, with that path's score (higher is better)."""
+
+    id: str
+    score: float
+
+
+@dataclass(slots=True)
+class MemoryHit:
+    """One retrieved memory, fused and reranked, ready to show or to format for the model."""
+
+    id: str
+    node: Literal["event", "fact"]
+    text: str
+    ts: float
+    score: float = 0.0
+    anchor: Anchor | None = None
+    fact_kind: FactKind | None = None
+    confidence: float = 1.0
+    access_count: int = 0
+    paths: dict[str, int] = field(default_factory=dict)
+    """Recall path name -> rank (1-based) at which that path found this memory."""
+    entities: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True, frozen=True)
+class Neighbourhood:
+    """What the graph path found around the query's entities (up to two hops)."""
+
+    entities: list[str]
+    event_ids: list[Scored]
+    fact_ids: list[Scored]
+    relations: list[RelationRecord]

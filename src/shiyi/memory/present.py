@@ -1,0 +1,60 @@
+"""Memories as the model reads them: compact, grouped, with confidence, age and anchors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from shiyi.memory.models import MemoryHit
+
+_GROUPS = (
+    ("user_preferences", ("preference",)),
+    ("project_context", ("semantic", "decision", "convention")),
+    ("relevant_procedures", ("procedural",)),
+    ("todos", ("todo",)),
+    ("facts", ("episodic",)),
+)
+
+
+def age_text(ts: float, now: float) -> str:
+    seconds = max(0.0, now - ts)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+def _clip(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def format_hits(hits: Sequence[MemoryHit], *, now: float | None = None, width: int = 300) -> str:
+    """The ``<memory>`` block of seed 001 section 3.2; events carry an anchor for expand."""
+    if not hits:
+        return "<memory>\n  (nothing relevant remembered)\n</memory>"
+    now = time.time() if now is None else now
+    lines = ["<memory>"]
+    facts = [h for h in hits if h.node == "fact"]
+    for tag, kinds in _GROUPS:
+        group = [h for h in facts if h.fact_kind in kinds]
+        if group:
+            lines.append(f"  <{tag}>")
+            lines += [
+                f"    - {_clip(h.text, width)} (confidence {h.confidence:.0%}, "
+                f"{age_text(h.ts, now)}, id {h.id})"
+                for h in group
+            ]
+            lines.append(f"  </{tag}>")
+    events = [h for h in hits if h.node == "event"]
+    if events:
+        lines.append("  <recent_episodes>")
+        for hit in events:
+            anchor = f", anchor {hit.anchor.key()}" if hit.anchor else ""
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.ts))
+            lines.append(
+                f"    - [{when}, {age_text(hit.ts, now)}{anchor}] {_clip(hit.text, width)}"
+            )
+        lines.append("  </recent_episodes>")
+    lines.append("</memory>")
+    return "\n".join(lines)

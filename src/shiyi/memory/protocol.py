@@ -1,0 +1,100 @@
+"""Seams of the memory layer: the store every backend implements, and the embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from shiyi.memory.models import (
+    Anchor,
+    EntityRecord,
+    EventRecord,
+    FactRecord,
+    Neighbourhood,
+    NodeKind,
+    RelationRecord,
+    Scored,
+)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length float vectors of a fixed dimension."""
+
+    @property
+    def model_id(self) -> str:
+        """Stable name of the model; stored with the vectors to refuse mixing models."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Blocking; call from a worker thread, never from the reply path."""
+        ...
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Everything retrieval and the write pipeline need from a storage backend.
+
+    Implementations: the embedded Kuzu + SQLite store; PostgreSQL later.  All methods are
+    blocking and called from worker threads.  Writes may be funnelled through one writer.
+    """
+
+    # --- metadata ----------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    # --- writes --------------------------------------------------------------------------
+    def add_events(self, events: Sequence[EventRecord]) -> int:
+        """Insert events (ignoring ids already present) with IN_SESSION and NEXT links;
+        returns how many were new.  Also indexes their text for keyword search."""
+        ...
+
+    def set_embeddings(
+        self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]
+    ) -> None: ...
+
+    def upsert_entities(self, entities: Sequence[EntityRecord]) -> None: ...
+    def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """(event id, entity name) MENTIONS edges; duplicates are ignored."""
+        ...
+
+    def add_relations(self, relations: Sequence[RelationRecord]) -> None: ...
+    def upsert_facts(self, facts: Sequence[FactRecord]) -> None: ...
+    def touch(self, ids: Sequence[str], at: float) -> None:
+        """Count an access to these events/facts (access_count += 1, last_accessed)."""
+        ...
+
+    def delete(self, ids: Sequence[str]) -> int:
+        """Hard-delete events/facts with their edges, vectors and keyword entries."""
+        ...
+
+    # --- reads -------------------------------------------------------------------------
+    def vector_search(
+        self, node: NodeKind, vector: Sequence[float], limit: int
+    ) -> list[Scored]: ...
+
+    def keyword_search(self, query: str, limit: int) -> list[Scored]:
+        """Events and facts by keywords (numbers, identifiers and CJK words kept)."""
+        ...
+
+    def neighbourhood(
+        self, entity_names: Sequence[str], hops: int, limit: int
+    ) -> Neighbourhood: ...
+
+    def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]: ...
+    def get_events(self, ids: Sequence[str]) -> list[EventRecord]: ...
+    def get_facts(self, ids: Sequence[str]) -> list[FactRecord]: ...
+    def find_entities(self, names: Sequence[str]) -> list[EntityRecord]:
+        """Entities whose normalised name or alias is among ``names``."""
+        ...
+
+    def expand(self, anchor: Anchor, window: int) -> list[EventRecord]:
+        """The anchored event's run neighbours: ``window`` events before and after."""
+        ...
+
+    def events_missing_embeddings(self, limit: int) -> list[EventRecord]: ...
+    def counts(self) -> dict[str, int]: ...
+    def close(self) -> None: ...

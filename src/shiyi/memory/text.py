@@ -1,0 +1,219 @@
+"""Tokenising text for keyword search: numbers, dates, identifiers, paths and Chinese words.
+
+Stock full-text tokenisers drop digits and split identifiers, so ``404``, ``user3`` or
+``2024-05-01`` become unsearchable.  :func:`tokenize` emits the terms we want to match
+ourselves; the keyword index stores them space-joined and only splits on spaces.
+
+A compound term (a date, a path, ``snake_case``, ``camelCase``) is emitted whole *and* as its
+parts: the whole term is rare, so BM25 ranks exact matches first, while the parts still let a
+partial query (``main.py``, ``camel``) find it.
+
+Chinese is segmented with jieba's *search* mode (``lcut_for_search``): it yields the
+dictionary words plus their shorter in-dictionary sub-words (``中华人民共和国`` also gives
+``人民``, ``共和国``), so a query for a short word finds a document where precise mode would
+have kept one long word.  Index and query are segmented the same way, so the extra sub-words
+cost only a little precision, which BM25's length normalisation absorbs.
+
+jieba loads its dictionary on first use (~0.5-1 s); call :func:`warm_up` at start-up to pay
+that in a background thread instead of on the first message.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterator
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN_RUN = re.compile(f"[{_HAN}]+")
+
+# Order matters: the first alternative that matches at a position wins.
+_TOKEN = re.compile(
+    r"(?P<url>(?:https?|ftp)://[^\s<>\"'()\[\]{}]+|www\.[\w-]+(?:\.[\w-]+)+[^\s<>\"'()]*)"
+    r"|(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+    r"|(?P<date>\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)|\d{1,2}:\d{2}(?::\d{2})?(?!\d))"
+    r"|(?P<path>(?:~|\.{1,2})?/?[\w.-]+(?:/[\w.-]+)+/?|/[\w.-]+)"
+    r"|(?P<word>\w+(?:[.\-]\w+)*)"
+)
+_SEPARATORS = re.compile(r"[._\-/@:+~]+")
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def word_set(words: str) -> frozenset[str]:
+    """A set from a whitespace-separated list, which reads better than quoted literals."""
+    return frozenset(words.split())
+
+
+STOP_WORDS: frozenset[str] = word_set(
+    """
+    a an the and or but if of to in on at by for with from as into about over than then
+    is are was were be been being am do does did done have has had i me my we our you your
+    he him his she her it its they them their this that these those there here what which
+    who whom how why when where so not no yes can could will would shall should may might
+    must just also very too up out off s t re ve ll d m e.g i.e etc
+    的 了 是 在 和 与 及 或 也 就 都 而 着 过 吗 呢 吧 啊 呀 嘛 哦 我 你 他 她 它 们 我们 你们 他们
+    这 那 这个 那个 这些 那些 之 把 被 让 给 对 从 向 以 于 并 但 还 又 很 就是 一个 一下 有 没有 不
+    """
+)
+
+_log = logging.getLogger(__name__)
+_jieba_lock = threading.Lock()
+_cut_for_search: Callable[[str], list[str]] | None = None
+
+
+def _segmenter() -> Callable[[str], list[str]]:
+    """jieba's search-mode cutter, loading the dictionary once (thread-safe, quiet)."""
+    global _cut_for_search
+    if _cut_for_search is None:
+        with _jieba_lock:
+            if _cut_for_search is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _cut_for_search = jieba.lcut_for_search
+    return _cut_for_search
+
+
+def load_jieba() -> None:
+    """Load jieba's dictionary now (blocking, ~0.5-1 s the first time, then free)."""
+    _segmenter()
+
+
+def warm_up() -> threading.Thread:
+    """Load jieba (and its POS tagger, used by entity extraction) in a daemon thread so the
+    first real message does not wait for the dictionary."""
+
+    def run() -> None:
+        try:
+            _segmenter()
+            import jieba.posseg  # noqa: F401  (its import loads the tagger's tables)
+        except Exception:  # a warm-up failure must not kill start-up; first use retries
+            _log.warning("jieba warm-up failed", exc_info=True)
+
+    thread = threading.Thread(target=run, name="shiyi-jieba-warmup", daemon=True)
+    thread.start()
+    return thread
+
+
+def is_number(term: str) -> bool:
+    """Numbers are never stop words and are kept even when one character long."""
+    return _NUMBER.fullmatch(term) is not None
+
+
+def _keep(term: str) -> bool:
+    if not term:
+        return False
+    if is_number(term):
+        return True
+    if term in STOP_WORDS:
+        return False
+    # A lone ASCII letter carries no meaning to search for ("x", "e" from "e.g").
+    return not (len(term) == 1 and term.isascii())
+
+
+def _camel_parts(word: str) -> list[str]:
+    return [p for p in _CAMEL_BOUNDARY.split(word) if p]
+
+
+def _word_terms(word: str) -> Iterator[str]:
+    """A word or identifier: itself, then its separator parts and their camelCase parts."""
+    yield word
+    parts = [p for p in _SEPARATORS.split(word) if p]
+    if is_number(word) and len(parts) < 3:
+        return  # "3.14" is one number; "1.2.3" versions fall through and are split
+    for part in parts if len(parts) > 1 else []:
+        yield part
+    for part in parts:
+        camel = _camel_parts(part)
+        if len(camel) > 1:
+            yield from camel
+
+
+def _path_terms(path: str) -> Iterator[str]:
+    """``src/app/main.py`` -> itself, each segment (``main.py``) and its parts (``main``)."""
+    stripped = path.strip("/")
+    if stripped:
+        yield path.rstrip("/")
+    for segment in stripped.split("/"):
+        if segment not in ("", ".", "..", "~"):
+            yield from _word_terms(segment)
+
+
+def _url_terms(url: str) -> Iterator[str]:
+    """The host (``github.com``) and its name without ``www.``; then the path's words."""
+    rest = url.split("://", 1)[-1]
+    host, _, path = rest.partition("/")
+    host = host.split("@")[-1].split(":")[0]
+    yield host
+    if host.startswith("www."):
+        yield host[4:]
+    labels = host.split(".")
+    if len(labels) >= 2:
+        yield labels[-2]  # "github" from "github.com"
+    for match in re.finditer(r"\w+(?:[.\-]\w+)*", path.split("?")[0]):
+        yield from _word_terms(match.group())
+
+
+def _email_terms(email: str) -> Iterator[str]:
+    local, _, domain = email.partition("@")
+    yield email
+    yield local
+    yield domain
+
+
+def _date_terms(date: str) -> Iterator[str]:
+    yield date
+    yield from (p for p in re.split(r"[-/.:]", date) if p)
+
+
+_EXPANDERS: dict[str, Callable[[str], Iterator[str]]] = {
+    "url": _url_terms,
+    "email": _email_terms,
+    "date": _date_terms,
+    "path": _path_terms,
+    "word": _word_terms,
+}
+
+
+def _latin_terms(chunk: str) -> Iterator[str]:
+    for match in _TOKEN.finditer(chunk):
+        kind = match.lastgroup or "word"
+        # Case is needed to split camelCase, so lower-case only after expanding.
+        for term in _EXPANDERS[kind](match.group()):
+            yield term.lower()
+
+
+def _han_terms(run: str) -> Iterator[str]:
+    yield from _segmenter()(run)
+
+
+def _chunks(text: str) -> Iterator[tuple[bool, str]]:
+    """Split text into (is_han, chunk): Han runs go to jieba, the rest to the regexes."""
+    position = 0
+    for match in _HAN_RUN.finditer(text):
+        if match.start() > position:
+            yield False, text[position : match.start()]
+        yield True, match.group()
+        position = match.end()
+    if position < len(text):
+        yield False, text[position:]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased search terms of ``text`` in order, repeats kept (they feed BM25's tf)."""
+    # NFKC folds full-width digits and letters ("２０２４", "ＡＰＩ") to ASCII.
+    normal = unicodedata.normalize("NFKC", text)
+    terms: list[str] = []
+    for is_han, chunk in _chunks(normal):
+        source = _han_terms(chunk) if is_han else _latin_terms(chunk)
+        terms.extend(term for term in source if _keep(term))
+    return terms
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, in first-seen order."""
+    return list(dict.fromkeys(tokenize(text)))

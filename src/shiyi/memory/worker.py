@@ -1,0 +1,190 @@
+"""The background worker: turns queued jobs into graph nodes, entity links and vectors.
+
+Job kinds: ``ingest`` (events into the graph), ``entities`` (heuristic entity links),
+``embed`` (vectors for events or facts, batched).  Every handler is idempotent, so a job
+re-run after a crash changes nothing that was already done.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from shiyi.memory.entities import extract_entities, normalize_name
+from shiyi.memory.jobs import Job, JobQueue
+from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
+from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.text import query_terms
+
+log = logging.getLogger(__name__)
+
+INGEST, ENTITIES, EMBED = "ingest", "entities", "embed"
+# Ingest first: events must be queryable before they are enriched.
+ORDER = (INGEST, ENTITIES, EMBED)
+
+
+def event_payload(events: list[EventRecord]) -> dict[str, Any]:
+    return {"events": [asdict(e) for e in events]}
+
+
+def backoff(attempt: int) -> float:
+    return float(min(300, 2**attempt))
+
+
+class MemoryWorker:
+    def __init__(
+        self,
+        store: MemoryStore,
+        jobs: JobQueue,
+        embedder: Embedder | None,
+        *,
+        batch: int = 64,
+        idle_poll: float = 2.0,
+    ) -> None:
+        self.store = store
+        self.jobs = jobs
+        self.embedder = embedder
+        self.batch = batch
+        self.idle_poll = idle_poll
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._handlers: dict[str, Callable[[list[Job]], None]] = {
+            INGEST: self._ingest,
+            ENTITIES: self._entities,
+            EMBED: self._embed,
+        }
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="shiyi-memory", daemon=True)
+            self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                done = self.run_once()
+            except Exception:  # never let the worker die; the job records the error
+                log.exception("memory worker iteration failed")
+                done = 0
+            if not done:
+                self._wake.wait(self.idle_poll)
+                self._wake.clear()
+
+    # --- processing --------------------------------------------------------------------
+
+    def run_once(self) -> int:
+        """Process one batch of the most urgent kind; returns how many jobs were handled."""
+        for kind in ORDER:
+            if kind == EMBED and self.embedder is None:
+                continue
+            jobs = self.jobs.claim([kind], limit=self.batch if kind == EMBED else 16)
+            if jobs:
+                self._handle(kind, jobs)
+                return len(jobs)
+        return 0
+
+    def flush_graph(self, timeout: float = 10.0) -> None:
+        """Ingest and link what is queued (fast, no model): used before the process exits,
+        so the graph and keyword index are current; embedding waits for the next start."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            jobs = self.jobs.claim([INGEST], limit=16) or self.jobs.claim([ENTITIES], limit=16)
+            if not jobs:
+                return
+            self._handle(jobs[0].kind, jobs)
+
+    def drain(self, timeout: float = 60.0) -> bool:
+        """Process until the queue is empty (or only failing jobs wait); True if emptied."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.run_once():
+                kinds = [k for k in ORDER if k != EMBED or self.embedder is not None]
+                return self.jobs.pending_count(kinds) == 0
+        return False
+
+    def _handle(self, kind: str, jobs: list[Job]) -> None:
+        try:
+            self._handlers[kind](jobs)
+        except Exception as exc:
+            log.warning("memory %s job failed: %s", kind, exc)
+            for job in jobs:
+                self.jobs.fail(job, f"{type(exc).__name__}: {exc}", retry_in=backoff(job.attempts))
+            return
+        self.jobs.complete([job.id for job in jobs])
+
+    def _ingest(self, jobs: list[Job]) -> None:
+        events = [EventRecord(**raw) for job in jobs for raw in job.payload["events"]]
+        self.store.add_events(events)
+        ids = [e.id for e in events]
+        self.jobs.enqueue(ENTITIES, {"ids": ids})
+        if self.embedder is not None:
+            self.jobs.enqueue(EMBED, {"node": "event", "ids": ids})
+
+    def _entities(self, jobs: list[Job]) -> None:
+        """Link events to the entities they name: newly extracted ones, and known ones.
+
+        Matching known entity names catches what the extractor's heuristics miss (a name at
+        the start of a sentence, a lower-case mention), which keeps the graph connected.
+        """
+        events = self.store.get_events([i for job in jobs for i in job.payload["ids"]])
+        found: dict[str, EntityRecord] = {}
+        extracted: dict[str, set[str]] = {}
+        terms: dict[str, set[str]] = {}
+        for event in events:
+            entities = extract_entities(event.content)
+            for entity in entities:
+                found.setdefault(entity.name, entity)
+            extracted[event.id] = {entity.name for entity in entities}
+            terms[event.id] = {normalize_name(term) for term in query_terms(event.content)}
+        candidates = set().union(*terms.values()) if terms else set()
+        known = {e.name for e in self.store.find_entities(sorted(candidates))} | set(found)
+        mentions = [
+            (event.id, name)
+            for event in events
+            for name in sorted(extracted[event.id] | (terms[event.id] & known))
+        ]
+        if found:
+            self.store.upsert_entities(list(found.values()))
+        if mentions:
+            self.store.link_mentions(mentions)
+
+    def _embed(self, jobs: list[Job]) -> None:
+        assert self.embedder is not None
+        by_node: dict[str, list[str]] = {}
+        for job in jobs:
+            by_node.setdefault(job.payload.get("node", "event"), []).extend(job.payload["ids"])
+        for node, ids in by_node.items():
+            texts = self._texts(node, ids)
+            if texts:
+                vectors = self.embedder.embed([text for _, text in texts])
+                self.store.set_embeddings(
+                    _node(node), [(i, v) for (i, _), v in zip(texts, vectors, strict=True)]
+                )
+
+    def _texts(self, node: str, ids: list[str]) -> list[tuple[str, str]]:
+        if node == "fact":
+            return [(f.id, f.text) for f in self.store.get_facts(ids)]
+        return [(e.id, e.content) for e in self.store.get_events(ids)]
+
+
+def _node(name: str) -> NodeKind:
+    if name not in ("event", "fact", "entity"):
+        raise ValueError(f"unknown node kind {name!r} in an embed job")
+    return name  # type: ignore[return-value]

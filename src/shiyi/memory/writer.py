@@ -1,0 +1,63 @@
+"""The reply-path side of memory: queue what was said, durably and in well under 10 ms.
+
+No graph write, no embedding and no LLM happens here; the worker does all of that after
+the reply.  A queued job survives ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from shiyi.llm.types import Message
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.models import EventRecord
+from shiyi.memory.segments import to_events
+from shiyi.memory.worker import INGEST, event_payload
+
+
+class MemoryWriter:
+    def __init__(
+        self,
+        jobs: JobQueue,
+        wake: Callable[[], None],
+        *,
+        user_id: str = "default",
+        agent_id: str = "shiyi",
+    ) -> None:
+        self.jobs = jobs
+        self.wake = wake
+        self.user_id = user_id
+        self.agent_id = agent_id
+        self._next_segment: dict[tuple[str, int], int] = {}
+
+    def record(
+        self,
+        message: Message,
+        *,
+        message_id: int,
+        session_id: str,
+        run_id: str,
+        iteration: int,
+        ts: float | None = None,
+    ) -> list[EventRecord]:
+        key = (run_id, iteration)
+        events = to_events(
+            message,
+            message_id=message_id,
+            session_id=session_id,
+            run_id=run_id,
+            iteration=iteration,
+            first_segment=self._next_segment.get(key, 0),
+            ts=time.time() if ts is None else ts,
+            user_id=self.user_id,
+            agent_id=self.agent_id,
+        )
+        if events:
+            self._next_segment[key] = events[-1].segment + 1
+            self.record_events(events)
+        return events
+
+    def record_events(self, events: list[EventRecord]) -> None:
+        self.jobs.enqueue(INGEST, event_payload(events))
+        self.wake()

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from shiyi.errors import StorageError
+from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
+from shiyi.memory.protocol import Embedder
+
+
+class CountingEmbedder:
+    """Deterministic fake: vector from the text's length and first character."""
+
+    def __init__(self, model_id: str = "fake", dimension: int = 4) -> None:
+        self._model_id = model_id
+        self._dimension = dimension
+        self.seen: list[str] = []
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        with self._lock:
+            self.seen.extend(texts)
+        return [self.vector(t) for t in texts]
+
+    def vector(self, text: str) -> list[float]:
+        head = float(ord(text[0])) if text else 0.0
+        return [float(len(text)), head, 0.5, -0.25][: self._dimension] + [0.0] * max(
+            0, self._dimension - 4
+        )
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> EmbeddingCache:
+    return EmbeddingCache(tmp_path / "sub" / "emb.sqlite")
+
+
+def test_content_hash_is_sha256_hex() -> None:
+    assert content_hash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    assert content_hash("记忆") != content_hash("记 忆")
+
+
+def test_round_trip_as_float32(cache: EmbeddingCache) -> None:
+    cache.put_many("m", ["a", "b"], [[0.1, 0.2, 0.3], [1.0, -2.0, 3.5]])
+    got = cache.get_many("m", ["a", "b", "c"])
+    assert set(got) == {content_hash("a"), content_hash("b")}
+    assert got[content_hash("a")] == pytest.approx([0.1, 0.2, 0.3], abs=1e-7)
+    assert got[content_hash("b")] == [1.0, -2.0, 3.5]
+    assert cache.get_many("other-model", ["a"]) == {}
+    assert cache.count("m") == 2
+    assert cache.count() == 2
+
+
+def test_put_many_checks_lengths(cache: EmbeddingCache) -> None:
+    with pytest.raises(ValueError, match="2 texts but 1 vectors"):
+        cache.put_many("m", ["a", "b"], [[1.0]])
+
+
+def test_get_many_handles_more_keys_than_one_query(cache: EmbeddingCache) -> None:
+    texts = [f"t{i}" for i in range(1234)]
+    cache.put_many("m", texts, [[float(i)] for i in range(1234)])
+    got = cache.get_many("m", texts)
+    assert len(got) == 1234
+    assert got[content_hash("t1000")] == [1000.0]
+
+
+def test_persists_across_reopen(tmp_path: Path) -> None:
+    first = EmbeddingCache(tmp_path / "c.sqlite")
+    first.put_many("m", ["x"], [[1.0, 2.0]])
+    first.close()
+    second = EmbeddingCache(tmp_path / "c.sqlite")
+    assert second.get_many("m", ["x"]) == {content_hash("x"): [1.0, 2.0]}
+
+
+def test_unopenable_path_is_storage_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="Cannot open the embedding cache"):
+        EmbeddingCache(tmp_path)  # a directory, not a file
+
+
+def test_cached_embedder_never_embeds_a_text_twice(cache: EmbeddingCache) -> None:
+    inner = CountingEmbedder()
+    embedder = CachedEmbedder(inner, cache)
+    assert isinstance(embedder, Embedder)
+    assert (embedder.model_id, embedder.dimension) == ("fake", 4)
+
+    first = embedder.embed(["hello", "world", "hello", ""])
+    assert inner.seen == ["hello", "world", ""]
+    assert first == [inner.vector(t) for t in ["hello", "world", "hello", ""]]
+
+    second = embedder.embed(["world", "new", "hello", "new"])
+    assert inner.seen == ["hello", "world", "", "new"]
+    assert second == [inner.vector(t) for t in ["world", "new", "hello", "new"]]
+    assert embedder.embed([]) == []
+
+
+def test_cache_is_per_model(cache: EmbeddingCache) -> None:
+    a, b = CountingEmbedder("a"), CountingEmbedder("b")
+    CachedEmbedder(a, cache).embed(["same"])
+    CachedEmbedder(b, cache).embed(["same"])
+    assert a.seen == ["same"]
+    assert b.seen == ["same"]
+
+
+def test_vector_of_other_dimension_is_a_miss(cache: EmbeddingCache) -> None:
+    cache.put_many("fake", ["t"], [[1.0, 2.0]])
+    inner = CountingEmbedder(dimension=4)
+    assert CachedEmbedder(inner, cache).embed(["t"]) == [inner.vector("t")]
+    assert inner.seen == ["t"]
+
+
+def test_concurrent_callers_share_work(cache: EmbeddingCache) -> None:
+    inner = CountingEmbedder()
+    embedder = CachedEmbedder(inner, cache)
+    texts = [f"text {i}" for i in range(50)]
+    threads = [threading.Thread(target=embedder.embed, args=(texts,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(inner.seen) == sorted(texts)

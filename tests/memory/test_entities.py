@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from shiyi.memory.entities import extract_entities, normalize_name
+from shiyi.memory.models import EntityRecord
+from shiyi.memory.text import warm_up
+
+
+def by_name(text: str) -> dict[str, EntityRecord]:
+    return {e.name: e for e in extract_entities(text)}
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        ("  New   York ", "new york"),
+        ("Ｋｕｚｕ", "kuzu"),
+        ("@alice", "alice"),
+        ("foo()", "foo"),
+        ("__init__", "__init__"),
+        ("“Alice”,", "alice"),
+    ],
+)
+def test_normalize_name(raw: str, normal: str) -> None:
+    assert normalize_name(raw) == normal
+
+
+def test_english_names_places_orgs_and_technologies() -> None:
+    found = by_name(
+        "Alice said we should move the New York office data to Kuzu. "
+        "The meeting with Dr. Smith at Acme Corp is in Paris. Alice prefers SQLite."
+    )
+    assert found["alice"].type == "person"
+    assert found["alice"].display == "Alice"
+    assert found["new york"].display == "New York"
+    assert found["kuzu"].type == "technology"
+    assert found["sqlite"].type == "technology"
+    assert found["smith"].type == "person"
+    assert found["acme corp"].type == "org"
+    assert found["paris"].type == "place"
+    assert not {"the", "dr", "meeting"} & set(found)
+
+
+def test_lone_capitalised_sentence_opener_is_not_a_name() -> None:
+    found = by_name("Yesterday was long. Maybe tomorrow. Deploy it now.")
+    assert found == {}
+
+
+def test_code_paths_urls_handles_and_tags() -> None:
+    found = by_name(
+        "Can you check src/shiyi/memory/keyword.py? match_expression() and "
+        "KeywordIndex.search fail when HTTPServer restarts, see getUserName and "
+        "https://github.com/kuzudb/kuzu/issues/123, ping @carol #release, "
+        "config in pyproject.toml, mail bob@example.com"
+    )
+    assert found["src/shiyi/memory/keyword.py"].type == "file"
+    assert found["match_expression"].type == "identifier"
+    assert found["keywordindex.search"].type == "identifier"
+    assert found["httpserver"].type == "identifier"
+    assert found["getusername"].type == "identifier"
+    assert found["https://github.com/kuzudb/kuzu/issues/123"].type == "url"
+    assert found["carol"].display == "@carol"
+    assert found["release"].display == "#release"
+    assert found["pyproject.toml"].type == "file"
+    assert "bob@example.com" in found
+    # Pieces of structured spans are not extracted again.
+    assert not {"memory", "github", "issues", "keywordindex"} & set(found)
+
+
+def test_chinese_nouns_places_and_orgs() -> None:
+    found = by_name("我们明天在北京部署新版本，阿里巴巴的同事负责数据库迁移。")
+    assert found["北京"].type == "place"
+    assert found["阿里巴巴"].type == "org"
+    assert {"部署", "数据库", "版本"} <= set(found)
+    assert not {"我们", "明天", "的", "新"} & set(found)
+
+
+def test_mixed_message() -> None:
+    found = by_name("用 jieba 给 Kuzu 做中文分词，版本 2024 上线")
+    assert found["jieba"].type == "technology"
+    assert found["kuzu"].type == "technology"
+    assert "分词" in found
+    assert "2024" not in found
+
+
+def test_no_junk_numbers_single_letters_or_stop_words() -> None:
+    assert extract_entities("404 1.5 2024 a b x #123 @7 I the 的 了") == []
+
+
+def test_deduplicated_by_normalised_name_with_aliases() -> None:
+    entities = extract_entities("We use Kuzu. kuzu is embedded; KUZU is fast and Kuzu rocks.")
+    kuzu = [e for e in entities if e.name == "kuzu"]
+    assert len(kuzu) == 1
+    assert kuzu[0].display == "Kuzu"
+    assert set(kuzu[0].aliases) <= {"kuzu", "KUZU"}
+
+
+def test_fast_after_warm_up() -> None:
+    warm_up().join(timeout=30)
+    english = (
+        "Alice asked Bob to move src/app/main.py into the New York repo; "
+        "KeywordIndex.search() broke on user3 after deploy, see https://example.com/x. "
+    )
+    chinese = "我们明天在北京部署新版本，张伟负责数据库迁移，阿里巴巴的同事也会参与。"
+    message = ((english + chinese) * 5)[:500]
+    extract_entities(message)
+    runs = 50
+    start = time.perf_counter()
+    for _ in range(runs):
+        extract_entities(message)
+    per_call = (time.perf_counter() - start) / runs
+    assert per_call < 0.01  # target is < 2 ms; 10 ms leaves room for slow CI machines

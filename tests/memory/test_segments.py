@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from shiyi.llm.types import Message, ToolCall
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.segments import MAX_SEGMENT_CHARS, to_events
+from shiyi.memory.worker import INGEST
+from shiyi.memory.writer import MemoryWriter
+
+
+def test_assistant_message_splits_into_reasoning_response_and_calls() -> None:
+    message = Message(
+        "assistant",
+        "Let me check.",
+        (ToolCall("c1", "grep", '{"pattern": "x"}'), ToolCall("c2", "read_file", "{}")),
+        reasoning="I need the file",
+    )
+    events = to_events(
+        message, message_id=7, session_id="s", run_id="r", iteration=2, first_segment=3, ts=5.0
+    )
+    assert [e.segment_type for e in events] == ["reasoning", "response", "tool_call", "tool_call"]
+    assert [e.segment for e in events] == [3, 4, 5, 6]
+    assert [e.id for e in events] == ["ev_7_0", "ev_7_1", "ev_7_2", "ev_7_3"]
+    assert events[2].content == 'grep({"pattern": "x"})'
+    assert events[0].anchor.key() == "r:2:3"
+
+
+def test_tool_results_are_clipped_for_memory() -> None:
+    message = Message("tool", "x" * 50_000, tool_call_id="c", name="bash")
+    (event,) = to_events(
+        message, message_id=1, session_id="s", run_id="r", iteration=1, first_segment=0, ts=0
+    )
+    assert event.content.startswith("bash -> xxx")
+    assert len(event.content) <= MAX_SEGMENT_CHARS
+
+
+def test_writer_numbers_segments_within_an_iteration_and_queues_durably(tmp_path: Path) -> None:
+    jobs = JobQueue(tmp_path / "q.sqlite3")
+    woken: list[bool] = []
+    writer = MemoryWriter(jobs, lambda: woken.append(True))
+    first = writer.record(
+        Message("assistant", "hi", (ToolCall("c", "t", "{}"),)),
+        message_id=1,
+        session_id="s",
+        run_id="r",
+        iteration=1,
+    )
+    second = writer.record(
+        Message("tool", "out", tool_call_id="c", name="t"),
+        message_id=2,
+        session_id="s",
+        run_id="r",
+        iteration=1,
+    )
+    assert [e.segment for e in first + second] == [0, 1, 2]
+    assert woken == [True, True]
+    queued = jobs.claim([INGEST], limit=10)
+    assert [len(j.payload["events"]) for j in queued] == [2, 1]

@@ -1,0 +1,212 @@
+"""The memory service end to end: real Kuzu, real SQLite, the real embedding model."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shiyi.config import Settings, load_settings
+from shiyi.llm.types import Message, ToolCall
+from shiyi.memory.models import EntityRecord, EventRecord, RelationRecord
+from shiyi.memory.service import Memory
+
+BASE = 1_700_000_000.0
+
+
+def event(i: int, text: str, *, run: str = "run_a", ts: float | None = None) -> EventRecord:
+    return EventRecord(
+        id=f"e{i}",
+        session_id="s1",
+        run_id=run,
+        ts=ts or BASE + i * 60,
+        role="user",
+        content=text,
+        segment_type="user_message",
+        iteration=i,
+    )
+
+
+CORPUS = [
+    "Alice adopted a dog named Biscuit last spring.",
+    "The staging server returns error 404 for user3 on /api/login.",
+    "我们明天部署新版本到生产环境。",
+    "Let's meet for coffee on Friday.",
+    "The quarterly report is due on 2024-05-01.",
+    "Biscuit loves chasing tennis balls in the park.",
+]
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return load_settings(cwd=tmp_path, workspace=tmp_path)
+
+
+@pytest.fixture
+def memory(settings: Settings) -> Iterator[Memory]:
+    opened = Memory.open(settings, start_worker=False)
+    opened.import_events([event(i, text) for i, text in enumerate(CORPUS)])
+    assert opened.worker.drain(timeout=120)
+    yield opened
+    opened.close()
+
+
+def ids(hits: list[object]) -> list[str]:
+    return [h.id for h in hits]  # type: ignore[attr-defined]
+
+
+def test_keyword_mode_keeps_numbers_identifiers_and_chinese(memory: Memory) -> None:
+    assert ids(memory.search("error 404", mode="keyword"))[0] == "e1"
+    assert ids(memory.search("user3", mode="keyword"))[0] == "e1"
+    assert ids(memory.search("2024", mode="keyword"))[0] == "e4"
+    assert ids(memory.search("部署", mode="keyword"))[0] == "e2"
+
+
+def test_semantic_mode_finds_paraphrases(memory: Memory) -> None:
+    hits = memory.search("Who has a pet puppy?", mode="semantic", limit=2)
+    assert "e0" in ids(hits)
+    assert "e3" not in ids(hits)
+
+
+def test_graph_mode_follows_entities_and_relations(memory: Memory) -> None:
+    direct = ids(memory.search("Tell me about Biscuit", mode="graph"))
+    assert set(direct[:2]) == {"e0", "e5"}
+    # Two hops: Alice -> (owns) -> Biscuit reaches a turn that never names Alice.
+    memory.store.upsert_entities([EntityRecord("alice", "person", "Alice")])
+    memory.store.add_relations([RelationRecord("alice", "biscuit", "owns")])
+    via_alice = ids(memory.search("What about Alice?", mode="graph", limit=5))
+    assert "e5" in via_alice
+
+
+def test_recent_mode_returns_the_newest_turns(memory: Memory) -> None:
+    assert ids(memory.search("anything", mode="recent", limit=2)) == ["e5", "e4"]
+
+
+def test_hybrid_fuses_paths_and_reports_them(memory: Memory) -> None:
+    hits = memory.search("Biscuit the dog", mode="hybrid", limit=3)
+    assert hits[0].id in {"e0", "e5"}
+    assert {"vector", "keyword", "graph"} <= set(hits[0].paths)
+    assert hits[0].anchor is not None
+
+
+def test_access_counts_are_updated(memory: Memory) -> None:
+    fact = memory.remember("Alice prefers green tea", kind="preference")
+    memory.worker.drain(timeout=60)
+    for _ in range(2):
+        memory.search("green tea", mode="keyword")
+    assert memory.store.get_facts([fact.id])[0].access_count == 2
+
+
+def test_remember_and_kind_filter(memory: Memory) -> None:
+    fact = memory.remember("Deploys happen with `make release` after tests pass", kind="procedural")
+    memory.worker.drain(timeout=60)
+    hits = memory.search("how do we release?", kinds=["procedural"])
+    assert ids(hits) == [fact.id]
+    assert "<relevant_procedures>" in memory.query_text("how do we release?")
+
+
+def test_expand_returns_neighbouring_turns(memory: Memory) -> None:
+    around = memory.expand("run_a:2:0", window=1)
+    assert [e.id for e in around] == ["e1", "e2", "e3"]
+
+
+def test_forget_removes_everywhere(memory: Memory) -> None:
+    assert memory.forget(["e1"]) == 1
+    assert memory.search("404", mode="keyword") == []
+    assert "e1" not in ids(memory.search("staging server error", mode="semantic", limit=6))
+
+
+def test_prefetch_is_keyword_only_and_small(memory: Memory) -> None:
+    hits = memory.prefetch("is the report due 2024-05-01?")
+    assert ids(hits)[:1] == ["e4"]
+    assert len(hits) <= memory.settings.prefetch_limit
+
+
+def test_everything_survives_a_restart(settings: Settings) -> None:
+    first = Memory.open(settings, start_worker=False)
+    first.record_message(
+        Message("assistant", "I'll check", (ToolCall("c1", "grep", '{"pattern": "kiwi"}'),)),
+        message_id=1,
+        session_id="s",
+        run_id="r",
+        iteration=1,
+    )
+    first.record_message(
+        Message("user", "my favourite fruit is kiwi"),
+        message_id=2,
+        session_id="s",
+        run_id="r",
+        iteration=2,
+    )
+    first.close()  # nothing processed yet: the jobs wait on disk
+    second = Memory.open(settings, start_worker=False)
+    assert second.worker.drain(timeout=120)
+    assert second.stats()["events"] == 3
+    assert ids(second.search("favourite fruit", mode="hybrid"))[0] == "ev_2_0"
+    second.close()
+
+
+def test_second_process_gets_a_clear_message(settings: Settings, tmp_path: Path) -> None:
+    memory = Memory.open(settings, start_worker=False)
+    try:
+        script = textwrap.dedent(
+            f"""
+            from shiyi.config import load_settings
+            from shiyi.memory.service import Memory
+            s = load_settings(home={str(settings.data_dir)!r}, workspace={str(tmp_path)!r})
+            s.memory.lock_timeout = 0.5
+            Memory.open(s)
+            """
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode != 0
+        assert f"in use by pid {os.getpid()}" in result.stderr
+    finally:
+        memory.close()
+
+
+def test_kill_9_mid_batch_loses_nothing_and_duplicates_nothing(settings: Settings) -> None:
+    total = 400
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from shiyi.config import load_settings
+        from shiyi.memory.models import EventRecord
+        from shiyi.memory.service import Memory
+        s = load_settings(home={str(settings.data_dir)!r}, workspace={str(settings.workspace)!r})
+        m = Memory.open(s, start_worker=False)
+        m.import_events([EventRecord(f"k{{i}}", "s", "r", 1.7e9 + i, "user",
+                         f"note number {{i}} about topic {{i % 7}}", "imported", iteration=i)
+                         for i in range({total})])
+        print("queued", flush=True)
+        while m.worker.run_once():
+            print("batch", flush=True)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "queued"
+    assert child.stdout.readline().strip() == "batch"  # some work is done, more is running
+    time.sleep(0.3)
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+
+    memory = Memory.open(settings, start_worker=False)
+    try:
+        assert memory.worker.drain(timeout=300)
+        counts = memory.stats()
+        assert counts["events"] == total
+        assert counts["embedded_events"] == total
+        assert counts["keyword_docs"] == total
+        assert memory.jobs.failed() == []
+    finally:
+        memory.close()

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import pytest
+
+from shiyi.memory.text import query_terms, tokenize, warm_up
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Got error 404", ["got", "error", "404"]),
+        ("pi is 3.14 in 2024", ["pi", "3.14", "2024"]),
+        ("user3 logged in", ["user3", "logged"]),
+        ("released 2024-05-01", ["released", "2024-05-01", "2024", "05", "01"]),
+        ("snake_case_name", ["snake_case_name", "snake", "case", "name"]),
+        ("camelCase", ["camelcase", "camel", "case"]),
+        ("HTTPServer", ["httpserver", "http", "server"]),
+        ("dotted.module.path", ["dotted.module.path", "dotted", "module", "path"]),
+    ],
+)
+def test_keeps_numbers_dates_and_identifiers(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+
+
+def test_file_path_gives_whole_path_basename_and_stem() -> None:
+    terms = tokenize("see src/app/main.py")
+    assert terms[:2] == ["see", "src/app/main.py"]
+    assert {"main.py", "main", "src", "app"} <= set(terms)
+
+
+def test_url_gives_host_and_email_gives_parts() -> None:
+    terms = tokenize("https://www.github.com/kuzudb/kuzu and bob.smith@example.com")
+    assert {"www.github.com", "github.com", "github", "kuzudb", "kuzu"} <= set(terms)
+    assert {"bob.smith@example.com", "bob.smith", "example.com"} <= set(terms)
+
+
+def test_chinese_is_segmented_into_words() -> None:
+    terms = tokenize("我们明天部署新版本")
+    assert "部署" in terms
+    assert "版本" in terms
+    assert "我们" not in terms  # stop word
+
+
+def test_search_mode_also_yields_sub_words() -> None:
+    assert {"人民", "共和国", "中华人民共和国"} <= set(tokenize("中华人民共和国"))
+
+
+def test_mixed_language_and_full_width_digits() -> None:
+    terms = tokenize("修复了 bug 1234，发布于２０２４年")
+    assert {"修复", "bug", "1234", "2024", "发布"} <= set(terms)
+
+
+def test_stop_words_dropped_but_numbers_never() -> None:
+    assert tokenize("the a is 的 了 是 1 0 x") == ["1", "0"]
+
+
+def test_fts_syntax_is_just_text() -> None:
+    assert tokenize('NEAR("foo"* -bar :baz)') == ["near", "foo", "bar", "baz"]
+
+
+def test_repeats_kept_but_query_terms_deduplicated() -> None:
+    assert tokenize("error error") == ["error", "error"]
+    assert query_terms("error Error 404 error") == ["error", "404"]
+
+
+def test_empty_text() -> None:
+    assert tokenize("") == []
+    assert tokenize("  ，。!? ") == []
+
+
+def test_warm_up_runs_in_background() -> None:
+    thread = warm_up()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
