@@ -72,7 +72,7 @@ def evaluate(memory: Memory, conversations: list[ImportedConversation]) -> None:
         latencies: list[float] = []
         for session_id, qa in questions:
             started = time.perf_counter()
-            hits = memory.search(qa.question, mode=mode, limit=max(KS))  # type: ignore[arg-type]
+            hits = memory.retriever.search(qa.question, mode=mode, limit=max(KS), touch=False)  # type: ignore[arg-type]
             latencies.append((time.perf_counter() - started) * 1000)
             evidence = {f"{session_id}:{dia}" for dia in qa.evidence}
             ids = [hit.id for hit in hits]

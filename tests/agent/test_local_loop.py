@@ -62,4 +62,5 @@ async def test_local_model_tool_call_is_executed_by_the_loop(settings: Settings)
     assert events[-1].status == "completed"  # type: ignore[union-attr]
     assert events[-1].iterations == 2  # type: ignore[union-attr]
     history = agent.history()
-    assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
+    # The final reply may be empty (a 135M model can stop at once): only the call is certain.
+    assert [m.role for m in history][:3] == ["user", "assistant", "tool"]

@@ -111,6 +111,16 @@ def test_vector_search_nearest_and_newly_embedded(graph: KuzuGraph) -> None:
     assert graph.counts()["embedded_events"] == 3
 
 
+def test_vector_index_is_built_at_the_first_search(graph: KuzuGraph) -> None:
+    graph.add_events([event(f"e{i}", float(i)) for i in range(6)])
+    graph.set_embeddings("event", [(f"e{i}", unit(i)) for i in range(5)])
+    assert schema.VECTOR_TABLES["event"].index not in schema.existing_indexes(graph._writer)
+    assert graph.vector_search("event", unit(2), 1)[0].id == "e2"
+    assert schema.VECTOR_TABLES["event"].index in schema.existing_indexes(graph._writer)
+    graph.set_embeddings("event", [("e5", unit(5))])  # inserted into the live index
+    assert graph.vector_search("event", unit(5), 1)[0].id == "e5"
+
+
 def test_vectors_for_facts_and_entities(graph: KuzuGraph) -> None:
     graph.upsert_entities([EntityRecord("kuzu"), EntityRecord("python")])
     graph.upsert_facts([FactRecord(id="f1", key="db", value="kuzu")])

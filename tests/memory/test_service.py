@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import Settings, load_settings
+from shiyi.errors import StorageError
 from shiyi.llm.types import Message, ToolCall
 from shiyi.memory.models import EntityRecord, EventRecord, RelationRecord
 from shiyi.memory.service import Memory
@@ -210,3 +211,19 @@ def test_kill_9_mid_batch_loses_nothing_and_duplicates_nothing(settings: Setting
         assert memory.jobs.failed() == []
     finally:
         memory.close()
+
+
+def test_model_change_is_refused_until_reindex_all(settings: Settings) -> None:
+    memory = Memory.open(settings, start_worker=False)
+    memory.import_events([event(i, text) for i, text in enumerate(CORPUS)])
+    memory.worker.drain(timeout=120)
+    memory.close()
+    settings.memory.embed_model = "all-MiniLM-L6-v2-renamed"
+    with pytest.raises(StorageError, match=r"shiyi memory reindex --all"):
+        Memory.open(settings, start_worker=False)
+    switched = Memory.open(settings, start_worker=False, switch_model=True)
+    assert switched.stats()["embedded_events"] == 0
+    assert switched.reindex() == len(CORPUS)
+    assert ids(switched.search("puppy", mode="semantic", limit=1)) == ["e0"]
+    switched.close()
+    Memory.open(settings, start_worker=False).close()  # the new model is now the recorded one

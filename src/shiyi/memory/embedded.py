@@ -37,6 +37,7 @@ class EmbeddedStore:
         dimension: int = 384,
         embedding_model: str = "all-MiniLM-L6-v2",
         lock_timeout: float = 5.0,
+        check_model: bool = True,
     ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
@@ -44,7 +45,10 @@ class EmbeddedStore:
         self.lock.acquire(timeout=lock_timeout)
         try:
             self.graph = KuzuGraph(
-                directory / GRAPH_NAME, dimension=dimension, embedding_model=embedding_model
+                directory / GRAPH_NAME,
+                dimension=dimension,
+                embedding_model=embedding_model,
+                check_model=check_model,
             )
             self.keywords = KeywordIndex(directory / SQLITE_NAME)
         except BaseException:

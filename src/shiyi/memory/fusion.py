@@ -21,9 +21,20 @@ DEFAULT_KIND_WEIGHTS: dict[str, float] = {
 }
 
 
+# How much each recall path's vote counts in the fusion.  The graph and recency paths
+# return whatever touches an entity or is new, so they vote with less weight.
+DEFAULT_PATH_WEIGHTS: dict[str, float] = {
+    "vector": 1.0,
+    "keyword": 1.0,
+    "graph": 0.5,
+    "recent": 0.25,
+}
+
+
 @dataclass(slots=True, frozen=True)
 class RerankWeights:
     rrf_k: int = 60
+    path_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS))
     recency_half_life_days: float = 30.0
     recency_weight: float = 0.3
     frequency_weight: float = 0.1
@@ -31,17 +42,20 @@ class RerankWeights:
 
 
 def rrf(
-    paths: Mapping[str, Sequence[Scored]], k: int
+    paths: Mapping[str, Sequence[Scored]],
+    k: int,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
-    """Fuse ranked lists: each path adds 1 / (k + rank) for every id it found.
+    """Fuse ranked lists: each path adds weight / (k + rank) for every id it found.
 
     Returns the fused score per id and, per id, the rank at which each path found it.
     """
     scores: dict[str, float] = {}
     ranks: dict[str, dict[str, int]] = {}
     for name, found in paths.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
         for rank, item in enumerate(found, start=1):
-            scores[item.id] = scores.get(item.id, 0.0) + 1.0 / (k + rank)
+            scores[item.id] = scores.get(item.id, 0.0) + weight / (k + rank)
             ranks.setdefault(item.id, {})[name] = rank
     return scores, ranks
 

@@ -62,6 +62,7 @@ class KuzuGraph:
         self.embedding_model = embedding_model
         self._db = schema.open_database(path)
         self._write_lock = threading.Lock()
+        self._indexed: set[str] = set()  # vector indexes known to exist (built lazily)
         self._local = threading.local()
         self._connections: list[kuzu.Connection] = []
         self._closed = False
@@ -138,17 +139,33 @@ class KuzuGraph:
             raise StorageError(
                 f"vectors for {bad[:3]} have the wrong dimension (expected {self.dimension})"
             )
-        table = schema.VECTOR_TABLES[node].table
         with self._transaction() as conn:
-            known = _existing(conn, _NODE_TABLE[node], _PRIMARY_KEY[node], list(latest))
-            rows = [(i, v) for i, v in latest.items() if i in known]
-            if not rows:
-                return
+            self._replace_vectors(conn, node, latest)
+
+    def _replace_vectors(
+        self, conn: kuzu.Connection, node: NodeKind, latest: dict[str, list[float]]
+    ) -> None:
+        rows = self._drop_old_vectors(conn, node, latest)
+        if rows:
+            self._copy_vectors(conn, node, rows)
+
+    def _drop_old_vectors(
+        self, conn: kuzu.Connection, node: NodeKind, latest: dict[str, list[float]]
+    ) -> list[tuple[str, list[float]]]:
+        """Delete the stored vectors of these ids; returns the rows whose node exists."""
+        table = schema.VECTOR_TABLES[node].table
+        known = _existing(conn, _NODE_TABLE[node], _PRIMARY_KEY[node], list(latest))
+        rows = [(i, v) for i, v in latest.items() if i in known]
+        if rows:
             ids = [i for i, _ in rows]
             schema.execute(conn, f"MATCH (v:{table}) WHERE v.id IN $ids DELETE v", {"ids": ids})
-            schema.execute(
-                conn, f"COPY {table} FROM $t", {"t": q.vectors_arrow(rows, self.dimension)}
-            )
+        return rows
+
+    def _copy_vectors(
+        self, conn: kuzu.Connection, node: NodeKind, rows: list[tuple[str, list[float]]]
+    ) -> None:
+        table = schema.VECTOR_TABLES[node].table
+        schema.execute(conn, f"COPY {table} FROM $t", {"t": q.vectors_arrow(rows, self.dimension)})
 
     def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
         if not entities:
@@ -245,6 +262,7 @@ class KuzuGraph:
             schema.create_vector_tables(self._writer, dimension)
             schema.write_meta(self._writer, schema.META_MODEL, embedding_model)
             schema.write_meta(self._writer, schema.META_DIMENSION, str(dimension))
+            self._indexed.clear()
         self.dimension, self.embedding_model = dimension, embedding_model
 
     # --- reads -------------------------------------------------------------------------
@@ -255,6 +273,10 @@ class KuzuGraph:
         if len(vector) != self.dimension:
             raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
         vt = schema.VECTOR_TABLES[node]
+        if vt.index not in self._indexed:
+            with self._write_lock:
+                schema.ensure_vector_index(self._writer, vt)
+            self._indexed.add(vt.index)
         rows = self._read(
             f"CALL QUERY_VECTOR_INDEX('{vt.table}', '{vt.index}', $v, $k)"
             " RETURN node.id, distance ORDER BY distance",

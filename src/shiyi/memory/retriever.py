@@ -52,7 +52,7 @@ class Retriever:
         if mode not in _PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         found = {name: self._path(name, query) for name in _PATHS[mode]}
-        scores, ranks = rrf(found, self.weights.rrf_k)
+        scores, ranks = rrf(found, self.weights.rrf_k, self.weights.path_weights)
         hits = [h for h in self._materialize(scores, ranks) if _kind_matches(h, kinds)]
         best = rerank(hits, self.weights)[:limit]
         if touch and best:

@@ -20,6 +20,8 @@ from shiyi.memory.retriever import Mode, Retriever
 from shiyi.memory.worker import EMBED, MemoryWorker
 from shiyi.memory.writer import MemoryWriter
 
+REINDEX_CHUNK = 5000
+
 
 def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | None:
     """The configured embedder behind a content-hash cache (nothing is embedded twice)."""
@@ -75,8 +77,14 @@ class Memory:
         )
 
     @classmethod
-    def open(cls, settings: Settings, *, start_worker: bool = True) -> Memory:
-        """Open the data dir's store (waiting for another owner up to ``lock_timeout``)."""
+    def open(
+        cls, settings: Settings, *, start_worker: bool = True, switch_model: bool = False
+    ) -> Memory:
+        """Open the data dir's store (waiting for another owner up to ``lock_timeout``).
+
+        ``switch_model`` (for ``shiyi memory reindex``) accepts a store embedded with another
+        model and drops its vectors so they can be rebuilt with the configured one.
+        """
         config = settings.memory
         directory = settings.memory_dir
         store = EmbeddedStore(
@@ -84,7 +92,10 @@ class Memory:
             dimension=config.embed_dimension,
             embedding_model=config.embed_model,
             lock_timeout=config.lock_timeout,
+            check_model=not switch_model,
         )
+        if switch_model:
+            store.graph.reset_vectors(config.embed_dimension, config.embed_model)
         try:
             jobs = JobQueue(store.sqlite_path)
             jobs.recover()  # we own the store: anything 'running' was cut off by a crash
@@ -190,15 +201,17 @@ class Memory:
         return self.store.expand(parse_anchor(anchor_key), window)
 
     def reindex(self, progress: Callable[[int], None] | None = None) -> int:
-        """Embed every event that has no vector yet (after a crash, import or model change)."""
+        """Embed every event that has no vector yet (after a crash, import or model change).
+
+        Works in chunks large enough for the store's bulk path (index rebuilt once a chunk).
+        """
         if self.embedder is None:
             raise ConfigError("memory.embedder is 'none': there is nothing to embed with.")
         done = 0
-        while batch := self.store.events_missing_embeddings(self.settings.embed_batch * 4):
+        while batch := self.store.events_missing_embeddings(REINDEX_CHUNK):
             vectors = self.embedder.embed([e.content for e in batch])
-            self.store.set_embeddings(
-                "event", [(e.id, v) for e, v in zip(batch, vectors, strict=True)]
-            )
+            pairs = [(e.id, v) for e, v in zip(batch, vectors, strict=True)]
+            self.store.set_embeddings("event", pairs)
             done += len(batch)
             if progress is not None:
                 progress(done)

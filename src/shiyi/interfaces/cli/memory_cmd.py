@@ -24,14 +24,16 @@ ConfigOption = Annotated[
 
 
 @contextmanager
-def opened(config: Path | None, *, worker: bool = False) -> Iterator[Memory]:
+def opened(
+    config: Path | None, *, worker: bool = False, switch_model: bool = False
+) -> Iterator[Memory]:
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.app import fail, load
     from shiyi.memory.service import Memory
 
     settings = load(config)
     try:
-        memory = Memory.open(settings, start_worker=worker)
+        memory = Memory.open(settings, start_worker=worker, switch_model=switch_model)
     except ShiyiError as exc:
         fail(str(exc))
     try:
@@ -214,9 +216,17 @@ def jobs(
 
 
 @memory_app.command("reindex")
-def reindex(config: ConfigOption = None) -> None:
-    """Embed again every event that has no vector for the configured model."""
-    with opened(config) as memory:
+def reindex(
+    all_: Annotated[
+        bool, typer.Option("--all", help="Drop every vector first (e.g. after a model change).")
+    ] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Embed every event that has no vector for the configured model.
+
+    After changing memory.embed_model, run with --all: the store refuses to mix models.
+    """
+    with opened(config, switch_model=all_) as memory:
         count = memory.reindex(progress=_progress)
         typer.echo(f"re-embedded {count} events")
 

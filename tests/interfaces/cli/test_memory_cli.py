@@ -1,0 +1,81 @@
+"""`shiyi memory ...` end to end as subprocesses on a real store."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from shiyi.memory.synthetic import generate
+from tests.interfaces.cli.conftest import Cli
+
+
+def test_add_search_show_forget(cli: Cli) -> None:
+    added = cli.run("memory", "add", "The VPN config lives in ops/vpn.conf", "--kind", "convention")
+    assert added.returncode == 0, added.stderr
+    fact_id = added.stdout.split()[1]
+    found = cli.run("memory", "search", "vpn.conf", "--mode", "keyword")
+    assert fact_id in found.stdout
+    assert "convention" in found.stdout
+    as_json = cli.run("memory", "search", "where is the VPN configuration?", "--json")
+    first = json.loads(as_json.stdout.splitlines()[0])
+    assert first["id"] == fact_id
+    assert "vector" in first["paths"]
+    shown = cli.run("memory", "show", fact_id)
+    assert json.loads(shown.stdout)["kind"] == "convention"
+    gone = cli.run("memory", "forget", fact_id, "--yes")
+    assert "deleted 1 of 1" in gone.stdout
+    assert fact_id not in cli.run("memory", "search", "vpn.conf", "--mode", "keyword").stdout
+
+
+def test_import_locomo_then_stats_search_expand_export(cli: Cli) -> None:
+    dataset = cli.workspace / "conv.json"
+    dataset.write_text(json.dumps(generate(conversations=1, sessions=3, turns=8, seed=3)))
+    imported = cli.run("memory", "import", str(dataset), timeout=300)
+    assert imported.returncode == 0, imported.stderr
+    assert "imported 24 turns from 1 conversations" in imported.stdout
+    stats = dict(
+        line.split() for line in cli.run("memory", "stats").stdout.splitlines() if line.strip()
+    )
+    assert stats["events"] == "24"
+    assert stats["embedded_events"] == "24"
+    assert stats["pending_jobs"] == "0"
+    hits = cli.run("memory", "search", "room number", "--json").stdout.splitlines()
+    anchor = json.loads(hits[0])["anchor"]
+    key = f"{anchor['run_id']}:{anchor['iteration']}:{anchor['segment']}"
+    around = cli.run("memory", "expand", key, "--window", "1").stdout.splitlines()
+    assert 2 <= len(around) <= 3
+    assert any(key in line for line in around)
+    exported = cli.run("memory", "export").stdout.splitlines()
+    assert len(exported) == 24
+    jobs = cli.run("memory", "jobs").stdout
+    assert "ingest" in jobs
+    assert "failed #" not in jobs
+
+
+def test_second_process_is_told_who_holds_the_store(cli: Cli) -> None:
+    cli.script([{"text": "slow " * 100, "delay": 0.05}])
+    holder = cli.popen("chat")
+    try:
+        assert holder.stdout is not None
+        deadline = time.monotonic() + 60
+        while (cli.workspace.parent / "cli-home" / "memory" / "owner.lock").exists() is False:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        time.sleep(1.0)
+        cli.env["SHIYI_MEMORY__LOCK_TIMEOUT"] = "0.5"
+        result = cli.run("memory", "stats")
+        assert result.returncode == 2
+        assert f"in use by pid {holder.pid}" in result.stderr
+        assert "Traceback" not in result.stderr
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    # The killed holder leaves no stuck lock behind.
+    del cli.env["SHIYI_MEMORY__LOCK_TIMEOUT"]
+    assert cli.run("memory", "stats").returncode == 0
+
+
+def test_bad_mode_is_a_clear_error(cli: Cli) -> None:
+    result = cli.run("memory", "search", "x", "--mode", "fuzzy")
+    assert result.returncode == 2
+    assert "unknown --mode 'fuzzy'" in result.stderr
