@@ -156,6 +156,15 @@ def scale_run(count: int) -> None:
             f"hybrid query: p50 {percentile(latencies, 0.5):.1f} ms, "
             f"p95 {percentile(latencies, 0.95):.1f} ms (target p95 < 50 ms)"
         )
+        prefetch = []
+        for query in queries:
+            t0 = time.perf_counter()
+            memory.prefetch(query)
+            prefetch.append((time.perf_counter() - t0) * 1000)
+        print(
+            f"prefetch: p50 {percentile(prefetch, 0.5):.1f} ms, "
+            f"p95 {percentile(prefetch, 0.95):.1f} ms (target < 20 ms)"
+        )
         writes = []
         for i in range(500):
             t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 """KuzuGraph on real Kuzu files under tmp_path.
 
 Measured facts about kuzu 0.11.3 that shaped the implementation are pinned by tests here:
-an indexed vector column cannot be SET (hence the side tables), inserts update the HNSW index,
+an indexed vector column cannot be SET (hence the side tables); search itself is exact (numpy),
 and a second process opening the same database file fails immediately with
 ``IO exception: Could not set lock on file`` whether it asks for read-write or read-only.
 """
@@ -111,14 +111,25 @@ def test_vector_search_nearest_and_newly_embedded(graph: KuzuGraph) -> None:
     assert graph.counts()["embedded_events"] == 3
 
 
-def test_vector_index_is_built_at_the_first_search(graph: KuzuGraph) -> None:
-    graph.add_events([event(f"e{i}", float(i)) for i in range(6)])
-    graph.set_embeddings("event", [(f"e{i}", unit(i)) for i in range(5)])
-    assert schema.VECTOR_TABLES["event"].index not in schema.existing_indexes(graph._writer)
-    assert graph.vector_search("event", unit(2), 1)[0].id == "e2"
-    assert schema.VECTOR_TABLES["event"].index in schema.existing_indexes(graph._writer)
-    graph.set_embeddings("event", [("e5", unit(5))])  # inserted into the live index
-    assert graph.vector_search("event", unit(5), 1)[0].id == "e5"
+def test_vector_search_is_exact_and_reloads_from_disk(db_path: Path) -> None:
+    g = KuzuGraph(db_path, dimension=DIM, embedding_model="test-model")
+    g.add_events([event(f"e{i}", float(i)) for i in range(6)])
+    g.set_embeddings("event", [(f"e{i}", unit(i)) for i in range(6)])
+    assert g.vector_search("event", unit(2), 1)[0].id == "e2"  # the matrix is now loaded
+    g.set_embeddings("event", [("e2", unit(4))])  # re-embedded after loading
+    g.delete(["e4"])
+    assert [h.id for h in g.vector_search("event", unit(4), 1)] == ["e2"]
+    g.close()
+    reopened = KuzuGraph(db_path, dimension=DIM, embedding_model="test-model")
+    assert [h.id for h in reopened.vector_search("event", unit(4), 1)] == ["e2"]
+    assert {h.id for h in reopened.vector_search("event", unit(0), 10)} == {
+        "e0",
+        "e1",
+        "e2",
+        "e3",
+        "e5",
+    }
+    reopened.close()
 
 
 def test_vectors_for_facts_and_entities(graph: KuzuGraph) -> None:

@@ -118,6 +118,9 @@ class EmbeddedStore:
     def get_facts(self, ids: Sequence[str]) -> list[FactRecord]:
         return self.graph.get_facts(ids)
 
+    def fact_ids(self, limit: int) -> list[str]:
+        return self.graph.fact_ids(limit)
+
     def find_entities(self, names: Sequence[str]) -> list[EntityRecord]:
         return self.graph.find_entities(names)
 

@@ -14,7 +14,7 @@ Design notes (measured on kuzu 0.11.3, see the report in tests/memory/test_kuzu_
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from itertools import pairwise
 from pathlib import Path
@@ -36,6 +36,7 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
+from shiyi.memory.vector_cache import VectorCache
 
 COPY_THRESHOLD = 1000
 """Event batches this large use COPY FROM arrow.  Measured: COPY costs ~50 ms fixed (10 rows:
@@ -62,7 +63,9 @@ class KuzuGraph:
         self.embedding_model = embedding_model
         self._db = schema.open_database(path)
         self._write_lock = threading.Lock()
-        self._indexed: set[str] = set()  # vector indexes known to exist (built lazily)
+        self._vectors = {
+            node: VectorCache(dimension, self._vector_loader(node)) for node in schema.VECTOR_TABLES
+        }
         self._local = threading.local()
         self._connections: list[kuzu.Connection] = []
         self._closed = False
@@ -140,14 +143,10 @@ class KuzuGraph:
                 f"vectors for {bad[:3]} have the wrong dimension (expected {self.dimension})"
             )
         with self._transaction() as conn:
-            self._replace_vectors(conn, node, latest)
-
-    def _replace_vectors(
-        self, conn: kuzu.Connection, node: NodeKind, latest: dict[str, list[float]]
-    ) -> None:
-        rows = self._drop_old_vectors(conn, node, latest)
-        if rows:
-            self._copy_vectors(conn, node, rows)
+            rows = self._drop_old_vectors(conn, node, latest)
+            if rows:
+                self._copy_vectors(conn, node, rows)
+        self._vectors[node].upsert(rows)
 
     def _drop_old_vectors(
         self, conn: kuzu.Connection, node: NodeKind, latest: dict[str, list[float]]
@@ -253,6 +252,8 @@ class KuzuGraph:
                 )
             if sessions:
                 _sync_next_chains(conn, sessions)
+        for node in ("event", "fact"):
+            self._vectors[node].delete(wanted)
         return removed
 
     def reset_vectors(self, dimension: int, embedding_model: str) -> None:
@@ -262,7 +263,8 @@ class KuzuGraph:
             schema.create_vector_tables(self._writer, dimension)
             schema.write_meta(self._writer, schema.META_MODEL, embedding_model)
             schema.write_meta(self._writer, schema.META_DIMENSION, str(dimension))
-            self._indexed.clear()
+            for cache in self._vectors.values():
+                cache.reset(dimension)
         self.dimension, self.embedding_model = dimension, embedding_model
 
     # --- reads -------------------------------------------------------------------------
@@ -272,18 +274,16 @@ class KuzuGraph:
             return []
         if len(vector) != self.dimension:
             raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
-        vt = schema.VECTOR_TABLES[node]
-        if vt.index not in self._indexed:
-            with self._write_lock:
-                schema.ensure_vector_index(self._writer, vt)
-            self._indexed.add(vt.index)
-        rows = self._read(
-            f"CALL QUERY_VECTOR_INDEX('{vt.table}', '{vt.index}', $v, $k)"
-            " RETURN node.id, distance ORDER BY distance",
-            {"v": [float(x) for x in vector], "k": limit},
-        )
-        # Cosine distance is 1 - cosine similarity; callers want "higher is better".
-        return [Scored(str(r[0]), 1.0 - float(r[1])) for r in rows]
+        return self._vectors[node].search(vector, limit)
+
+    def _vector_loader(self, node: NodeKind) -> Callable[[], list[tuple[str, list[float]]]]:
+        table = schema.VECTOR_TABLES[node].table
+
+        def load() -> list[tuple[str, list[float]]]:
+            rows = self._read(f"MATCH (v:{table}) RETURN v.id, v.embedding")
+            return [(str(r[0]), list(r[1])) for r in rows]
+
+        return load
 
     def neighbourhood(self, entity_names: Sequence[str], hops: int, limit: int) -> Neighbourhood:
         seeds = [e.name for e in self.find_entities(entity_names)]
@@ -315,6 +315,13 @@ class KuzuGraph:
         }
         found = {str(r[0]): q.fact_from_row(r, *links.get(str(r[0]), ([], []))) for r in rows}
         return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def fact_ids(self, limit: int) -> list[str]:
+        """Ids of stored facts, newest first (for export and re-embedding)."""
+        rows = self._read(
+            "MATCH (f:Fact) RETURN f.id ORDER BY f.updated_at DESC LIMIT $n", {"n": limit}
+        )
+        return [str(r[0]) for r in rows]
 
     def find_entities(self, names: Sequence[str]) -> list[EntityRecord]:
         wanted = list(dict.fromkeys([*names, *(normalize_name(n) for n in names)]))

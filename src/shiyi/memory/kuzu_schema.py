@@ -80,28 +80,12 @@ def execute(conn: kuzu.Connection, query: str, params: dict[str, Any] | None = N
 
 
 def create_vector_tables(conn: kuzu.Connection, dimension: int) -> None:
-    """Vector side tables; also used by reindexing.
-
-    Their HNSW indexes are built lazily, by :func:`ensure_vector_index` at the first search:
-    copying vectors into an indexed table costs ~5 ms a row here, building the index over
-    loaded rows ~1.5 ms a row, so a bulk import before the first query is ~3x faster.
-    (Dropping an index to bulk-load later is not an option: kuzu 0.11.3 then refuses
-    inserts into the table until the database is reopened.)
-    """
+    """Vector side tables (no HNSW index: see :mod:`shiyi.memory.vector_cache` for why)."""
     for vt in VECTOR_TABLES.values():
         execute(
             conn,
             f"CREATE NODE TABLE IF NOT EXISTS {vt.table}"
             f"(id STRING PRIMARY KEY, embedding FLOAT[{dimension}])",
-        )
-
-
-def ensure_vector_index(conn: kuzu.Connection, vt: VectorTable) -> None:
-    if vt.index not in existing_indexes(conn):
-        execute(
-            conn,
-            f"CALL CREATE_VECTOR_INDEX('{vt.table}', '{vt.index}', 'embedding',"
-            " metric := 'cosine')",
         )
 
 

@@ -45,8 +45,11 @@ def test_import_locomo_then_stats_search_expand_export(cli: Cli) -> None:
     around = cli.run("memory", "expand", key, "--window", "1").stdout.splitlines()
     assert 2 <= len(around) <= 3
     assert any(key in line for line in around)
-    exported = cli.run("memory", "export").stdout.splitlines()
-    assert len(exported) == 24
+    assert cli.run("memory", "add", "I prefer window seats", "--kind", "preference").returncode == 0
+    exported = [json.loads(line) for line in cli.run("memory", "export").stdout.splitlines()]
+    assert [r["node"] for r in exported].count("event") == 24
+    assert exported[-1]["value"] == "I prefer window seats"
+    assert exported[0]["ts"] <= exported[23]["ts"]
     jobs = cli.run("memory", "jobs").stdout
     assert "ingest" in jobs
     assert "failed #" not in jobs

@@ -167,14 +167,14 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Every event and fact as JSON lines (re-importable as JSONL messages)."""
+    """Every event and fact as JSON lines (events oldest first, then facts)."""
     from dataclasses import asdict
 
     with opened(config) as memory:
-        lines = [
-            json.dumps({"node": "event", **asdict(e)}, ensure_ascii=False)
-            for e in memory.store.recent_events(10**9)
-        ]
+        events = memory.store.recent_events(10**9)[::-1]
+        facts = memory.store.get_facts(memory.store.fact_ids(10**9))
+        lines = [json.dumps({"node": "event", **asdict(e)}, ensure_ascii=False) for e in events]
+        lines += [json.dumps({"node": "fact", **asdict(f)}, ensure_ascii=False) for f in facts]
         _write_lines(lines, out)
 
 
