@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 
 from shiyi.llm.types import Message, ToolCall
 
@@ -52,14 +53,7 @@ def sanitize_arguments(message: Message) -> Message:
         c if _is_json_object(c.arguments) else ToolCall(c.id, c.name, "{}")
         for c in message.tool_calls
     )
-    return Message(
-        message.role,
-        message.content,
-        calls,
-        message.tool_call_id,
-        message.name,
-        message.reasoning,
-    )
+    return replace(message, tool_calls=calls)
 
 
 def _is_json_object(text: str) -> bool:

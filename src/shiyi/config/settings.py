@@ -113,6 +113,60 @@ class MemorySettings(_Strict):
     agent_id: str = "shiyi"
 
 
+class ContextSettings(_Strict):
+    """Token budget and compression of what is sent to the model (seeds 000, 001, 004)."""
+
+    system_tokens: int = Field(default=500, ge=0, description="Persona, time, tool guidance.")
+    prefetch_tokens: int = Field(default=200, ge=0, description="Memory prefetch hint.")
+    summary_share: float = Field(default=0.15, ge=0, le=1, description="Of the remainder.")
+    reply_reserve_tokens: int = Field(default=1024, ge=0, description="Kept free for the reply.")
+    trim_threshold: float = Field(default=0.60, gt=0, le=1)
+    summarize_threshold: float = Field(default=0.75, gt=0, le=1)
+    digest_threshold: float = Field(default=0.90, gt=0, le=1)
+    summary_block: int = Field(default=10, ge=2, description="Messages per summary block.")
+    digest_keep_last: int = Field(default=5, ge=1)
+    focused_files_max_chars: int = Field(default=100_000, ge=1000)
+    tool_cache_capacity: int = Field(default=20, ge=0)
+    tool_cache_min_relevance: float = Field(default=0.3, ge=0, le=1)
+    persona_file: Path | None = Field(
+        default=None, description="Persona markdown (default: <config dir>/persona.md if any)."
+    )
+
+
+class ComplexitySettings(_Strict):
+    """Heuristic rules that switch on plan guidance; no LLM call (seed 000)."""
+
+    enabled: bool = True
+    step_keywords: list[str] = Field(
+        default_factory=lambda: [
+            r"步骤",
+            r"先.*再.*然后",
+            r"分析并",
+            r"重构",
+            r"迁移",
+            r"帮我做",
+            r"帮我搞",
+            r"\bstep[- ]by[- ]step\b",
+            r"\bfirst\b.*\bthen\b",
+            r"\brefactor",
+            r"\bmigrat",
+            r"\banaly[sz]e and\b",
+        ]
+    )
+    multi_tool_domains: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "search": ["搜索", "查一下", "找找", "search", "look up", "find"],
+            "file": ["文件", "代码", "读取", "file", "code", "read"],
+            "shell": ["执行", "运行", "命令", "run", "execute", "command"],
+        }
+    )
+    multi_tool_threshold: int = Field(default=2, ge=1)
+    message_length_threshold: int = Field(default=80, ge=1, description="Characters.")
+    continuation_markers: list[str] = Field(
+        default_factory=lambda: ["接下来", "第一步", "下一步", "next step", "first step"]
+    )
+
+
 class Settings(BaseSettings):
     """Effective configuration. Precedence: arguments > env ``SHIYI_*`` > yaml > defaults."""
 
@@ -128,6 +182,8 @@ class Settings(BaseSettings):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    complexity: ComplexitySettings = Field(default_factory=ComplexitySettings)
 
     def model_role(self, role: Literal["main", "fast"]) -> ModelSettings:
         if role in self.models:

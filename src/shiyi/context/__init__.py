@@ -1,0 +1,1 @@
+"""Context engineering: token budget, history window, compression, working memory."""
