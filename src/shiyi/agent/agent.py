@@ -6,6 +6,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from shiyi.agent.hooks import PlainHooks
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.prompt import system_prompt
 from shiyi.agent.transcript import Transcript
@@ -182,13 +183,15 @@ class Agent:
             tool_context=self.tool_context,
             session_log=self.log,
             transcript=transcript,
-            system_prompt=lambda: system_prompt(
-                agent_settings.persona,
-                self.settings.workspace,
-                self.tools.specs(),
-                memory_hint=hint,
+            hooks=PlainHooks(
+                lambda: system_prompt(
+                    agent_settings.persona,
+                    self.settings.workspace,
+                    self.tools.specs(),
+                    memory_hint=hint,
+                ),
+                lambda: transcript.window(int(window * HISTORY_SHARE)),
             ),
-            history=lambda: transcript.window(int(window * HISTORY_SHARE)),
             limits=RunLimits(
                 max_iterations=agent_settings.max_iterations,
                 stuck_repeats=agent_settings.stuck_repeats,

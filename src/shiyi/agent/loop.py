@@ -12,10 +12,11 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from shiyi.agent.hooks import RunHooks
 from shiyi.agent.transcript import Transcript
 from shiyi.errors import ModelError
 from shiyi.events import (
@@ -35,12 +36,21 @@ from shiyi.events import (
 )
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
-from shiyi.llm.types import Message, ReasoningChunk, TextChunk, ToolCall, Usage
+from shiyi.llm.types import (
+    Message,
+    ReasoningChunk,
+    StreamChunk,
+    TextChunk,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
 from shiyi.memory.session_log import SessionLog
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolOutcome, ToolRegistry
 
 log = logging.getLogger(__name__)
+PLAN_TOOL = "create_plan"
 T = TypeVar("T")
 
 
@@ -90,8 +100,7 @@ class RunLoop:
         tool_context: ToolContext,
         session_log: SessionLog,
         transcript: Transcript,
-        system_prompt: Callable[[], str],
-        history: Callable[[], list[Message]],
+        hooks: RunHooks,
         limits: RunLimits,
     ) -> None:
         self.run_id = run_id
@@ -102,14 +111,14 @@ class RunLoop:
         self._ctx = tool_context
         self._log = session_log
         self._transcript = transcript
-        self._system_prompt = system_prompt
-        self._history = history
+        self._hooks = hooks
         self._limits = limits
         self._inbox: list[str] = []
         self._current: asyncio.Task[None] | None = None
         self._cancel_reason: str | None = None
         self._calls_seen: Counter[str] = Counter()
         self._nudged = False
+        self._mode: str | None = None
         self.iterations = 0
         self.usage = Usage()
         self.status: RunStatus | None = None
@@ -136,7 +145,6 @@ class RunLoop:
         status: RunStatus = "failed"
         detail = ""
         yield RunStart(run_id=self.run_id, session_id=self.session_id, goal=self.goal)
-        yield ResponseStart(mode="direct")
         try:
             status, detail = (
                 "max_iterations",
@@ -176,6 +184,8 @@ class RunLoop:
             self._finish("cancelled", self._cancel_reason)
             raise
         self._finish(status, detail)
+        for event in self._announced([ResponseStart(mode="direct"), *self._closing(status)]):
+            yield event
         yield ResponseEnd()
         yield RunEnd(run_id=self.run_id, status=status, iterations=self.iterations, detail=detail)
 
@@ -204,6 +214,28 @@ class RunLoop:
     def _record(self, message: Message) -> None:
         self._transcript.append(message, run_id=self.run_id, iteration=self.iterations)
 
+    def _closing(self, status: RunStatus) -> list[Event]:
+        try:
+            return self._hooks.run_finished(status)
+        except Exception:  # closing bookkeeping must not turn a finished run into a crash
+            log.exception("run_finished hook failed for %s", self.run_id)
+            return []
+
+    def _announced(self, events: Sequence[Event]) -> list[Event]:
+        """Drop a ``response_start`` that repeats the mode already announced.
+
+        The first event after ``run_start`` tells the UI the mode: ``plan`` when the model's
+        first move is ``create_plan``, else ``direct``; a later ``create_plan`` switches it.
+        """
+        out: list[Event] = []
+        for event in events:
+            if isinstance(event, ResponseStart):
+                if event.mode == self._mode:
+                    continue
+                self._mode = event.mode
+            out.append(event)
+        return out
+
     def _check_cancelled(self) -> None:
         if self._cancel_reason is not None:
             raise _Stop("cancelled", self._cancel_reason)
@@ -213,7 +245,7 @@ class RunLoop:
     async def _model_turn(self) -> AsyncIterator[Event | Message]:
         """Stream one reply; yields events, then the assembled (logged) assistant message."""
         self._check_cancelled()
-        messages = [Message("system", self._system_prompt()), *self._history()]
+        messages = self._hooks.messages()
         assembler = ReplyAssembler()
         stream = self._model.stream(
             messages,
@@ -224,6 +256,9 @@ class RunLoop:
         try:
             async for chunk in self._relay(stream):
                 assembler.add(chunk)
+                if self._mode is None:
+                    for event in self._announced(_mode_from(chunk)):
+                        yield event
                 if isinstance(chunk, TextChunk):
                     yield TextDelta(text=chunk.text)
                 elif isinstance(chunk, ReasoningChunk):
@@ -233,6 +268,7 @@ class RunLoop:
             if reply.content or reply.tool_calls or reply.reasoning:
                 self._record(reply)  # keep what the user already saw, even on failure
         self.usage = self.usage + assembler.usage
+        self._hooks.model_finished(messages, assembler.usage)
         yield UsageEvent(
             prompt_tokens=assembler.usage.prompt_tokens,
             completion_tokens=assembler.usage.completion_tokens,
@@ -258,18 +294,21 @@ class RunLoop:
             yield ToolCallEvent(call_id=call.id, name=call.name, args=_try_parse(call.arguments))
         repeated = self._note_repeats(calls)
         outcomes: dict[str, ToolOutcome] = {}
+        cached = {c.id: hit for c in calls if (hit := self._hooks.cached_result(c)) is not None}
+        to_run = [c for c in calls if c.id not in cached]
         try:
-            async for outcome in self._relay(self._run_tools(calls)):
+            for outcome in cached.values():
                 outcomes[outcome.call_id] = outcome
-                yield ToolResultEvent(
-                    call_id=outcome.call_id,
-                    name=outcome.name,
-                    ok=outcome.ok,
-                    summary=outcome.summary,
-                    duration_ms=round(outcome.duration_ms, 2),
-                )
+                yield _result_event(outcome, cached=True)
+            if to_run:
+                async for outcome in self._relay(self._run_tools(to_run)):
+                    outcomes[outcome.call_id] = outcome
+                    self._hooks.tool_finished(_call_of(to_run, outcome), outcome)
+                    yield _result_event(outcome)
         finally:
             self._record_results(calls, outcomes, repeated)
+        for event in self._announced(self._hooks.pending_events()):
+            yield event
 
     def _note_repeats(self, calls: Sequence[ToolCall]) -> dict[str, int]:
         """Count identical calls; nudge once at the threshold, stop if it happens again."""
@@ -357,6 +396,30 @@ class RunLoop:
             if not task.done():
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+def _mode_from(chunk: StreamChunk) -> list[Event]:
+    """The mode a first chunk reveals, if any (whitespace and usage reveal nothing)."""
+    if isinstance(chunk, ToolCallDelta) and chunk.name:
+        return [ResponseStart(mode="plan" if chunk.name == PLAN_TOOL else "direct")]
+    if isinstance(chunk, TextChunk | ReasoningChunk) and chunk.text.strip():
+        return [ResponseStart(mode="direct")]
+    return []
+
+
+def _result_event(outcome: ToolOutcome, *, cached: bool = False) -> ToolResultEvent:
+    return ToolResultEvent(
+        call_id=outcome.call_id,
+        name=outcome.name,
+        ok=outcome.ok,
+        summary=outcome.summary,
+        duration_ms=round(outcome.duration_ms, 2),
+        cached=cached,
+    )
+
+
+def _call_of(calls: Sequence[ToolCall], outcome: ToolOutcome) -> ToolCall:
+    return next(c for c in calls if c.id == outcome.call_id)
 
 
 def _try_parse(arguments: str) -> dict[str, object] | None:
