@@ -301,3 +301,15 @@ def test_second_process_gets_clear_error(graph: KuzuGraph, db_path: Path) -> Non
     )
     assert "STORAGE" in done.stdout and "another process" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_bulk_links_take_the_copy_path_and_stay_idempotent(graph: KuzuGraph) -> None:
+    events = [event(f"b{i}", float(i)) for i in range(kuzu_graph.COPY_EDGES_THRESHOLD + 50)]
+    graph.add_events(events)
+    graph.upsert_entities([EntityRecord("kuzu", "technology"), EntityRecord("alice", "person")])
+    pairs = [(e.id, "kuzu") for e in events] + [(events[0].id, "alice"), ("nope", "kuzu")]
+    graph.link_mentions(pairs)
+    graph.link_mentions(pairs)  # again: no duplicate edges
+    rows = graph._read("MATCH (:Event)-[m:MENTIONS]->(:Entity) RETURN count(m)")
+    assert rows[0][0] == len(events) + 1
+    assert next_pairs(graph) == {(f"b{i}", f"b{i + 1}") for i in range(len(events) - 1)}

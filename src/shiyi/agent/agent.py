@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from shiyi.agent.hooks import PlainHooks
+from shiyi.agent.complexity import ComplexityDetector, guidance_for
 from shiyi.agent.loop import RunLimits, RunLoop
-from shiyi.agent.prompt import system_prompt
+from shiyi.agent.persona import load_persona
+from shiyi.agent.session_context import SessionContext
 from shiyi.agent.transcript import Transcript
 from shiyi.config.settings import Settings
+from shiyi.context.builder import ContextBuilder
+from shiyi.context.summaries import Summarizer, SummaryStore
 from shiyi.events import Event, UserMessageInjected
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
@@ -22,10 +26,6 @@ if TYPE_CHECKING:
     from shiyi.memory.service import Memory
 
 log = logging.getLogger(__name__)
-
-# Share of the context window given to the history; the rest holds the system prompt,
-# tool schemas and the reply.
-HISTORY_SHARE = 0.6
 
 
 class Agent:
@@ -45,6 +45,7 @@ class Agent:
         session_log: SessionLog | None = None,
         session_id: str | None = None,
         memory: Memory | None = None,
+        summary_model: ChatModel | None = None,
     ) -> None:
         self.model = model
         self.memory = memory
@@ -53,6 +54,17 @@ class Agent:
         self.log = session_log or SessionLog(settings.sessions_db)
         self.tool_context = ToolContext.for_dir(settings.workspace, settings.tools)
         self._transcript: Transcript | None = None
+        self._context: SessionContext | None = None
+        self._background: set[asyncio.Task[int]] = set()
+        self.persona = load_persona(settings)
+        self.complexity = ComplexityDetector(settings.complexity)
+        self.builder = ContextBuilder(
+            settings.context,
+            settings.model_role("main").context_window,
+            summaries=SummaryStore(settings.data_dir / "summaries.sqlite3"),
+        )
+        assert self.builder.summaries is not None
+        self.summarizer = Summarizer(summary_model, self.builder.summaries)
         self._active: dict[str, RunLoop] = {}
         if session_id is not None:
             self.resume(session_id)
@@ -76,7 +88,20 @@ class Agent:
             for item in memory_tools(memory):
                 if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
                     tools.register(item)
-        return cls(chat_model, settings=settings, tools=tools, session_id=session_id, memory=memory)
+        agent = cls(
+            chat_model,
+            settings=settings,
+            tools=tools,
+            session_id=session_id,
+            memory=memory,
+            summary_model=_summary_model(settings),
+        )
+        from shiyi.tools.builtins.plan import plan_tools
+
+        for item in plan_tools(lambda: agent.context.plan):
+            if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
+                agent.tools.register(item)
+        return agent
 
     # --- sessions --------------------------------------------------------------------------
 
@@ -107,7 +132,24 @@ class Agent:
         return info
 
     def _open_transcript(self, session_id: str) -> Transcript:
-        return Transcript(self.log, session_id, on_append=self._remember_message)
+        transcript = Transcript(self.log, session_id, on_append=self._remember_message)
+        self._context = SessionContext(
+            settings=self.settings.context,
+            builder=self.builder,
+            transcript=transcript,
+            tools=self.tools,
+            workspace=self.settings.workspace,
+            persona=self.persona,
+            summarizer=self.summarizer,
+        )
+        return transcript
+
+    @property
+    def context(self) -> SessionContext:
+        """The working memory of the current session (focused files, tool memory, plan)."""
+        _ = self.transcript
+        assert self._context is not None
+        return self._context
 
     def _remember_message(self, message: Message, row: int, run_id: str, iteration: int) -> None:
         if self.memory is None:
@@ -163,6 +205,18 @@ class Agent:
                 yield event
         finally:
             self._active.pop(run.run_id, None)
+            self._summarize_later()
+
+    def _summarize_later(self) -> None:
+        """Summaries the last request lacked are computed after the reply, off its path."""
+        context = self._context
+        if context is None or context.last is None:
+            return
+        if not (context.last.pending_blocks or context.last.digest_source):
+            return
+        task = asyncio.get_running_loop().create_task(context.summarize_in_background())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _new_run(self, message: str, run_id: str | None) -> RunLoop:
         transcript = self.transcript
@@ -172,8 +226,13 @@ class Agent:
         if not self.log.get_session(session_id).title:
             self.log.set_title(session_id, _title_from(message))
         agent_settings = self.settings.agent
-        window = self.settings.model_role("main").context_window
-        hint = self._memory_hint(message)
+        context = self.context
+        previous = _last_reply(transcript.all()[:-1])
+        context.start_run(
+            message,
+            guidance=guidance_for(self.complexity.assess(message, previous)),
+            memory_hint=self._memory_hint(message),
+        )
         return RunLoop(
             run_id=run_id,
             session_id=session_id,
@@ -183,15 +242,7 @@ class Agent:
             tool_context=self.tool_context,
             session_log=self.log,
             transcript=transcript,
-            hooks=PlainHooks(
-                lambda: system_prompt(
-                    agent_settings.persona,
-                    self.settings.workspace,
-                    self.tools.specs(),
-                    memory_hint=hint,
-                ),
-                lambda: transcript.window(int(window * HISTORY_SHARE)),
-            ),
+            hooks=context,
             limits=RunLimits(
                 max_iterations=agent_settings.max_iterations,
                 stuck_repeats=agent_settings.stuck_repeats,
@@ -215,10 +266,34 @@ class Agent:
 
     def close(self) -> None:
         self.cancel()
+        for task in list(self._background):
+            task.cancel()
         self.log.close()
+        if self.builder.summaries is not None:
+            self.builder.summaries.close()
         if self.memory is not None:
             self.memory.close()
             self.memory = None
+
+
+def _summary_model(settings: Settings) -> ChatModel | None:
+    """The ``fast`` model for summaries; the tiny local model would only make them worse
+    than the extractive fallback, so it is not used for this."""
+    if settings.model_role("fast").provider != "openai_compat":
+        return None
+    from shiyi.llm.factory import build_chat_model
+
+    try:
+        return build_chat_model(settings, "fast")
+    except Exception:
+        log.warning("the fast model is not usable; summaries will be extractive")
+        return None
+
+
+def _last_reply(messages: list[Message]) -> str | None:
+    return next(
+        (m.content for m in reversed(messages) if m.role == "assistant" and m.content), None
+    )
 
 
 def _title_from(message: str, width: int = 60) -> str:

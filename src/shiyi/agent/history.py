@@ -61,32 +61,3 @@ def _is_json_object(text: str) -> bool:
         return isinstance(json.loads(text or "{}"), dict)
     except json.JSONDecodeError:
         return False
-
-
-def estimate_tokens(message: Message) -> int:
-    # About 3.5 characters a token for mixed prose and code; CJK runs closer to 1.
-    size = len(message.content) + sum(len(c.arguments) + len(c.name) for c in message.tool_calls)
-    return size * 2 // 7 + 4
-
-
-def tail_window(messages: Sequence[Message], budget_tokens: int) -> list[Message]:
-    """The newest messages that fit ``budget_tokens``, never splitting a call from its result.
-
-    Walks backwards and stops at the budget, so the cost is the window's size, not the
-    session's.  The newest block is always kept, even alone over budget.
-    """
-    start = len(messages)
-    used = 0
-    index = len(messages) - 1
-    while index >= 0:
-        block_start = index
-        # Tool results belong to the assistant message before them: take them together.
-        while block_start > 0 and messages[block_start].role == "tool":
-            block_start -= 1
-        cost = sum(estimate_tokens(m) for m in messages[block_start : index + 1])
-        if start < len(messages) and used + cost > budget_tokens:
-            break
-        used += cost
-        start = block_start
-        index = block_start - 1
-    return list(messages[start:])

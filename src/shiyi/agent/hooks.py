@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from shiyi.events import Event, RunStatus
@@ -30,31 +29,3 @@ class RunHooks(Protocol):
         ...
 
     def run_finished(self, status: RunStatus) -> list[Event]: ...
-
-
-class PlainHooks:
-    """No context engineering: a system prompt and the history as given."""
-
-    def __init__(
-        self, system_prompt: Callable[[], str], history: Callable[[], list[Message]]
-    ) -> None:
-        self._system_prompt = system_prompt
-        self._history = history
-
-    def messages(self) -> list[Message]:
-        return [Message("system", self._system_prompt()), *self._history()]
-
-    def cached_result(self, call: ToolCall) -> ToolOutcome | None:
-        return None
-
-    def tool_finished(self, call: ToolCall, outcome: ToolOutcome) -> None:
-        return None
-
-    def model_finished(self, sent: list[Message], usage: Usage) -> None:
-        return None
-
-    def pending_events(self) -> list[Event]:
-        return []
-
-    def run_finished(self, status: RunStatus) -> list[Event]:
-        return []

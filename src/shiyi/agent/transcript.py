@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shiyi.agent.history import repair, sanitize_arguments, tail_window
+from shiyi.agent.history import repair, sanitize_arguments
 from shiyi.llm.types import Message
 from shiyi.memory.session_log import SessionLog
 
@@ -35,10 +35,6 @@ class Transcript:
 
     def all(self) -> list[Message]:
         return repair(self._messages)
-
-    def window(self, budget_tokens: int) -> list[Message]:
-        """The newest messages within the budget, as the model should see them."""
-        return repair(tail_window(self._messages, budget_tokens))
 
     def __len__(self) -> int:
         return len(self._messages)

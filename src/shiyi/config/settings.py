@@ -85,10 +85,6 @@ class AgentSettings(_Strict):
     max_run_tokens: int | None = Field(
         default=None, gt=0, description="Stop a run once it used this many tokens."
     )
-    persona: str = (
-        "You are shiyi, a capable assistant with tools. Use tools when they help; "
-        "answer directly when they do not."
-    )
 
 
 class MemorySettings(_Strict):

@@ -97,6 +97,7 @@ LINK_MENTIONS = (
     "UNWIND $pairs AS p MATCH (e:Event {id: p[1]}), (n:Entity {name: p[2]})"
     " MERGE (e)-[:MENTIONS]->(n)"
 )
+EVENT_MENTIONS = "MATCH (e:Event)-[:MENTIONS]->(n:Entity) WHERE e.id IN $ids RETURN e.id, n.name"
 MERGE_RELATIONS = (
     "UNWIND $rows AS r MATCH (a:Entity {name: r.src}), (b:Entity {name: r.dst})"
     " MERGE (a)-[x:RELATED_TO {type: r.type}]->(b)"
@@ -165,6 +166,10 @@ def _arrow_type(column: str) -> pa.DataType:
 
 def in_session_arrow(events: Sequence[EventRecord]) -> pa.Table:
     return pa.table({"from": [e.id for e in events], "to": [e.session_id for e in events]})
+
+
+def pairs_arrow(pairs: Sequence[Sequence[str]]) -> pa.Table:
+    return pa.table({"from": [p[0] for p in pairs], "to": [p[1] for p in pairs]})
 
 
 def vectors_arrow(vectors: Sequence[tuple[str, list[float]]], dimension: int) -> pa.Table:

@@ -1,0 +1,178 @@
+"""Per-session working memory wired into the run loop (the :class:`RunHooks` it uses).
+
+Holds what the model should keep in view across turns of one session: the focused files,
+the session tool-result memory, the scratchpad and the current plan; builds each request
+with the :class:`ContextBuilder`; and, after a reply, lets summaries be computed in the
+background so they are ready for a later turn.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from shiyi.agent.plan import PlanState
+from shiyi.agent.transcript import Transcript
+from shiyi.config.settings import ContextSettings
+from shiyi.context.builder import BuiltContext, ContextBuilder, ContextParts
+from shiyi.context.compression import block_key
+from shiyi.context.focused_files import FocusedFiles
+from shiyi.context.scratchpad import Scratchpad
+from shiyi.context.summaries import Summarizer
+from shiyi.context.tool_memory import ToolMemory
+from shiyi.events import Event, PlanCreated, RunStatus, StepComplete, StepStart
+from shiyi.llm.types import Message, ToolCall, Usage
+from shiyi.tools.output import summarize
+from shiyi.tools.registry import ToolOutcome, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+# Planning tools change no file and no memory: they must not empty the tool cache.
+_UNCACHED_TOOLS = frozenset({"create_plan", "update_plan"})
+
+
+class SessionContext:
+    def __init__(
+        self,
+        *,
+        settings: ContextSettings,
+        builder: ContextBuilder,
+        transcript: Transcript,
+        tools: ToolRegistry,
+        workspace: Path,
+        persona: str,
+        summarizer: Summarizer | None = None,
+    ) -> None:
+        self.settings = settings
+        self.builder = builder
+        self.transcript = transcript
+        self.tools = tools
+        self.workspace = workspace
+        self.persona = persona
+        self.summarizer = summarizer
+        self.focused = FocusedFiles(settings.focused_files_max_chars)
+        self.tool_memory = ToolMemory(
+            settings.tool_cache_capacity, settings.tool_cache_min_relevance
+        )
+        self.scratchpad = Scratchpad()
+        self.plan = PlanState()
+        self.guidance = ""
+        self.memory_hint = ""
+        self.last: BuiltContext | None = None
+
+    # --- per run -----------------------------------------------------------------------
+
+    def start_run(self, goal: str, *, guidance: str = "", memory_hint: str = "") -> None:
+        self.plan = PlanState()
+        self.scratchpad.set_goal(goal)
+        self.guidance = guidance
+        self.memory_hint = memory_hint
+        self.focused.refresh(self.workspace)
+
+    # --- RunHooks ----------------------------------------------------------------------
+
+    def messages(self) -> list[Message]:
+        self.last = self.builder.build(
+            self.parts(), self.transcript.all(), self.focused.history_content
+        )
+        return self.last.messages
+
+    def parts(self) -> ContextParts:
+        working = [self.scratchpad.render(), self.tool_memory.render_hint(), self.focused.render()]
+        return ContextParts(
+            persona=self.persona,
+            workspace=self.workspace,
+            tools=self.tools.specs(),
+            guidance=self.guidance,
+            memory_hint=self.memory_hint,
+            working=working,
+        )
+
+    def cached_result(self, call: ToolCall) -> ToolOutcome | None:
+        tool = self.tools.get(call.name)
+        arguments = _arguments(call)
+        if tool is None or arguments is None or not tool.read_only:
+            return None
+        hit = self.tool_memory.lookup(call.name, arguments, True, self.workspace)
+        if hit is None:
+            return None
+        content = f"{hit.content}\n[from this session's tool memory; the inputs are unchanged]"
+        return ToolOutcome(
+            call.id, call.name, True, content, summarize(hit.content), 0.0, arguments
+        )
+
+    def tool_finished(self, call: ToolCall, outcome: ToolOutcome) -> None:
+        tool = self.tools.get(call.name)
+        if tool is None or outcome.arguments is None or call.name in _UNCACHED_TOOLS:
+            return
+        try:
+            self.tool_memory.store(
+                call.name, outcome.arguments, tool.read_only, outcome.content, self.workspace,
+                ok=outcome.ok,
+            )  # fmt: skip
+            self.focused.observe(
+                call.name, outcome.arguments, outcome.content, outcome.ok, self.workspace,
+                call_id=call.id,
+            )  # fmt: skip
+        except OSError as exc:  # a vanished file must not break the run
+            log.warning("working memory could not record %s: %s", call.name, exc)
+
+    def model_finished(self, sent: list[Message], usage: Usage) -> None:
+        if usage.prompt_tokens > 0:
+            raw = self.builder.counter.count_messages(sent, calibrated=False)
+            self.builder.counter.calibrate(raw, usage.prompt_tokens)
+
+    def pending_events(self) -> list[Event]:
+        events = self.plan.drain_events()
+        self._note_plan(events)
+        return events
+
+    def run_finished(self, status: RunStatus) -> list[Event]:
+        self.plan.finish(status)
+        return self.pending_events()
+
+    def _note_plan(self, events: list[Event]) -> None:
+        """Keep the scratchpad in step with the plan, so the model sees where it is."""
+        titles = [step.title for step in self.plan.steps]
+        for event in events:
+            if isinstance(event, PlanCreated):
+                self.scratchpad.from_plan(self.plan.goal, [s.title for s in event.steps])
+            elif isinstance(event, StepStart) and event.index < len(titles):
+                self.scratchpad.step_started(titles[event.index])
+            elif isinstance(event, StepComplete) and event.index < len(titles):
+                if event.status == "failed":
+                    self.scratchpad.step_failed(
+                        titles[event.index], self.plan.steps[event.index].note
+                    )
+                else:
+                    self.scratchpad.step_completed(titles[event.index])
+
+    # --- after the reply ---------------------------------------------------------------
+
+    async def summarize_in_background(self) -> int:
+        """Compute what the last request wanted but did not have (never raises)."""
+        built = self.last
+        if built is None or self.summarizer is None:
+            return 0
+        done = 0
+        try:
+            if built.pending_blocks:
+                done += await self.summarizer.summarize_blocks(built.pending_blocks)
+            if built.digest_source:
+                digest = await self.summarizer.digest(built.digest_source)
+                key = "digest:" + block_key(built.digest_source)
+                self.summarizer.store.put(key, digest, "digest")
+                done += 1
+        except Exception:  # background work: log, never disturb the conversation
+            log.exception("background summarisation failed")
+        return done
+
+
+def _arguments(call: ToolCall) -> dict[str, Any] | None:
+    try:
+        value = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,197 @@
+"""The ContextBuilder: what the model sees on each call, under a token budget, no LLM call.
+
+Order of the system message: persona, current time, workspace, tools and how to use them,
+plan guidance, the memory prefetch hint, working memory (plan/scratchpad, already fetched
+tool results, focused files).  Then the history: file reads de-duplicated against the
+focused-files block, compressed by level (trimmed tool outputs, block summaries, one digest)
+and fitted tail-first.  A tool call and its results are never separated and the newest user
+message is always kept.  Deterministic for the same inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from shiyi.config.settings import ContextSettings
+from shiyi.context.budget import TokenBudget
+from shiyi.context.compression import (
+    Block,
+    apply_summaries,
+    block_key,
+    blocks_to_summarise,
+    digest_and_tail,
+    extractive_digest,
+    is_compressed,
+    tail_start,
+    trim_tool_outputs,
+)
+from shiyi.context.summaries import SummaryStore
+from shiyi.context.tokens import TokenCounter
+from shiyi.llm.types import Message, ToolSpec
+
+TOOL_GUIDANCE = (
+    "Call tools when you need facts you do not have; several independent calls may go in one "
+    "turn. Read files before editing them, and prefer small exact edits. When you have what "
+    "you need, answer the user directly without calling tools."
+)
+MEMORY_HINT = (
+    "Possibly relevant memories (a keyword match, not a full search; call query_memory for more):"
+)
+# Messages at the end of the history that compression never touches.
+RECENT_UNTOUCHED = 10
+DIGEST_KEY_PREFIX = "digest:"
+
+
+@dataclass(slots=True, frozen=True)
+class ContextParts:
+    """Everything besides the history that goes into one request."""
+
+    persona: str
+    workspace: Path
+    tools: Sequence[ToolSpec] = ()
+    guidance: str = ""
+    memory_hint: str = ""
+    working: Sequence[str] = ()
+    now: datetime | None = None
+
+
+@dataclass(slots=True)
+class BuiltContext:
+    messages: list[Message]
+    level: int
+    system_tokens: int
+    history_tokens: int
+    raw_history_tokens: int
+    pending_blocks: list[Block] = field(default_factory=list)
+    digest_source: list[Message] = field(default_factory=list)
+    """At level 3: the older messages whose model digest is not cached yet."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.system_tokens + self.history_tokens
+
+
+def system_text(parts: ContextParts, prefetch_chars: int) -> str:
+    now = parts.now or datetime.now().astimezone()
+    sections = [
+        parts.persona.strip(),
+        f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}.",
+        f"Workspace: {parts.workspace}",
+    ]
+    if parts.tools:
+        names = ", ".join(spec.name for spec in parts.tools)
+        sections.append(f"Tools: {names}. {TOOL_GUIDANCE}")
+    if parts.guidance:
+        sections.append(parts.guidance)
+    if parts.memory_hint:
+        sections.append(f"{MEMORY_HINT}\n{parts.memory_hint[:prefetch_chars]}")
+    sections += [section for section in parts.working if section]
+    return "\n\n".join(section for section in sections if section)
+
+
+class ContextBuilder:
+    def __init__(
+        self,
+        settings: ContextSettings,
+        context_window: int,
+        counter: TokenCounter | None = None,
+        summaries: SummaryStore | None = None,
+    ) -> None:
+        self.settings = settings
+        self.budget = TokenBudget.from_settings(context_window, settings)
+        self.counter = counter or TokenCounter()
+        self.summaries = summaries
+
+    def build(
+        self,
+        parts: ContextParts,
+        history: Sequence[Message],
+        reference: Callable[[str], str | None] = lambda call_id: None,
+    ) -> BuiltContext:
+        """The request for one model call. ``reference`` maps a tool call id to the one-line
+        stand-in for a result whose full text is in the focused-files block."""
+        # ~4 characters a token is enough to cap the hint; the budget check counts exactly.
+        system = Message("system", system_text(parts, self.budget.prefetch * 4))
+        system_tokens = self.counter.count_message(system)
+        deduplicated = [_referenced(m, reference) for m in history]
+        raw_tokens = self.counter.count_messages(deduplicated)
+        level = self.budget.level(raw_tokens)
+        compressed, pending, digest_source = self._compress(deduplicated, level)
+        room = max(self.budget.available - max(0, system_tokens - self.budget.system), 0)
+        fitted = self._fit(compressed, room)
+        return BuiltContext(
+            messages=[system, *fitted],
+            level=level,
+            system_tokens=system_tokens,
+            history_tokens=self.counter.count_messages(fitted),
+            raw_history_tokens=raw_tokens,
+            pending_blocks=pending,
+            digest_source=digest_source,
+        )
+
+    def _compress(
+        self, messages: list[Message], level: int
+    ) -> tuple[list[Message], list[Block], list[Message]]:
+        if level == 0:
+            return messages, [], []
+        block = self.settings.summary_block
+        pending: list[Block] = []
+        if level >= 2:
+            blocks = blocks_to_summarise(messages, block, RECENT_UNTOUCHED)
+            ready = self.summaries.get_many(b.key for b in blocks) if self.summaries else {}
+            pending = [b for b in blocks if b.key not in ready]
+            messages = apply_summaries(messages, ready, block, RECENT_UNTOUCHED)
+        digest_source: list[Message] = []
+        if level >= 3:
+            messages, digest_source = self._digest(messages)
+        return trim_tool_outputs(messages, RECENT_UNTOUCHED, self.counter), pending, digest_source
+
+    def _digest(self, messages: list[Message]) -> tuple[list[Message], list[Message]]:
+        """One digest of everything before the tail: the model's if cached, else extractive."""
+        keep = self.settings.digest_keep_last
+        older = messages[: tail_start(messages, keep)]
+        if not older:
+            return messages, []
+        key = DIGEST_KEY_PREFIX + block_key(older)
+        cached = self.summaries.get_many([key]).get(key) if self.summaries else None
+        digest = cached or extractive_digest(older)
+        return digest_and_tail(messages, digest, keep), [] if cached else older
+
+    def _fit(self, messages: list[Message], room: int) -> list[Message]:
+        """Keep the newest units that fit ``room``; never split a call from its results.
+
+        The newest unit always stays, and so does the newest real user message: a long run
+        of tool calls may push it out of the window, but the model must still see the task.
+        """
+        costs = [self.counter.count_message(m) for m in messages]
+        start, used = len(messages), 0
+        for index in range(len(messages) - 1, -1, -1):
+            used += costs[index]
+            if messages[index].role == "tool":
+                continue  # a unit starts at its assistant message
+            if used > room and start < len(messages):
+                break
+            start = index
+        kept = messages[start:]
+        newest_user = _newest_user(messages)
+        if newest_user is not None and newest_user < start:
+            kept = [messages[newest_user], *kept]
+        return kept
+
+
+def _newest_user(messages: Sequence[Message]) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user" and not is_compressed(message):
+            return index
+    return None
+
+
+def _referenced(message: Message, reference: Callable[[str], str | None]) -> Message:
+    if message.role != "tool" or message.tool_call_id is None:
+        return message
+    stand_in = reference(message.tool_call_id)
+    return message if stand_in is None else replace(message, content=stand_in)
