@@ -184,7 +184,9 @@ class RunLoop:
             self._finish("cancelled", self._cancel_reason)
             raise
         self._finish(status, detail)
-        for event in self._announced([ResponseStart(mode="direct"), *self._closing(status)]):
+        # A run that streamed nothing (an error first, say) still tells the UI its mode.
+        opening: list[Event] = [] if self._mode else [ResponseStart(mode="direct")]
+        for event in self._announced([*opening, *self._closing(status)]):
             yield event
         yield ResponseEnd()
         yield RunEnd(run_id=self.run_id, status=status, iterations=self.iterations, detail=detail)

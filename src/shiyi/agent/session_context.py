@@ -98,6 +98,10 @@ class SessionContext:
         hit = self.tool_memory.lookup(call.name, arguments, True, self.workspace)
         if hit is None:
             return None
+        # A cached read of a focused file gets the same one-line stand-in in history.
+        self.focused.observe(
+            call.name, arguments, hit.content, True, self.workspace, call_id=call.id
+        )
         content = f"{hit.content}\n[from this session's tool memory; the inputs are unchanged]"
         return ToolOutcome(
             call.id, call.name, True, content, summarize(hit.content), 0.0, arguments
