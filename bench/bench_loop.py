@@ -22,7 +22,7 @@ from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.llm.types import Message, StreamChunk, ToolSpec
 from shiyi.tools import ToolRegistry, tool
 
-ITERATIONS = 1000
+ITERATIONS = int(__import__("os").environ.get("BENCH_ITERATIONS", "1000"))
 
 
 @tool(read_only=True)

@@ -124,9 +124,8 @@ class SessionContext:
             log.warning("working memory could not record %s: %s", call.name, exc)
 
     def model_finished(self, sent: list[Message], usage: Usage) -> None:
-        if usage.prompt_tokens > 0:
-            raw = self.builder.counter.count_messages(sent, calibrated=False)
-            self.builder.counter.calibrate(raw, usage.prompt_tokens)
+        if usage.prompt_tokens > 0 and self.last is not None and self.last.messages is sent:
+            self.builder.counter.calibrate(self.last.raw_request_tokens, usage.prompt_tokens)
 
     def pending_events(self) -> list[Event]:
         events = self.plan.drain_events()

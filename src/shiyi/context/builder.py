@@ -29,7 +29,7 @@ from shiyi.context.compression import (
     trim_tool_outputs,
 )
 from shiyi.context.summaries import SummaryStore
-from shiyi.context.tokens import TokenCounter
+from shiyi.context.tokens import REPLY_PRIMING, TokenCounter
 from shiyi.llm.types import Message, ToolSpec
 
 TOOL_GUIDANCE = (
@@ -68,6 +68,8 @@ class BuiltContext:
     pending_blocks: list[Block] = field(default_factory=list)
     digest_source: list[Message] = field(default_factory=list)
     """At level 3: the older messages whose model digest is not cached yet."""
+    raw_request_tokens: int = 0
+    """Uncalibrated count of the whole request (to calibrate against provider usage)."""
 
     @property
     def total_tokens(self) -> int:
@@ -121,13 +123,14 @@ class ContextBuilder:
         level = self.budget.level(raw_tokens)
         compressed, pending, digest_source = self._compress(deduplicated, level)
         room = max(self.budget.available - max(0, system_tokens - self.budget.system), 0)
-        fitted = self._fit(compressed, room)
+        fitted, fitted_raw = self._fit(compressed, room)
         return BuiltContext(
             messages=[system, *fitted],
             level=level,
             system_tokens=system_tokens,
-            history_tokens=self.counter.count_messages(fitted),
+            history_tokens=self.counter.scale(fitted_raw),
             raw_history_tokens=raw_tokens,
+            raw_request_tokens=self.counter.count_message(system) + fitted_raw + REPLY_PRIMING,
             pending_blocks=pending,
             digest_source=digest_source,
         )
@@ -160,26 +163,27 @@ class ContextBuilder:
         digest = cached or extractive_digest(older)
         return digest_and_tail(messages, digest, keep), [] if cached else older
 
-    def _fit(self, messages: list[Message], room: int) -> list[Message]:
+    def _fit(self, messages: list[Message], room: int) -> tuple[list[Message], int]:
         """Keep the newest units that fit ``room``; never split a call from its results.
 
         The newest unit always stays, and so does the newest real user message: a long run
         of tool calls may push it out of the window, but the model must still see the task.
         """
-        costs = [self.counter.count_message(m) for m in messages]
-        start, used = len(messages), 0
+        scale = self.counter.ratio
+        start, used, kept_raw = len(messages), 0, 0
         for index in range(len(messages) - 1, -1, -1):
-            used += costs[index]
+            used += self.counter.count_message(messages[index])
             if messages[index].role == "tool":
                 continue  # a unit starts at its assistant message
-            if used > room and start < len(messages):
+            if used * scale > room and start < len(messages):
                 break
-            start = index
+            start, kept_raw = index, used
         kept = messages[start:]
         newest_user = _newest_user(messages)
         if newest_user is not None and newest_user < start:
             kept = [messages[newest_user], *kept]
-        return kept
+            kept_raw += self.counter.count_message(messages[newest_user])
+        return kept, kept_raw
 
 
 def _newest_user(messages: Sequence[Message]) -> int | None:

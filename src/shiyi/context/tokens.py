@@ -88,6 +88,7 @@ class TokenCounter:
         self._loaded = not use_tokenizer
         self._ratio = 1.0
         self._samples = 0
+        self._by_object: dict[int, tuple[Message, int]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -134,7 +135,22 @@ class TokenCounter:
             return heuristic_count(text)
 
     def count_message(self, message: Message) -> int:
-        """Raw tokens of one message as sent: overhead, content, tool calls' names and JSON."""
+        """Raw tokens of one message as sent: overhead, content, tool calls' names and JSON.
+
+        Memoised by object identity first: the transcript hands the builder the same
+        message objects every iteration, and a run of hundreds of iterations recounts its
+        whole history each time (the entry keeps the message alive, so its id stays valid).
+        """
+        known = self._by_object.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        total = self._count_message(message)
+        self._by_object[id(message)] = (message, total)
+        if len(self._by_object) > self._cache_size:
+            self._by_object.pop(next(iter(self._by_object)))
+        return total
+
+    def _count_message(self, message: Message) -> int:
         total = MESSAGE_OVERHEAD + self.count(message.content)
         for call in message.tool_calls:
             total += CALL_OVERHEAD + self.count(call.name) + self.count(call.arguments)

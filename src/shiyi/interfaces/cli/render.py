@@ -58,6 +58,9 @@ def _short_title(title: str) -> str:
     return title if len(title) <= _TITLE_WIDTH else title[: _TITLE_WIDTH - 1] + "…"
 
 
+_PLAN_TOOLS = frozenset({"create_plan", "update_plan"})
+
+
 class EventPrinter:
     """Turns events into terminal output; colour only when ``color`` is set."""
 
@@ -137,6 +140,8 @@ class EventPrinter:
 
     def _tool_line(self, event: ToolResultEvent) -> None:
         call = self._calls.pop(event.call_id, None)
+        if event.ok and event.name in _PLAN_TOOLS:
+            return  # the plan's own progress lines already say it
         mark = self._style("✓", "32") if event.ok else self._style("✗", "31")
         args = describe_args(call.args if call else None)
         took = (
