@@ -96,7 +96,7 @@ class Agent:
             memory=memory,
             summary_model=_summary_model(settings),
         )
-        from shiyi.tools.builtins.plan import plan_tools
+        from shiyi.agent.plan_tools import plan_tools
 
         for item in plan_tools(lambda: agent.context.plan):
             if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:

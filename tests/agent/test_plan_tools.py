@@ -6,10 +6,10 @@ from typing import Any
 import pytest
 
 from shiyi.agent.plan import PlanState
+from shiyi.agent.plan_tools import plan_tools
 from shiyi.errors import ToolArgumentsError, ToolError
 from shiyi.events import PlanCreated, PlanStep, ResponseStart, StepComplete, StepStart
 from shiyi.tools.base import Tool, ToolContext
-from shiyi.tools.builtins.plan import plan_tools
 
 STEPS: list[dict[str, Any]] = [
     {"title": "Read", "description": "read the code", "expected_tools": ["read_file"]},
