@@ -49,6 +49,8 @@ class Agent:
     ) -> None:
         self.model = model
         self.memory = memory
+        self.owns_memory = False
+        self.owns_log = session_log is None
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
         self.log = session_log or SessionLog(settings.sessions_db)
@@ -71,20 +73,33 @@ class Agent:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, model: ChatModel | None = None, session_id: str | None = None
+        cls,
+        settings: Settings,
+        *,
+        model: ChatModel | None = None,
+        session_id: str | None = None,
+        memory: Memory | None = None,
+        session_log: SessionLog | None = None,
+        summary_model: ChatModel | None = None,
     ) -> Agent:
-        """An agent with the configured main model and the built-in tools."""
+        """An agent with the configured main model, the built-in tools and memory.
+
+        A server passes one shared ``memory``, ``session_log`` and models to all its agents;
+        an agent closes only what it opened itself.
+        """
         from shiyi.llm.factory import build_chat_model
         from shiyi.tools.builtins import default_registry
 
         chat_model = model or build_chat_model(settings, "main")
         tools = default_registry(settings.tools)
-        memory = None
-        if settings.memory.enabled:
+        owns_memory = memory is None and settings.memory.enabled
+        if owns_memory:
             from shiyi.memory.service import Memory
-            from shiyi.tools.builtins.memory import memory_tools
 
             memory = Memory.open(settings)
+        if memory is not None:
+            from shiyi.tools.builtins.memory import memory_tools
+
             for item in memory_tools(memory):
                 if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
                     tools.register(item)
@@ -92,10 +107,12 @@ class Agent:
             chat_model,
             settings=settings,
             tools=tools,
+            session_log=session_log,
             session_id=session_id,
             memory=memory,
-            summary_model=_summary_model(settings),
+            summary_model=summary_model or _summary_model(settings),
         )
+        agent.owns_memory = owns_memory
         from shiyi.agent.plan_tools import plan_tools
 
         for item in plan_tools(lambda: agent.context.plan):
@@ -268,12 +285,13 @@ class Agent:
         self.cancel()
         for task in list(self._background):
             task.cancel()
-        self.log.close()
+        if self.owns_log:
+            self.log.close()
         if self.builder.summaries is not None:
             self.builder.summaries.close()
-        if self.memory is not None:
+        if self.memory is not None and self.owns_memory:
             self.memory.close()
-            self.memory = None
+        self.memory = None
 
 
 def _summary_model(settings: Settings) -> ChatModel | None:

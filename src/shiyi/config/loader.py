@@ -176,6 +176,8 @@ def masked_dump(settings: Settings) -> dict[str, Any]:
     data = settings.model_dump(mode="json", exclude={"models"})
     key = settings.memory.embed_api_key
     data["memory"]["embed_api_key"] = _mask(key.get_secret_value()) if key else None
+    token = settings.server.token
+    data["server"]["token"] = _mask(token.get_secret_value()) if token else None
     data["models"] = {}
     for role, model in settings.models.items():
         dumped = model.model_dump(mode="json")

@@ -163,6 +163,35 @@ class ComplexitySettings(_Strict):
     )
 
 
+class ServerSettings(_Strict):
+    """``shiyi serve``: the HTTP API (and the owner of the data dir while it runs)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    token: SecretStr | None = Field(
+        default=None, description="Bearer token; required when host is not a loopback address."
+    )
+    max_body_bytes: int = Field(default=1_000_000, ge=1024)
+    cors_origins: list[str] = Field(default_factory=list, description="Empty: CORS off.")
+    tools: list[str] | None = Field(
+        default_factory=lambda: [
+            "read_file", "list_dir", "grep", "write_file", "edit_file",
+            "query_memory", "expand_memory", "remember", "create_plan", "update_plan",
+        ],
+        description="Tools the server lets the model run (bash is off unless listed); None: all.",
+    )  # fmt: skip
+
+
+class RoutingSettings(_Strict):
+    """Which active run a message without a run id belongs to (seed 002, message routing)."""
+
+    join_threshold: float = Field(default=0.35, ge=0, le=1, description="Similarity to join.")
+    new_threshold: float = Field(default=0.10, ge=0, le=1, description="Below: a new run.")
+    recency_seconds: float = Field(default=600.0, gt=0, description="Recent runs weigh more.")
+    use_llm: bool = Field(default=False, description="Ask the fast model when ambiguous.")
+    llm_confidence: float = Field(default=0.7, ge=0, le=1)
+
+
 class Settings(BaseSettings):
     """Effective configuration. Precedence: arguments > env ``SHIYI_*`` > yaml > defaults."""
 
@@ -180,6 +209,8 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     complexity: ComplexitySettings = Field(default_factory=ComplexitySettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    routing: RoutingSettings = Field(default_factory=RoutingSettings)
 
     def model_role(self, role: Literal["main", "fast"]) -> ModelSettings:
         if role in self.models:
