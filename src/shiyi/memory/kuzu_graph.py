@@ -235,13 +235,15 @@ class KuzuGraph:
             return
         with self._transaction() as conn:
             for table in ("Event", "Fact"):
-                schema.execute(
-                    conn,
-                    f"UNWIND $ids AS i MATCH (n:{table} {{id: i}})"
-                    " SET n.access_count = coalesce(n.access_count, 0) + 1,"
-                    " n.last_accessed = $at",
-                    {"ids": list(ids), "at": at},
-                )
+                # One primary-key lookup per id: a list match would scan the whole table.
+                for key in dict.fromkeys(ids):
+                    schema.execute(
+                        conn,
+                        f"MATCH (n:{table} {{id: $id}})"
+                        " SET n.access_count = coalesce(n.access_count, 0) + 1,"
+                        " n.last_accessed = $at",
+                        {"id": key, "at": at},
+                    )
 
     def delete(self, ids: Sequence[str]) -> int:
         """Hard delete with DETACH; the NEXT chain of the affected sessions is re-linked."""
@@ -314,8 +316,10 @@ class KuzuGraph:
         return [q.event_from_row(r) for r in rows]
 
     def get_events(self, ids: Sequence[str]) -> list[EventRecord]:
-        rows = self._read(
-            f"MATCH (e:Event) WHERE e.id IN $ids RETURN {q.EVENT_RETURN}", {"ids": list(ids)}
+        rows = schema.lookup(
+            self._reader(),
+            f"MATCH (e:Event {{id: $id}}) RETURN {q.EVENT_RETURN}",
+            list(dict.fromkeys(ids)),
         )
         found = {str(r[0]): q.event_from_row(r) for r in rows}
         return [found[i] for i in dict.fromkeys(ids) if i in found]

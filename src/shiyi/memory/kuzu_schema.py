@@ -9,7 +9,9 @@ A side row can be deleted and re-inserted freely; a node with edges cannot.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +79,32 @@ def execute(conn: kuzu.Connection, query: str, params: dict[str, Any] | None = N
         raise StorageError(f"graph store query failed: {exc}") from exc
     first = result[0] if isinstance(result, list) else result
     return [list(row) for row in first.get_all()]
+
+
+def lookup(conn: kuzu.Connection, query: str, keys: Sequence[str]) -> list[Any]:
+    """Rows of ``query`` (which takes one ``$id``) for each key, via a prepared statement.
+
+    Kuzu resolves ``{id: $id}`` through the primary-key index, but ``id IN $ids`` and
+    ``UNWIND $ids ... MATCH`` scan the table: at 100k events, 20 ids cost 17 ms that way and
+    3 ms as prepared single lookups.
+    """
+    cache: dict[str, Any] = _PREPARED.setdefault(conn, {})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            statement = cache.get(query) or cache.setdefault(query, conn.prepare(query))
+            rows: list[Any] = []
+            for key in keys:
+                result = conn.execute(statement, {"id": key})
+                first = result[0] if isinstance(result, list) else result
+                rows += [list(r) for r in first.get_all()]
+    except RuntimeError as exc:
+        raise StorageError(f"graph store query failed: {exc}") from exc
+    return rows
+
+
+# Prepared statements belong to their connection; weak keys let closed connections go.
+_PREPARED: weakref.WeakKeyDictionary[kuzu.Connection, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def create_vector_tables(conn: kuzu.Connection, dimension: int) -> None:
