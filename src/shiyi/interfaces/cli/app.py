@@ -104,6 +104,22 @@ def run(
     raise typer.Exit(_guard(lambda: run_once(settings, task, session, json_lines)))
 
 
+@app.command()
+def serve(
+    host: Annotated[
+        str | None, typer.Option(help="Address to bind (default: server.host).")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: server.port).")] = None,
+    config: ConfigOption = None,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Serve the HTTP/SSE API (a token is required off loopback)."""
+    from shiyi.interfaces.server.run import serve as run_server
+
+    settings = load(config, workspace)
+    raise typer.Exit(_guard(lambda: run_server(settings, host=host, port=port)))
+
+
 @sessions_app.command("list")
 def sessions_list(
     limit: Annotated[int, typer.Option(help="How many sessions to show.")] = 20,

@@ -22,6 +22,10 @@ __all__ = [
 ]
 
 
+# Tools registered by the memory and the agent (not built here), valid in tools.enabled.
+OTHER_TOOLS = ("query_memory", "expand_memory", "remember", "create_plan", "update_plan")
+
+
 def builtin_tools(settings: ToolSettings | None = None) -> list[Tool]:
     """The built-in tools, limited to ``settings.enabled`` when that is set."""
     shell = bash_for(settings) if settings is not None else bash
@@ -29,11 +33,12 @@ def builtin_tools(settings: ToolSettings | None = None) -> list[Tool]:
     if settings is None or settings.enabled is None:
         return tools
     by_name = {item.spec.name: item for item in tools}
-    unknown = [name for name in settings.enabled if name not in by_name]
+    known = [*by_name, *OTHER_TOOLS]
+    unknown = [name for name in settings.enabled if name not in known]
     if unknown:
         raise ConfigError(
             f"tools.enabled names unknown tool(s): {', '.join(unknown)}. "
-            f"The built-in tools are: {', '.join(by_name)}."
+            f"The tools are: {', '.join(known)}."
         )
     wanted = set(settings.enabled)
     return [item for item in tools if item.spec.name in wanted]

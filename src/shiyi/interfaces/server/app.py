@@ -1,0 +1,163 @@
+"""``create_app(service)``: the FastAPI application of ``shiyi serve``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
+from fastapi.responses import JSONResponse
+
+from shiyi import __version__
+from shiyi.events import Event, TextDelta
+from shiyi.interfaces.server.deps import get_service
+from shiyi.interfaces.server.errors import ErrorResponse, install_error_handlers
+from shiyi.interfaces.server.memory_routes import router as memory_router
+from shiyi.interfaces.server.schemas import (
+    Health,
+    MessageIn,
+    MessageOut,
+    RunOut,
+    RunResult,
+    SessionCreate,
+    SessionDetail,
+    SessionList,
+    SessionOut,
+)
+from shiyi.interfaces.server.security import install_security
+from shiyi.interfaces.server.service import AgentService, RunInfo, final_status
+from shiyi.interfaces.server.streaming import SSE_MEDIA_TYPE, EventStreamResponse, sse_frames
+
+Service = Annotated[AgentService, Depends(get_service)]
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (401, 404, 409, 413, 422)
+}
+
+router = APIRouter(responses=_ERRORS)
+
+
+@router.post("/v1/sessions", status_code=201, response_model=SessionOut, tags=["sessions"])
+async def create_session(service: Service, body: SessionCreate | None = None) -> SessionOut:
+    title = body.title if body is not None else ""
+    session_id = service.log.create_session(title=title, workspace=str(service.settings.workspace))
+    return SessionOut.of(service.log.get_session(session_id))
+
+
+@router.get("/v1/sessions", response_model=SessionList, tags=["sessions"])
+async def list_sessions(
+    service: Service, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> SessionList:
+    return SessionList(sessions=[SessionOut.of(s) for s in service.log.list_sessions(limit)])
+
+
+@router.get("/v1/sessions/{session_id}", response_model=SessionDetail, tags=["sessions"])
+async def get_session(service: Service, session_id: str) -> SessionDetail:
+    info = SessionOut.of(service.log.get_session(session_id))
+    return SessionDetail(
+        **info.model_dump(),
+        messages=[MessageOut.of(m) for m in service.log.messages(session_id)],
+        runs=[RunOut.of(r) for r in service.log.runs(session_id)],
+    )
+
+
+@router.delete(
+    "/v1/sessions/{session_id}", status_code=204, response_class=Response, tags=["sessions"]
+)
+async def delete_session(service: Service, session_id: str) -> Response:
+    service.delete_session(session_id)
+    return Response(status_code=204)
+
+
+_STREAM_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The run's events as server-sent events, or all of them as JSON.",
+        "content": {
+            SSE_MEDIA_TYPE: {"schema": {"type": "string"}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/RunResult"}},
+        },
+    }
+}
+
+
+@router.post(
+    "/v1/sessions/{session_id}/messages",
+    response_model=None,
+    responses=_STREAM_DOC,
+    tags=["runs"],
+    openapi_extra={"x-streaming": True},
+)
+async def send_message(
+    request: Request,
+    service: Service,
+    session_id: str,
+    body: MessageIn,
+    stream: bool = True,
+) -> Response:
+    """Send a message: a new run, or a message joining the session's active run."""
+    service.require_session(session_id)
+    service.check_new_run_id(body.run_id)
+    events = service.send(session_id, body.text, body.run_id)
+    if stream and not _wants_json(request):
+        return EventStreamResponse(sse_frames(events))
+    return JSONResponse((await _collect(events)).model_dump())
+
+
+def _wants_json(request: Request) -> bool:
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and SSE_MEDIA_TYPE not in accept
+
+
+async def _collect(events: AsyncIterator[Event]) -> RunResult:
+    seen = [event async for event in events]
+    text = "".join(e.text for e in seen if isinstance(e, TextDelta))
+    return RunResult(
+        events=[e.model_dump(mode="json") for e in seen], status=final_status(seen), text=text
+    )
+
+
+@router.get("/v1/runs/{run_id}", response_model=RunOut, tags=["runs"])
+async def get_run(service: Service, run_id: str) -> RunOut:
+    return _run_out(service.run(run_id))
+
+
+@router.post("/v1/runs/{run_id}/cancel", response_model=RunOut, tags=["runs"])
+async def cancel_run(service: Service, run_id: str) -> RunOut:
+    return _run_out(service.cancel(run_id))
+
+
+def _run_out(info: RunInfo) -> RunOut:
+    return RunOut(
+        run_id=info.run_id,
+        session_id=info.session_id,
+        status=info.status,
+        active=info.active,
+        goal=info.goal,
+        iterations=info.iterations,
+        detail=info.detail,
+    )
+
+
+async def healthz() -> Health:
+    return Health(version=__version__)
+
+
+def create_app(service: AgentService) -> FastAPI:
+    """The API over ``service``; refuses (ConfigError) to expose itself without a token."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.start()
+        try:
+            yield
+        finally:
+            service.close()
+
+    app = FastAPI(title="shiyi", version=__version__, lifespan=lifespan)
+    app.state.service = service
+    install_security(app, service.settings.server)
+    install_error_handlers(app)
+    app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health, tags=["meta"])
+    app.include_router(router)
+    app.include_router(memory_router, responses=_ERRORS)
+    return app

@@ -1,0 +1,93 @@
+"""Every error the API returns is ``{"error": {"code": ..., "message": ...}}``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Literal, TypeAlias
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+
+from shiyi.errors import ConfigError, SessionNotFound, ShiyiError
+from shiyi.interfaces.server.service import Conflict, NotFound
+
+log = logging.getLogger(__name__)
+
+ErrorCode: TypeAlias = Literal[
+    "not_found",
+    "unauthorized",
+    "payload_too_large",
+    "validation_error",
+    "conflict",
+    "method_not_allowed",
+    "bad_request",
+    "internal",
+]
+
+_BY_STATUS: dict[int, ErrorCode] = {
+    400: "bad_request",
+    401: "unauthorized",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    422: "validation_error",
+}
+
+
+class ErrorBody(BaseModel):
+    code: ErrorCode
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+def error_response(
+    status: int, code: ErrorCode, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    body = ErrorResponse(error=ErrorBody(code=code, message=message))
+    return JSONResponse(body.model_dump(), status_code=status, headers=dict(headers or {}))
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = _BY_STATUS.get(exc.status_code, "internal" if exc.status_code >= 500 else "bad_request")
+    return error_response(exc.status_code, code, str(exc.detail), exc.headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = [
+        f"{'.'.join(str(part) for part in err.get('loc', ()))}: {err.get('msg', '')}"
+        for err in exc.errors()
+    ]
+    return error_response(422, "validation_error", "; ".join(problems) or "invalid request")
+
+
+async def _shiyi_error(request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, SessionNotFound | NotFound):
+        return error_response(404, "not_found", str(exc))
+    if isinstance(exc, Conflict):
+        return error_response(409, "conflict", str(exc))
+    if isinstance(exc, ConfigError):
+        return error_response(409, "conflict", str(exc))
+    log.warning("request %s %s failed: %s", request.method, request.url.path, exc)
+    return error_response(400, "bad_request", str(exc))
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.error("unhandled error in %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal", "internal server error; see the server log")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(ShiyiError, _shiyi_error)
+    app.add_exception_handler(Exception, _unexpected)

@@ -1,0 +1,224 @@
+"""Request and response models of the HTTP API (they make the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shiyi.memory.models import EventRecord, FactKind, FactRecord, MemoryHit
+from shiyi.memory.session_log import LoggedMessage, RunRecord, SessionInfo
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+
+
+class SessionCreate(_In):
+    title: str = Field(default="", max_length=200)
+
+
+class SessionOut(BaseModel):
+    id: str
+    title: str
+    created_at: float
+    updated_at: float
+    workspace: str
+    message_count: int
+
+    @classmethod
+    def of(cls, info: SessionInfo) -> SessionOut:
+        return cls(
+            id=info.id,
+            title=info.title,
+            created_at=info.created_at,
+            updated_at=info.updated_at,
+            workspace=info.workspace,
+            message_count=info.message_count,
+        )
+
+
+class SessionList(BaseModel):
+    sessions: list[SessionOut]
+
+
+class ToolCallOut(BaseModel):
+    id: str
+    name: str
+    arguments: str
+
+
+class MessageOut(BaseModel):
+    id: int
+    role: str
+    content: str
+    run_id: str | None
+    iteration: int
+    created_at: float
+    tool_calls: list[ToolCallOut] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def of(cls, logged: LoggedMessage) -> MessageOut:
+        message = logged.message
+        return cls(
+            id=logged.id,
+            role=message.role,
+            content=message.content,
+            run_id=logged.run_id,
+            iteration=logged.iteration,
+            created_at=logged.created_at,
+            tool_calls=[
+                ToolCallOut(id=c.id, name=c.name, arguments=c.arguments) for c in message.tool_calls
+            ],
+            tool_call_id=message.tool_call_id,
+            name=message.name,
+        )
+
+
+class RunOut(BaseModel):
+    run_id: str
+    session_id: str
+    status: str
+    active: bool = False
+    goal: str = ""
+    iterations: int = 0
+    detail: str = ""
+
+    @classmethod
+    def of(cls, record: RunRecord) -> RunOut:
+        return cls(
+            run_id=record.id,
+            session_id=record.session_id,
+            status=record.status,
+            goal=record.goal,
+            iterations=record.iterations,
+            detail=record.detail,
+        )
+
+
+class SessionDetail(SessionOut):
+    messages: list[MessageOut]
+    runs: list[RunOut]
+
+
+class MessageIn(_In):
+    text: str = Field(min_length=1, max_length=200_000)
+    run_id: str | None = Field(
+        default=None,
+        max_length=100,
+        description="Join this active run, or use it as the id of the new run.",
+    )
+
+
+class RunResult(BaseModel):
+    """The non-streaming form of a run: every event, the final status and the reply text."""
+
+    events: list[dict[str, Any]]
+    status: str | None = Field(
+        description="The run's end status; null when the message joined a run."
+    )
+    text: str
+
+
+class MemoryHitOut(BaseModel):
+    id: str
+    node: Literal["event", "fact"]
+    text: str
+    ts: float
+    score: float
+    anchor: str | None = None
+    fact_kind: FactKind | None = None
+    confidence: float = 1.0
+    entities: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, hit: MemoryHit) -> MemoryHitOut:
+        return cls(
+            id=hit.id,
+            node=hit.node,
+            text=hit.text,
+            ts=hit.ts,
+            score=hit.score,
+            anchor=hit.anchor.key() if hit.anchor else None,
+            fact_kind=hit.fact_kind,
+            confidence=hit.confidence,
+            entities=list(hit.entities),
+        )
+
+
+class MemoryHits(BaseModel):
+    hits: list[MemoryHitOut]
+
+
+class EventOut(BaseModel):
+    node: Literal["event"] = "event"
+    id: str
+    session_id: str
+    run_id: str
+    ts: float
+    role: str
+    content: str
+    segment_type: str
+    iteration: int
+    segment: int
+
+    @classmethod
+    def of(cls, event: EventRecord) -> EventOut:
+        return cls(
+            id=event.id,
+            session_id=event.session_id,
+            run_id=event.run_id,
+            ts=event.ts,
+            role=event.role,
+            content=event.content,
+            segment_type=event.segment_type,
+            iteration=event.iteration,
+            segment=event.segment,
+        )
+
+
+class FactOut(BaseModel):
+    node: Literal["fact"] = "fact"
+    id: str
+    key: str
+    value: str
+    kind: FactKind
+    confidence: float
+    status: str
+    tier: str
+    created_at: float
+    updated_at: float
+
+    @classmethod
+    def of(cls, fact: FactRecord) -> FactOut:
+        return cls(
+            id=fact.id,
+            key=fact.key,
+            value=fact.value,
+            kind=fact.kind,
+            confidence=fact.confidence,
+            status=fact.status,
+            tier=fact.tier,
+            created_at=fact.created_at,
+            updated_at=fact.updated_at,
+        )
+
+
+class FactPatch(_In):
+    value: str | None = Field(default=None, min_length=1, max_length=100_000)
+    kind: FactKind | None = None
+    confidence: float | None = Field(default=None, ge=0, le=1)
+
+
+class MemoryHealth(BaseModel):
+    enabled: bool
+    counts: dict[str, int]
+    sessions: int
+    active_runs: int

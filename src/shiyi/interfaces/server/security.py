@@ -1,0 +1,128 @@
+"""Exposure checks at start-up, bearer-token auth and the request body limit (pure ASGI)."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from shiyi.config.settings import ServerSettings
+from shiyi.errors import ConfigError
+
+OPEN_PATHS = frozenset({"/healthz"})
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(server: ServerSettings) -> None:
+    """Refuse to serve beyond this machine without a token."""
+    if is_loopback(server.host):
+        return
+    if server.token is None or not server.token.get_secret_value():
+        raise ConfigError(
+            f"server.host is {server.host!r}, which is reachable from other machines; set a "
+            "bearer token in server.token (or the SHIYI_SERVER__TOKEN environment variable), "
+            "or bind to 127.0.0.1."
+        )
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def bearer_ok(scope: Scope, token: bytes) -> bool:
+    header = _header(scope, b"authorization") or b""
+    scheme, _, given = header.partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), token)
+
+
+async def _send_error(send: Send, status: int, code: str, message: str, **headers: str) -> None:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    raw: list[tuple[bytes, bytes]] = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    raw += [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+class GuardMiddleware:
+    """401 without the bearer token; 413 for bodies over ``max_body`` (declared or streamed)."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, max_body: int) -> None:
+        self.app = app
+        self.token = token.encode() if token else None
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.token and scope["path"] not in OPEN_PATHS and not bearer_ok(scope, self.token):
+            await _send_error(
+                send,
+                401,
+                "unauthorized",
+                "missing or wrong bearer token (Authorization: Bearer <server.token>)",
+                www_authenticate="Bearer",
+            )
+            return
+        if self._declared_too_large(scope):
+            await _send_error(send, 413, "payload_too_large", self._too_large_message())
+            return
+        await self.app(scope, self._limited(receive), send)
+
+    def _too_large_message(self) -> str:
+        return f"request body larger than server.max_body_bytes ({self.max_body} bytes)"
+
+    def _declared_too_large(self, scope: Scope) -> bool:
+        length = _header(scope, b"content-length")
+        try:
+            return length is not None and int(length) > self.max_body
+        except ValueError:
+            return False
+
+    def _limited(self, receive: Receive) -> Receive:
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise HTTPException(413, self._too_large_message())
+            return message
+
+        return limited
+
+
+def install_security(app: FastAPI, server: ServerSettings) -> None:
+    """Auth and limits first, then CORS outermost so preflights need no token."""
+    check_exposure(server)
+    token = server.token.get_secret_value() if server.token else None
+    app.add_middleware(GuardMiddleware, token=token, max_body=server.max_body_bytes)
+    if server.cors_origins:
+        options: dict[str, Any] = {
+            "allow_origins": server.cors_origins,
+            "allow_methods": ["*"],
+            "allow_headers": ["*"],
+        }
+        app.add_middleware(CORSMiddleware, **options)

@@ -1,0 +1,233 @@
+"""The server's state: one session log, one memory, one model and an agent per session."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from shiyi.agent.agent import Agent
+from shiyi.config.settings import Settings
+from shiyi.errors import SessionNotFound, ShiyiError
+from shiyi.events import Event, RunEnd, RunStart
+from shiyi.llm.protocol import ChatModel
+from shiyi.memory.session_log import RunRecord, SessionLog
+
+if TYPE_CHECKING:
+    from shiyi.memory.service import Memory
+
+log = logging.getLogger(__name__)
+
+
+class NotFound(ShiyiError):
+    """A run or memory the request names does not exist."""
+
+
+class Conflict(ShiyiError):
+    """The request is valid but clashes with the current state (a run, a read-only record)."""
+
+
+@dataclass(slots=True)
+class RunInfo:
+    run_id: str
+    session_id: str
+    status: str
+    active: bool
+    goal: str = ""
+    iterations: int = 0
+    detail: str = ""
+
+
+BUILTIN_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "grep", "bash"})
+
+
+def server_settings_for_agents(settings: Settings) -> Settings:
+    """The settings agents get: only the built-in tools the server allows (bash is off by
+    default). ``default_registry`` rejects non built-in names, so the memory and plan tools
+    the server allows are added by :func:`add_extra_tools`."""
+    allowed = settings.server.tools
+    enabled = None if allowed is None else [name for name in allowed if name in BUILTIN_TOOLS]
+    tools = settings.tools.model_copy(update={"enabled": enabled})
+    # The shared memory is attached after construction (from_settings would build its tools
+    # once more and, given none, open a second store).
+    memory = settings.memory.model_copy(update={"enabled": False})
+    return settings.model_copy(update={"tools": tools, "memory": memory})
+
+
+def add_extra_tools(agent: Agent, allowed: list[str] | None, memory: Memory | None) -> None:
+    """The memory and plan tools of ``allowed`` (all of them when ``allowed`` is None)."""
+    from shiyi.agent.plan_tools import plan_tools
+
+    extra = [] if allowed is None else list(plan_tools(lambda: agent.context.plan))
+    if memory is not None:
+        from shiyi.tools.builtins.memory import memory_tools
+
+        extra += memory_tools(memory)
+    for item in extra:
+        if allowed is None or (item.spec.name in allowed and item.spec.name not in BUILTIN_TOOLS):
+            agent.tools.register(item)
+
+
+class AgentService:
+    """Owns the shared resources; :meth:`start` must run on the event loop that serves."""
+
+    def __init__(
+        self, settings: Settings, *, model: ChatModel | None = None, memory: Memory | None = None
+    ) -> None:
+        self.settings = settings
+        self.agent_settings = server_settings_for_agents(settings)
+        self.model = model
+        self.memory = memory
+        self._owns_memory = memory is None and settings.memory.enabled
+        self._log: SessionLog | None = None
+        self._agents: dict[str, Agent] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._active: dict[str, str] = {}
+        if self._owns_memory:
+            from shiyi.memory.service import Memory
+
+            self.memory = Memory.open(settings)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def address(self) -> str:
+        return f"http://{self.settings.server.host}:{self.settings.server.port}"
+
+    def start(self) -> None:
+        """Open the session log (on the serving thread) and record who owns the data dir."""
+        if self.model is None:
+            from shiyi.llm.factory import build_chat_model
+
+            self.model = build_chat_model(self.settings, "main")
+        self._log = SessionLog(self.settings.sessions_db)
+        _warm_up()
+        owner = {"pid": os.getpid(), "address": self.address, "started_at": time.time()}
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        (self.settings.data_dir / "server.json").write_text(json.dumps(owner), encoding="utf-8")
+
+    def close(self) -> None:
+        for agent in self._agents.values():
+            agent.close()
+        self._agents.clear()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self.memory is not None and self._owns_memory:
+            self.memory.close()
+            self.memory = None
+        (self.settings.data_dir / "server.json").unlink(missing_ok=True)
+
+    @property
+    def log(self) -> SessionLog:
+        if self._log is None:
+            raise RuntimeError("AgentService.start() has not run")
+        return self._log
+
+    # --- sessions --------------------------------------------------------------------------
+
+    def require_session(self, session_id: str) -> None:
+        self.log.get_session(session_id)
+
+    def delete_session(self, session_id: str) -> None:
+        self.require_session(session_id)
+        if session_id in self._active.values():
+            raise Conflict(f"session {session_id} has an active run; cancel it first")
+        agent = self._agents.pop(session_id, None)
+        if agent is not None:
+            agent.close()
+        self._locks.pop(session_id, None)
+        self.log.delete_session(session_id)
+
+    def _agent(self, session_id: str) -> Agent:
+        agent = self._agents.get(session_id)
+        if agent is None:
+            agent = Agent.from_settings(
+                self.agent_settings,
+                model=self.model,
+                session_log=self.log,
+                session_id=session_id,
+            )
+            agent.memory = self.memory
+            add_extra_tools(agent, self.settings.server.tools, self.memory)
+            self._agents[session_id] = agent
+        return agent
+
+    # --- runs ------------------------------------------------------------------------------
+
+    def check_new_run_id(self, run_id: str | None) -> None:
+        if run_id and run_id not in self._active and self.log.get_run(run_id) is not None:
+            raise Conflict(f"run {run_id} has already finished; send without run_id")
+
+    async def send(
+        self, session_id: str, text: str, run_id: str | None = None
+    ) -> AsyncIterator[Event]:
+        """Stream a run; while one runs in this session the message joins it instead."""
+        self.require_session(session_id)
+        self.check_new_run_id(run_id)
+        agent = self._agent(session_id)
+        if agent.active_runs():
+            async for event in agent.send(text, run_id):
+                yield event
+            return
+        lock = self._locks.setdefault(session_id, asyncio.Lock())
+        async with lock:
+            started: str | None = None
+            try:
+                async for event in agent.send(text, run_id):
+                    if isinstance(event, RunStart):
+                        started = event.run_id
+                        self._active[started] = session_id
+                    yield event
+            finally:
+                if started is not None:
+                    self._active.pop(started, None)
+
+    def cancel(self, run_id: str) -> RunInfo:
+        session_id = self._active.get(run_id)
+        if session_id is None:
+            info = self.run(run_id)
+            raise Conflict(f"run {run_id} is not active (status {info.status})")
+        self._agents[session_id].cancel(run_id)
+        return self.run(run_id)
+
+    def run(self, run_id: str) -> RunInfo:
+        record = self.log.get_run(run_id)
+        if record is None:
+            raise NotFound(f"no run {run_id!r}")
+        return _run_info(record, active=run_id in self._active)
+
+    def active_run_ids(self) -> list[str]:
+        return list(self._active)
+
+
+def _warm_up() -> None:
+    """Load the tokenizer vocabulary (about a second) now, not in the first run's path."""
+    from shiyi.context.tokens import TokenCounter
+
+    TokenCounter().count("warm up")
+
+
+def _run_info(record: RunRecord, *, active: bool) -> RunInfo:
+    return RunInfo(
+        run_id=record.id,
+        session_id=record.session_id,
+        status=record.status,
+        active=active,
+        goal=record.goal,
+        iterations=record.iterations,
+        detail=record.detail,
+    )
+
+
+def final_status(events: list[Event]) -> str | None:
+    ends = [e for e in events if isinstance(e, RunEnd)]
+    return ends[-1].status if ends else None
+
+
+__all__ = ["AgentService", "Conflict", "NotFound", "RunInfo", "SessionNotFound"]

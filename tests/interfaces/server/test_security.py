@@ -1,0 +1,106 @@
+"""Exposure check, bearer token, body limit, CORS and JSON errors."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from shiyi.config import Settings
+from shiyi.errors import ConfigError
+from shiyi.interfaces.server import AgentService, create_app
+from shiyi.interfaces.server.security import is_loopback
+from shiyi.llm.scripted import ScriptedModel
+from tests.interfaces.server.conftest import LiveFactory, server_settings
+
+
+def test_loopback_detection() -> None:
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.8.0.1", "::1", "localhost", "[::1]"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.com", ""))
+
+
+def test_off_loopback_without_token_refuses_to_start(settings: Settings) -> None:
+    exposed = server_settings(settings, host="0.0.0.0")
+    service = AgentService(exposed, model=ScriptedModel())
+    try:
+        with pytest.raises(ConfigError, match="SHIYI_SERVER__TOKEN"):
+            create_app(service)
+    finally:
+        service.close()
+
+
+def test_token_is_required_everywhere_but_healthz(live: LiveFactory) -> None:
+    server = live(host="0.0.0.0", token=SecretStr("s3cret"))
+    client = server.client
+    assert client.get("/healthz").status_code == 200
+    for headers in ({}, {"authorization": "Bearer wrong"}, {"authorization": "Basic s3cret"}):
+        response = client.get("/v1/sessions", headers=headers)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "unauthorized"
+    assert client.get("/openapi.json").status_code == 401
+    ok = client.get("/v1/sessions", headers={"authorization": "Bearer s3cret"})
+    assert ok.status_code == 200
+
+
+def test_body_limit(live: LiveFactory) -> None:
+    server = live(max_body_bytes=2048)
+    session = server.session()
+    big = {"text": "x" * 5000}
+    declared = server.client.post(f"/v1/sessions/{session}/messages", json=big)
+    assert declared.status_code == 413
+    assert declared.json()["error"]["code"] == "payload_too_large"
+
+    def chunks() -> object:
+        yield b'{"text": "'
+        for _ in range(10):
+            yield b"y" * 1000
+        yield b'"}'
+
+    chunked = server.client.post(
+        f"/v1/sessions/{session}/messages",
+        content=chunks(),  # type: ignore[arg-type]
+        headers={"content-type": "application/json"},
+    )
+    assert chunked.status_code == 413
+    assert chunked.json()["error"]["code"] == "payload_too_large"
+
+
+def test_cors_only_when_configured(live: LiveFactory) -> None:
+    plain = live(memory=False)
+    preflight = {"origin": "http://ui.test", "access-control-request-method": "POST"}
+    assert (
+        "access-control-allow-origin"
+        not in plain.client.options("/v1/sessions", headers=preflight).headers
+    )
+    with_cors = live(cors_origins=["http://ui.test"], token=SecretStr("t"))
+    response = with_cors.client.options("/v1/sessions", headers=preflight)
+    assert response.headers["access-control-allow-origin"] == "http://ui.test"
+
+
+def test_errors_are_json(live: LiveFactory) -> None:
+    client = live().client
+    cases = [
+        (client.get("/nope"), 404, "not_found"),
+        (client.get("/v1/sessions/ses_missing"), 404, "not_found"),
+        (client.post("/v1/sessions", json={"title": 5}), 422, "validation_error"),
+        (client.post("/v1/sessions", content=b"{not json"), 422, "validation_error"),
+        (client.get("/v1/sessions", params={"limit": 0}), 422, "validation_error"),
+        (client.put("/v1/sessions"), 405, "method_not_allowed"),
+    ]
+    for response, status, code in cases:
+        assert response.status_code == status, response.text
+        assert response.json()["error"]["code"] == code
+        assert "Traceback" not in response.text
+
+
+def test_unexpected_errors_are_500_without_trace(live: LiveFactory) -> None:
+    server = live()
+
+    def boom(limit: int = 50) -> list[object]:
+        raise RuntimeError("secret internals")
+
+    server.service.log.list_sessions = boom  # type: ignore[method-assign]
+    response = httpx.get(f"{server.url}/v1/sessions")
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "internal"
+    assert "secret internals" not in response.text
