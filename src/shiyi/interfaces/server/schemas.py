@@ -171,17 +171,7 @@ class EventOut(BaseModel):
 
     @classmethod
     def of(cls, event: EventRecord) -> EventOut:
-        return cls(
-            id=event.id,
-            session_id=event.session_id,
-            run_id=event.run_id,
-            ts=event.ts,
-            role=event.role,
-            content=event.content,
-            segment_type=event.segment_type,
-            iteration=event.iteration,
-            segment=event.segment,
-        )
+        return cls.model_validate(event, from_attributes=True)
 
 
 class FactOut(BaseModel):
@@ -198,17 +188,7 @@ class FactOut(BaseModel):
 
     @classmethod
     def of(cls, fact: FactRecord) -> FactOut:
-        return cls(
-            id=fact.id,
-            key=fact.key,
-            value=fact.value,
-            kind=fact.kind,
-            confidence=fact.confidence,
-            status=fact.status,
-            tier=fact.tier,
-            created_at=fact.created_at,
-            updated_at=fact.updated_at,
-        )
+        return cls.model_validate(fact, from_attributes=True)
 
 
 class FactPatch(_In):
