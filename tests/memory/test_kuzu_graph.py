@@ -313,3 +313,13 @@ def test_bulk_links_take_the_copy_path_and_stay_idempotent(graph: KuzuGraph) -> 
     rows = graph._read("MATCH (:Event)-[m:MENTIONS]->(:Entity) RETURN count(m)")
     assert rows[0][0] == len(events) + 1
     assert next_pairs(graph) == {(f"b{i}", f"b{i + 1}") for i in range(len(events) - 1)}
+
+
+def test_recent_events_cache_follows_writes(graph: KuzuGraph) -> None:
+    graph.add_events([event(f"r{i}", float(i)) for i in range(3)])
+    assert [e.id for e in graph.recent_events(2)] == ["r2", "r1"]
+    graph.add_events([event("r9", 9.0)])
+    assert [e.id for e in graph.recent_events(2)] == ["r9", "r2"]
+    graph.delete(["r9"])
+    assert [e.id for e in graph.recent_events(2)] == ["r2", "r1"]
+    assert [e.id for e in graph.recent_events(2, session_id="s1")] == ["r2", "r1"]
