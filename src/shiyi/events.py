@@ -106,6 +106,25 @@ class ErrorEvent(_Event):
     retryable: bool = False
 
 
+class Routed(_Event):
+    """Where a message went (seed 002, message routing); the first event of every send.
+
+    ``join``: it was added to the active run ``run_id``; ``new``: it starts run ``run_id``
+    (after the session's active run, if any, has finished); ``continue``: it starts run
+    ``run_id`` seeded with what memory holds about the ended run ``from_run_id``.
+    """
+
+    type: Literal["routed"] = "routed"
+    decision: Literal["join", "new", "continue"]
+    run_id: str
+    reason: str
+    via: Literal["explicit", "heuristic", "model", "default"] = "default"
+    score: float | None = None
+    from_run_id: str | None = None
+    seeded: int = 0
+    """How many remembered items about ``from_run_id`` the new run was given."""
+
+
 class UserMessageInjected(_Event):
     """A message that arrived while the run was executing and joined it."""
 
@@ -127,6 +146,7 @@ Event: TypeAlias = Annotated[
     | ResponseEnd
     | RunEnd
     | ErrorEvent
+    | Routed
     | UserMessageInjected,
     Field(discriminator="type"),
 ]

@@ -52,6 +52,7 @@ async def test_scripted_plan_run_emits_the_exact_event_sequence(settings: Settin
         if e.type not in ("tool_call", "tool_result", "usage", "text_delta")
     ]
     assert shape == [
+        ("routed", None, None),
         ("run_start", None, None),
         ("response_start", None, None),
         ("plan_created", None, None),
@@ -64,15 +65,16 @@ async def test_scripted_plan_run_emits_the_exact_event_sequence(settings: Settin
         ("response_end", None, None),
         ("run_end", None, None),
     ]
-    assert events[1].mode == "plan"  # type: ignore[union-attr]
+    assert events[2].mode == "plan"  # type: ignore[union-attr]
 
 
 async def test_direct_answers_announce_direct_mode(settings: Settings) -> None:
     agent, _ = agent_with(settings, reply("Hello!"))
     events = await collect(agent.send("hi"))
     agent.close()
-    assert [e.type for e in events][:3] == ["run_start", "response_start", "text_delta"]
-    assert events[1].mode == "direct"  # type: ignore[union-attr]
+    types = [e.type for e in events]
+    assert types[:4] == ["routed", "run_start", "response_start", "text_delta"]
+    assert events[2].mode == "direct"  # type: ignore[union-attr]
 
 
 async def test_complex_request_gets_plan_guidance_simple_one_does_not(settings: Settings) -> None:

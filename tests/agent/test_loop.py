@@ -60,7 +60,7 @@ async def test_multi_step_tool_use_feeds_results_back(make_agent: AgentFactory) 
         tools=[add],
     )
     events = await collect(agent.send("add 2, 3 and 10"))
-    assert types_of(events)[:2] == ["run_start", "response_start"]
+    assert types_of(events)[:3] == ["routed", "run_start", "response_start"]
     assert types_of(events)[-2:] == ["response_end", "run_end"]
     assert run_end(events).status == "completed"
     assert run_end(events).iterations == 3
@@ -211,7 +211,8 @@ async def test_message_sent_during_a_run_joins_it(make_agent: AgentFactory) -> N
         events.append(event)
         if event.type == "tool_call":
             ack = await collect(agent.send("also this"))
-            assert types_of(ack) == ["user_message"]
+            assert types_of(ack) == ["routed", "user_message"]
+            assert ack[0].decision == "join"  # type: ignore[union-attr]
     assert "user_message" in types_of(events)
     assert model.requests[1].messages[-1].content == "also this"
 

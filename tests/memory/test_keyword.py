@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import StorageError
+from shiyi.memory import keyword
 from shiyi.memory.keyword import IndexedNode, KeywordIndex, match_expression
 
 DOCS: list[tuple[str, IndexedNode, str]] = [
@@ -79,6 +80,39 @@ def test_more_matching_terms_rank_first(tmp_path: Path) -> None:
         ]
     )
     assert ids(idx, "deploy kubernetes cluster")[0] == "two"
+
+
+def common_corpus(tmp_path: Path) -> KeywordIndex:
+    """30 documents that all say "status"; one also names a rare word."""
+    idx = KeywordIndex(tmp_path / "kw.sqlite3")
+    docs: list[tuple[str, IndexedNode, str]] = [
+        (f"d{i}", "event", f"status update number {i}") for i in range(30)
+    ]
+    docs[3] = ("d3", "event", "status update for the zebrafish tank")
+    idx.add(docs)
+    return idx
+
+
+def test_common_terms_over_the_budget_are_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword, "_SCORE_BUDGET", 5)
+    idx = common_corpus(tmp_path)
+    # "status" and "update" are in 30 documents each (over the budget of 5): only the rare
+    # term is scored, so the one document naming it is the only hit.
+    assert ids(idx, "status update zebrafish") == ["d3"]
+
+
+def test_only_the_newest_matches_are_scored_when_every_term_is_common(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword, "_SCORE_BUDGET", 5)
+    idx = common_corpus(tmp_path)
+    found = ids(idx, "status update")
+    assert sorted(found) == [f"d{i}" for i in range(25, 30)]
+    # Without the budget every matching document would be scored.
+    monkeypatch.setattr(keyword, "_SCORE_BUDGET", 100)
+    assert len(ids(idx, "status update")) == 10
 
 
 def test_node_filter(index: KeywordIndex) -> None:

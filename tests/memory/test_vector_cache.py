@@ -1,8 +1,15 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from shiyi.memory.vector_cache import VectorCache
+
+
+def brute_force(data: dict[str, list[float]], query: npt.NDArray[np.float64], k: int) -> list[str]:
+    matrix = np.array(list(data.values()))
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return [list(data)[i] for i in np.argsort(-(matrix @ query))[:k]]
 
 
 def test_matches_brute_force_and_tracks_updates() -> None:
@@ -10,16 +17,14 @@ def test_matches_brute_force_and_tracks_updates() -> None:
     data = {f"v{i}": rng.normal(size=16).tolist() for i in range(500)}
     loads: list[int] = []
 
-    def loader() -> list[tuple[str, list[float]]]:
+    def loader() -> tuple[list[str], npt.NDArray[np.float32]]:
         loads.append(1)
-        return list(data.items())
+        return list(data), np.array(list(data.values()), dtype=np.float32)
 
     cache = VectorCache(16, loader)
     cache.upsert([("ignored", [1.0] * 16)])  # before loading, the loader is the truth
     query = rng.normal(size=16)
-    matrix = np.array(list(data.values()))
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    expected = [list(data)[i] for i in np.argsort(-(matrix @ query))[:10]]
+    expected = brute_force(data, query, 10)
     assert [s.id for s in cache.search(query.tolist(), 10)] == expected
     assert loads == [1]
     cache.upsert([("new", query.tolist())])
@@ -29,3 +34,37 @@ def test_matches_brute_force_and_tracks_updates() -> None:
     assert [s.id for s in cache.search(query.tolist(), 2)] == expected[1:3]
     assert len(cache) == 499
     assert loads == [1]
+
+
+def test_appends_past_the_buffer_and_updates_in_place() -> None:
+    rng = np.random.default_rng(5)
+    data = {f"v{i}": rng.normal(size=8).tolist() for i in range(3)}
+    cache = VectorCache(8, lambda: (list(data), np.array(list(data.values()), dtype=np.float32)))
+    assert len(cache) == 3
+    # Many small batches, as the embedding worker writes them: the buffer must grow.
+    for batch in range(30):
+        rows = [(f"b{batch}_{i}", rng.normal(size=8).tolist()) for i in range(100)]
+        cache.upsert(rows)
+        data.update(rows)
+    query = rng.normal(size=8)
+    assert [s.id for s in cache.search(query.tolist(), 25)] == brute_force(data, query, 25)
+    assert len(cache) == 3003
+    # Re-embedding an id replaces its row instead of adding one.
+    cache.upsert([("v0", (query * 3).tolist())])
+    top = cache.search(query.tolist(), 1)[0]
+    assert top.id == "v0"
+    assert abs(top.score - 1.0) < 1e-5
+    assert len(cache) == 3003
+    # A zero vector scores 0 against everything instead of dividing by zero.
+    cache.upsert([("zero", [0.0] * 8)])
+    scores = {s.id: s.score for s in cache.search(query.tolist(), 3004)}
+    assert scores["zero"] == 0.0
+
+
+def test_empty_store_and_repeated_ids_from_the_loader() -> None:
+    empty = VectorCache(4, lambda: ([], np.empty((0, 4), dtype=np.float32)))
+    assert empty.search([1.0, 0.0, 0.0, 0.0], 5) == []
+    rows = np.array([[1, 0, 0, 0], [0, 1, 0, 0]], dtype=np.float32)
+    twice = VectorCache(4, lambda: (["a", "a"], rows))
+    hits = twice.search([0.0, 1.0, 0.0, 0.0], 5)
+    assert [(h.id, round(h.score, 5)) for h in hits] == [("a", 1.0)]

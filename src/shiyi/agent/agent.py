@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
 from shiyi.agent.complexity import ComplexityDetector, guidance_for
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.persona import load_persona
+from shiyi.agent.router import Candidate, Embed, Router
+from shiyi.agent.seed import seed_from_run
 from shiyi.agent.session_context import SessionContext
 from shiyi.agent.transcript import Transcript
 from shiyi.config.settings import Settings
 from shiyi.context.builder import ContextBuilder
 from shiyi.context.summaries import Summarizer, SummaryStore
-from shiyi.events import Event, UserMessageInjected
+from shiyi.events import Event, Routed, UserMessageInjected
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
 from shiyi.memory.session_log import SessionInfo, SessionLog, new_id
@@ -46,7 +49,14 @@ class Agent:
         session_id: str | None = None,
         memory: Memory | None = None,
         summary_model: ChatModel | None = None,
+        router_model: ChatModel | None = None,
+        persona: str | None = None,
+        summaries: SummaryStore | None = None,
+        executor: Executor | None = None,
     ) -> None:
+        """``persona``, ``summaries`` and ``executor`` may be shared by many agents (a
+        server's); ``executor`` runs each run's blocking set-up and context building
+        (default: asyncio's thread pool for the set-up, the event loop for building)."""
         self.model = model
         self.memory = memory
         self.owns_memory = False
@@ -58,16 +68,21 @@ class Agent:
         self._transcript: Transcript | None = None
         self._context: SessionContext | None = None
         self._background: set[asyncio.Task[int]] = set()
-        self.persona = load_persona(settings)
+        self._pending_session: str | None = None
+        self.executor = executor
+        self.persona = persona if persona is not None else load_persona(settings)
         self.complexity = ComplexityDetector(settings.complexity)
+        self.owns_summaries = summaries is None
         self.builder = ContextBuilder(
             settings.context,
             settings.model_role("main").context_window,
-            summaries=SummaryStore(settings.data_dir / "summaries.sqlite3"),
+            summaries=summaries or SummaryStore(settings.data_dir / "summaries.sqlite3"),
         )
         assert self.builder.summaries is not None
         self.summarizer = Summarizer(summary_model, self.builder.summaries)
         self._active: dict[str, RunLoop] = {}
+        self._run_lock = asyncio.Lock()
+        self.router = Router(settings.routing, model=router_model, embed=self._loaded_embedder)
         if session_id is not None:
             self.resume(session_id)
 
@@ -81,6 +96,10 @@ class Agent:
         memory: Memory | None = None,
         session_log: SessionLog | None = None,
         summary_model: ChatModel | None = None,
+        router_model: ChatModel | None = None,
+        persona: str | None = None,
+        summaries: SummaryStore | None = None,
+        executor: Executor | None = None,
     ) -> Agent:
         """An agent with the configured main model, the built-in tools and memory.
 
@@ -111,6 +130,10 @@ class Agent:
             session_id=session_id,
             memory=memory,
             summary_model=summary_model or _summary_model(settings),
+            router_model=router_model or router_model_for(settings),
+            persona=persona,
+            summaries=summaries,
+            executor=executor,
         )
         agent.owns_memory = owns_memory
         from shiyi.agent.plan_tools import plan_tools
@@ -124,18 +147,33 @@ class Agent:
 
     @property
     def session_id(self) -> str:
+        if self._transcript is None and self._pending_session is not None:
+            return self._pending_session
         return self.transcript.session_id
 
     @property
     def transcript(self) -> Transcript:
+        if self._transcript is None and self._pending_session is not None:
+            self.resume(self._pending_session)
         if self._transcript is None:
             self.new_session()
         assert self._transcript is not None
         return self._transcript
 
+    def attach(self, session_id: str) -> None:
+        """Resume the existing session ``session_id`` (a full id) on first use, not now:
+        a server creates agents on its event loop and loads history in the run's thread."""
+        if self._transcript is not None:
+            self.resume(session_id)
+            return
+        self._require_idle()
+        self._pending_session = session_id
+
     def new_session(self, title: str = "") -> str:
         """Start a fresh session (the previous one stays in the log)."""
         self._require_idle()
+        self._pending_session = None
+        self._consolidate()
         session_id = self.log.create_session(title=title, workspace=str(self.settings.workspace))
         self._transcript = self._open_transcript(session_id)
         return session_id
@@ -144,6 +182,9 @@ class Agent:
         """Continue a logged session by id or unique prefix (also after a crash)."""
         self._require_idle()
         info = self.log.find_session(session_id)
+        self._pending_session = None
+        if self._transcript is not None and self._transcript.session_id != info.id:
+            self._consolidate()
         self.log.mark_interrupted(info.id)
         self._transcript = self._open_transcript(info.id)
         return info
@@ -205,24 +246,105 @@ class Agent:
         return bool(targets)
 
     async def send(self, message: str, run_id: str | None = None) -> AsyncIterator[Event]:
-        """Start a run for ``message`` and stream its events.
+        """Route ``message`` (seed 002) and stream what follows; the first event is ``routed``.
 
-        While a run of this agent is executing, the message joins it instead (it is seen at
-        the next iteration boundary) and this stream only acknowledges that.
+        With ``run_id``: join that run if it is active here; if it has ended, start a new
+        run seeded with what memory holds about it; an unknown id names the new run.
+        Without: the router decides whether the message joins the active run (it is seen at
+        the next iteration boundary and this stream only acknowledges it) or starts a new
+        one.  Runs of one agent never overlap: a new run waits for the active one to end.
         """
-        target = self._active.get(run_id) if run_id else next(iter(self._active.values()), None)
-        if target is not None:
-            target.inject(message)
-            yield UserMessageInjected(text=message)
+        routed, seed = await self._route(message, run_id)
+        if routed.decision == "join":
+            target = self._active.get(routed.run_id)
+            if target is not None and target.inject(message):
+                yield routed
+                yield UserMessageInjected(text=message)
+                return
+            routed = Routed(
+                decision="new",
+                run_id=new_id("run"),
+                reason=f"run {routed.run_id} ended before the message could join it",
+                via="default",
+            )
+        yield routed
+        async with self._run_lock:
+            run = await self._open_run(message, routed.run_id, seed)
+            self._active[run.run_id] = run
+            try:
+                async for event in run.events():
+                    yield event
+            finally:
+                self._active.pop(run.run_id, None)
+                self._summarize_later()
+                self._archive(run)
+
+    def _archive(self, run: RunLoop) -> None:
+        """Queue the finished run's archive (an anchored episodic memory); never raises."""
+        if self.memory is None or run.status is None:
             return
-        run = self._new_run(message, run_id)
-        self._active[run.run_id] = run
         try:
-            async for event in run.events():
-                yield event
-        finally:
-            self._active.pop(run.run_id, None)
-            self._summarize_later()
+            self.memory.archive_run(run.run_id, run.goal, run.status)
+        except Exception:
+            log.exception("could not queue the archive of run %s", run.run_id)
+
+    def _consolidate(self) -> None:
+        """Queue the current session's consolidation (at session end and on /new)."""
+        if self.memory is None or self._transcript is None or not len(self._transcript):
+            return
+        try:
+            self.memory.consolidate(self._transcript.session_id)
+        except Exception:
+            log.exception("could not queue the consolidation of the session")
+
+    async def _route(self, message: str, run_id: str | None) -> tuple[Routed, str]:
+        """The routing decision and, for a continued run, the memory it is seeded with."""
+        if run_id and run_id in self._active:
+            return Routed(
+                decision="join", run_id=run_id, reason="the run is active", via="explicit"
+            ), ""
+        if run_id:
+            old = await asyncio.to_thread(self.log.get_run, run_id)
+            if old is None:
+                return Routed(
+                    decision="new", run_id=run_id, reason="a new run with the given id",
+                    via="explicit",
+                ), ""  # fmt: skip
+            seed = await asyncio.to_thread(seed_from_run, self.memory, self.log, old)
+            return Routed(
+                decision="continue",
+                run_id=new_id("run"),
+                reason=f"run {run_id} has ended ({old.status}); continuing it in a new run",
+                via="explicit",
+                from_run_id=run_id,
+                seeded=seed.items,
+            ), seed.text
+        candidates = [
+            Candidate(run.run_id, "\n".join(run.inputs), run.last_input)
+            for run in self._active.values()
+            if run.status is None
+        ]
+        route = await self.router.route(message, candidates)
+        return Routed(
+            decision=route.decision,
+            run_id=route.run_id or new_id("run"),
+            reason=route.reason,
+            via=route.via,
+            score=None if route.score is None else round(route.score, 3),
+        ), ""
+
+    async def _open_run(self, message: str, run_id: str, seed: str) -> RunLoop:
+        """Create the run; its SQLite and memory work runs in a worker thread, so a server
+        starting many runs at once keeps streaming the others meanwhile."""
+        loop = asyncio.get_running_loop()
+        setup = loop.run_in_executor(self.executor, self._new_run, message, run_id, seed)
+        try:
+            return await asyncio.shield(setup)
+        except asyncio.CancelledError:
+            # The caller went away mid-setup: end the run once it exists, never leave it
+            # 'running' in the log.
+            setup.add_done_callback(_abandon_when_ready)
+            raise
 
     def _summarize_later(self) -> None:
         """Summaries the last request lacked are computed after the reply, off its path."""
@@ -235,10 +357,11 @@ class Agent:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def _new_run(self, message: str, run_id: str | None) -> RunLoop:
+    def _new_run(self, message: str, run_id: str, seed: str = "") -> RunLoop:
+        """Blocking: log the run and its first message, prepare the context."""
         transcript = self.transcript
         session_id = transcript.session_id
-        run_id = self.log.start_run(session_id, message, run_id or new_id("run"))
+        run_id = self.log.start_run(session_id, message, run_id)
         transcript.append(Message("user", message), run_id=run_id)
         if not self.log.get_session(session_id).title:
             self.log.set_title(session_id, _title_from(message))
@@ -249,6 +372,7 @@ class Agent:
             message,
             guidance=guidance_for(self.complexity.assess(message, previous)),
             memory_hint=self._memory_hint(message),
+            continued=seed,
         )
         return RunLoop(
             run_id=run_id,
@@ -267,7 +391,19 @@ class Agent:
                 temperature=self.settings.model_role("main").temperature,
                 max_tokens=self.settings.model_role("main").max_tokens,
             ),
+            offload=self._offload if self.executor is not None else None,
         )
+
+    async def _offload(self, build: Callable[[], list[Message]]) -> list[Message]:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, build)
+
+    def _loaded_embedder(self) -> Embed | None:
+        """The memory's embedder for routing, only once loaded (never a load or a remote
+        call just to route a message)."""
+        embedder = self.memory.embedder if self.memory is not None else None
+        if embedder is None or not getattr(embedder, "loaded", False):
+            return None
+        return embedder.embed
 
     def _memory_hint(self, message: str) -> str:
         if self.memory is None:
@@ -283,15 +419,34 @@ class Agent:
 
     def close(self) -> None:
         self.cancel()
+        self._consolidate()
         for task in list(self._background):
             task.cancel()
         if self.owns_log:
             self.log.close()
-        if self.builder.summaries is not None:
+        if self.builder.summaries is not None and self.owns_summaries:
             self.builder.summaries.close()
         if self.memory is not None and self.owns_memory:
             self.memory.close()
         self.memory = None
+
+
+def _abandon_when_ready(setup: asyncio.Future[RunLoop]) -> None:
+    if not setup.cancelled() and setup.exception() is None:
+        setup.result().abandon("the caller went away before the run started")
+
+
+def router_model_for(settings: Settings) -> ChatModel | None:
+    """The ``fast`` model for ambiguous routing decisions, when ``routing.use_llm`` is on."""
+    if not settings.routing.use_llm:
+        return None
+    from shiyi.llm.factory import build_chat_model
+
+    try:
+        return build_chat_model(settings, "fast")
+    except Exception:
+        log.warning("the fast model is not usable; routing falls back to its heuristic")
+        return None
 
 
 def _summary_model(settings: Settings) -> ChatModel | None:

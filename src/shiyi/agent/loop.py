@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeAlias, TypeVar
 
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.transcript import Transcript
@@ -52,6 +53,7 @@ from shiyi.tools.registry import ToolOutcome, ToolRegistry
 log = logging.getLogger(__name__)
 PLAN_TOOL = "create_plan"
 T = TypeVar("T")
+Offload: TypeAlias = Callable[[Callable[[], list[Message]]], Awaitable[list[Message]]]
 
 
 @dataclass(slots=True, frozen=True)
@@ -102,7 +104,10 @@ class RunLoop:
         transcript: Transcript,
         hooks: RunHooks,
         limits: RunLimits,
+        offload: Offload | None = None,
     ) -> None:
+        """``offload`` runs the CPU-heavy request building (a server passes a worker
+        thread, so one run's context building never holds up another's events)."""
         self.run_id = run_id
         self.session_id = session_id
         self.goal = goal
@@ -113,7 +118,11 @@ class RunLoop:
         self._transcript = transcript
         self._hooks = hooks
         self._limits = limits
+        self._offload = offload
         self._inbox: list[str] = []
+        self.inputs: list[str] = [goal]
+        """The goal and every message that joined the run (what routing compares with)."""
+        self.last_input = time.monotonic()
         self._current: asyncio.Task[None] | None = None
         self._cancel_reason: str | None = None
         self._calls_seen: Counter[str] = Counter()
@@ -125,9 +134,23 @@ class RunLoop:
 
     # --- control from outside --------------------------------------------------------------
 
-    def inject(self, text: str) -> None:
-        """Queue a user message; it joins the run at the next iteration boundary."""
+    def inject(self, text: str) -> bool:
+        """Queue a user message; it joins the run at the next iteration boundary.
+
+        False when the run has already ended (the message must go elsewhere).  A message
+        that arrives during the final answer gets one more iteration, so it is never lost.
+        """
+        if self.status is not None or self.cancelled:
+            return False
         self._inbox.append(text)
+        self.inputs.append(text)
+        self.last_input = time.monotonic()
+        return True
+
+    def abandon(self, reason: str) -> None:
+        """End a run whose events were never consumed (its caller went away first)."""
+        self._cancel_reason = self._cancel_reason or reason
+        self._finish("cancelled", self._cancel_reason)
 
     def cancel(self, reason: str = "cancelled by the user") -> None:
         if self._cancel_reason is None:
@@ -161,6 +184,8 @@ class RunLoop:
                     else:
                         yield event
                 if not reply.tool_calls:
+                    if self._inbox and self.iterations < self._limits.max_iterations:
+                        continue  # the user added something while the model answered
                     status, detail = "completed", ""
                     break
                 async for event in self._tool_turn(reply.tool_calls):
@@ -247,7 +272,10 @@ class RunLoop:
     async def _model_turn(self) -> AsyncIterator[Event | Message]:
         """Stream one reply; yields events, then the assembled (logged) assistant message."""
         self._check_cancelled()
-        messages = self._hooks.messages()
+        if self._offload is None:
+            messages = self._hooks.messages()
+        else:
+            messages = await self._offload(self._hooks.messages)
         assembler = ReplyAssembler()
         stream = self._model.stream(
             messages,

@@ -35,6 +35,9 @@ def _is_schema_noise(key: str, value: Any) -> bool:
     return key == "$defs" or (key == "title" and isinstance(value, str))
 
 
+_FLAT: dict[object, dict[str, Any]] = {}
+
+
 class _FlatSchemaTool(FunctionTool):
     """A function tool whose schema has no ``$defs``/``$ref``.
 
@@ -45,8 +48,12 @@ class _FlatSchemaTool(FunctionTool):
     def __init__(self, func: Callable[..., Awaitable[str]], *, name: str) -> None:
         super().__init__(func, name=name, sequential=True)
         base = super().spec
-        flat = _inline_refs(base.parameters, base.parameters.get("$defs", {}))
-        self._flat_spec = ToolSpec(base.name, base.description, flat)
+        flat = _FLAT.get(func.__code__)
+        if flat is None:  # one per function: an agent per session must not redo it
+            flat = _FLAT[func.__code__] = _inline_refs(
+                base.parameters, base.parameters.get("$defs", {})
+            )
+        self._flat_spec = ToolSpec(base.name, base.description, flat)  # shared, read-only
 
     @property
     def spec(self) -> ToolSpec:

@@ -60,15 +60,20 @@ class SessionContext:
         self.plan = PlanState()
         self.guidance = ""
         self.memory_hint = ""
+        self.continued = ""
         self.last: BuiltContext | None = None
 
     # --- per run -----------------------------------------------------------------------
 
-    def start_run(self, goal: str, *, guidance: str = "", memory_hint: str = "") -> None:
+    def start_run(
+        self, goal: str, *, guidance: str = "", memory_hint: str = "", continued: str = ""
+    ) -> None:
+        """``continued``: what memory holds about the ended run this one continues."""
         self.plan = PlanState()
         self.scratchpad.set_goal(goal)
         self.guidance = guidance
         self.memory_hint = memory_hint
+        self.continued = continued
         self.focused.refresh(self.workspace)
 
     # --- RunHooks ----------------------------------------------------------------------
@@ -80,7 +85,12 @@ class SessionContext:
         return self.last.messages
 
     def parts(self) -> ContextParts:
-        working = [self.scratchpad.render(), self.tool_memory.render_hint(), self.focused.render()]
+        working = [
+            self.continued,
+            self.scratchpad.render(),
+            self.tool_memory.render_hint(),
+            self.focused.render(),
+        ]
         return ContextParts(
             persona=self.persona,
             workspace=self.workspace,

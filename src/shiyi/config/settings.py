@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Provider = Literal["openai_compat", "local", "scripted"]
@@ -87,6 +88,47 @@ class AgentSettings(_Strict):
     )
 
 
+def _default_ttl_days() -> dict[str, float | None]:
+    # seed 001 2.2.1: preferences and decisions 7 days, todos 3, moods 1.
+    return {
+        "preference": 7, "decision": 7, "todo": 3, "mood": 1, "semantic": 30,
+        "episodic": 14, "convention": 30, "procedural": 30,
+    }  # fmt: skip
+
+
+class LifecycleSettings(_Strict):
+    """What happens to memories after they are written (seed 000 extraction, seed 001)."""
+
+    extraction: bool = Field(
+        default=True, description="Extract entities/relations/facts with the fast model."
+    )
+    active_threshold: float = Field(default=0.75, ge=0, le=1, description="Confidence: active.")
+    pending_threshold: float = Field(
+        default=0.55, ge=0, le=1, description="Confidence: pending (below: dropped)."
+    )
+    window: int = Field(default=3, ge=1, le=20, description="Messages an extraction reads.")
+    ttl_days: dict[str, float | None] = Field(
+        default_factory=_default_ttl_days,
+        description="Short-term lifetime per fact kind (null: never expires).",
+    )
+    promote_after: int = Field(default=3, ge=1, description="Retrievals that promote to long.")
+    sweep_interval: float = Field(default=60.0, gt=0, description="Seconds between sweeps.")
+    entity_similarity: float = Field(
+        default=0.88, ge=0, le=1, description="Embedding similarity that merges two entities."
+    )
+    duplicate_similarity: float = Field(
+        default=0.9, ge=0, le=1, description="Similarity that makes a fact a repeat."
+    )
+    workspace_id: str = "default"
+    workspace_writers: list[str] = Field(
+        default_factory=lambda: ["shiyi"],
+        description="Agent ids allowed to write workspace (shared) memory; '*' for any.",
+    )
+    consolidate_messages: int = Field(
+        default=60, ge=2, description="Latest messages a session consolidation reads."
+    )
+
+
 class MemorySettings(_Strict):
     """Long-term memory: the embedded graph store, embeddings and retrieval."""
 
@@ -107,6 +149,7 @@ class MemorySettings(_Strict):
     lock_timeout: float = Field(default=5.0, ge=0, description="Seconds to wait for the store.")
     user_id: str = "default"
     agent_id: str = "shiyi"
+    lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
 
 
 class ContextSettings(_Strict):
@@ -171,6 +214,13 @@ class ServerSettings(_Strict):
     token: SecretStr | None = Field(
         default=None, description="Bearer token; required when host is not a loopback address."
     )
+    chat_port: int | None = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description="Port `shiyi chat` serves the API on, on 127.0.0.1, so other commands can "
+        "reach the store it owns (0: any free port; null: do not serve).",
+    )
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
     cors_origins: list[str] = Field(default_factory=list, description="Empty: CORS off.")
     tools: list[str] | None = Field(
@@ -183,13 +233,54 @@ class ServerSettings(_Strict):
 
 
 class RoutingSettings(_Strict):
-    """Which active run a message without a run id belongs to (seed 002, message routing)."""
+    """Which active run a message without a run id belongs to (seed 002, message routing).
 
-    join_threshold: float = Field(default=0.35, ge=0, le=1, description="Similarity to join.")
+    The heuristic scores each active run: ``similarity_weight`` x similarity of the message
+    to the run's goal (token overlap, or the embedder's cosine when it is already loaded;
+    a follow-up cue such as "also" counts as ``cue_similarity``) plus the rest x recency of
+    the run's last input (halving every ``recency_seconds``). At or above ``join_threshold``
+    the message joins; below ``new_threshold`` it starts a new run; in between it is
+    ambiguous: the fast model decides if ``use_llm`` is on and it is at least
+    ``llm_confidence`` sure, else ``ambiguous`` decides.
+    """
+
+    join_threshold: float = Field(default=0.35, ge=0, le=1, description="Score to join.")
     new_threshold: float = Field(default=0.10, ge=0, le=1, description="Below: a new run.")
     recency_seconds: float = Field(default=600.0, gt=0, description="Recent runs weigh more.")
+    similarity_weight: float = Field(default=0.75, ge=0, le=1)
+    cue_similarity: float = Field(default=0.6, ge=0, le=1)
+    join_cues: list[str] = Field(
+        default_factory=lambda: [
+            r"^(also|and|plus|but|actually|instead|wait|oh|no|then|too)\b",
+            r"^(还有|另外|也|再|并且|而且|不对|不是|等等|然后|顺便|对了)",
+        ],
+        description="Regexes (case-insensitive) marking a message as a follow-up.",
+    )
+    ambiguous: Literal["join", "new"] = Field(
+        default="join", description="Decision when ambiguous and no model decided."
+    )
     use_llm: bool = Field(default=False, description="Ask the fast model when ambiguous.")
     llm_confidence: float = Field(default=0.7, ge=0, le=1)
+    llm_timeout: float = Field(default=10.0, gt=0, description="Seconds for the model's answer.")
+
+    @field_validator("join_cues")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RoutingSettings:
+        if self.new_threshold > self.join_threshold:
+            raise ValueError(
+                f"new_threshold ({self.new_threshold}) must not exceed join_threshold "
+                f"({self.join_threshold})"
+            )
+        return self
 
 
 class Settings(BaseSettings):

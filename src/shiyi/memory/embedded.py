@@ -130,8 +130,67 @@ class EmbeddedStore:
     def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
         return self.graph.events_missing_embeddings(limit)
 
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def slot_candidates(
+        self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+    ) -> list[FactRecord]:
+        return self.graph.slot_candidates(entity_names, keys, statuses)
+
+    def mentioned_entities(self, event_ids: Sequence[str]) -> list[str]:
+        return self.graph.mentioned_entities(event_ids)
+
+    def add_supersedes(self, pairs: Sequence[tuple[str, str]]) -> None:
+        self.graph.add_supersedes(pairs)
+
+    def superseded_by(self, fact_ids: Sequence[str]) -> dict[str, str]:
+        return self.graph.superseded_by(fact_ids)
+
+    def session_window(
+        self, session_id: str, until: float, types: Sequence[str], limit: int
+    ) -> list[EventRecord]:
+        return self.graph.session_window(session_id, until, types, limit)
+
+    def facts_derived_from(self, event_ids: Sequence[str]) -> list[str]:
+        return self.graph.facts_derived_from(event_ids)
+
+    def expire_facts(self, now: float) -> list[str]:
+        return self.graph.expire_facts(now)
+
+    def fact_groups(self) -> list[tuple[str, str, str, str, int, float]]:
+        return self.graph.fact_groups()
+
+    def open_conflicts(self) -> int:
+        return self.graph.open_conflicts()
+
+    def facts_by_status(self, statuses: Sequence[str], limit: int) -> list[str]:
+        return self.graph.facts_by_status(statuses, limit)
+
+    def entity_footprint(self, name: str) -> tuple[list[str], list[str]]:
+        return self.graph.entity_footprint(name)
+
+    def user_footprint(self, user_id: str) -> tuple[list[str], list[str]]:
+        return self.graph.user_footprint(user_id)
+
+    def delete_entities(self, names: Sequence[str]) -> int:
+        return self.graph.delete_entities(names)
+
+    def delete_orphan_sessions(self, user_id: str) -> int:
+        return self.graph.delete_orphan_sessions(user_id)
+
     def counts(self) -> dict[str, int]:
         return {**self.graph.counts(), "keyword_docs": self.keywords.count()}
+
+    def compact(self) -> None:
+        """Rewrite the graph file without the bytes of deleted rows (after a forget)."""
+        from shiyi.memory.kuzu_compact import rebuild
+
+        graph = self.graph
+        graph.close()
+        rebuild(graph.path)
+        self.graph = KuzuGraph(
+            graph.path, dimension=graph.dimension, embedding_model=graph.embedding_model
+        )
 
     def close(self) -> None:
         try:

@@ -12,12 +12,12 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shiyi.errors import StorageError
+from shiyi.errors import ShiyiError, StorageError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -34,6 +34,15 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_ready ON jobs(status, kind, run_after);
 """
+
+
+class JobDeferred(ShiyiError):
+    """Raised by a handler whose jobs must wait for something outside them (a model that is
+    not configured or not reachable): they go back to the queue without using an attempt."""
+
+    def __init__(self, reason: str, *, retry_in: float = 60.0) -> None:
+        super().__init__(reason)
+        self.retry_in = retry_in
 
 
 @dataclass(slots=True, frozen=True)
@@ -91,6 +100,20 @@ class JobQueue:
             )
         return int(cursor.lastrowid or 0)
 
+    def enqueue_once(self, kind: str, payload: dict[str, Any], *, max_attempts: int = 5) -> bool:
+        """Enqueue unless a job of this kind with the same payload exists (in any state), so a
+        re-run handler that queues follow-up work does not queue it twice."""
+        text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        now = time.time()
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT INTO jobs (kind, payload, max_attempts, created_at, updated_at)"
+                " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS"
+                " (SELECT 1 FROM jobs WHERE kind = ? AND payload = ?)",
+                (kind, text, max_attempts, now, now, kind, text),
+            )
+        return cursor.rowcount > 0
+
     def claim(self, kinds: Sequence[str], limit: int = 1) -> list[Job]:
         """Take up to ``limit`` ready jobs of these kinds (oldest first) and mark them running."""
         now = time.time()
@@ -143,6 +166,16 @@ class JobQueue:
             )
         return not final
 
+    def defer(self, job: Job, reason: str, *, retry_in: float) -> None:
+        """Put the job back without using up an attempt: it waits for something outside it
+        (an extraction model that is not configured or not reachable yet)."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE jobs SET status='pending', last_error=?, run_after=?, updated_at=?"
+                " WHERE id=?",
+                (reason[:2000], time.time() + retry_in, time.time(), job.id),
+            )
+
     def recover(self) -> int:
         """Put jobs left ``running`` by a dead process back in the queue."""
         with self._lock:
@@ -192,6 +225,34 @@ class JobQueue:
                 "DELETE FROM jobs WHERE status='done' AND updated_at < ?", (older_than,)
             )
         return cursor.rowcount
+
+    def rewrite_payloads(
+        self, edit: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> tuple[int, int]:
+        """Pass every job's payload (any status) through ``edit``: a changed payload is stored,
+        ``None`` deletes the job.  Used by ``forget`` to take forgotten memories out of the
+        queue; deleted bytes are zeroed (``secure_delete``).  Returns (edited, deleted)."""
+        with self._lock:
+            self._db.execute("PRAGMA secure_delete=ON")
+            rows = self._db.execute("SELECT id, payload FROM jobs").fetchall()
+            changed: list[tuple[str, float, int]] = []
+            dropped: list[tuple[int]] = []
+            for job_id, raw in rows:
+                payload = json.loads(raw)
+                new = edit(payload)
+                if new is None:
+                    dropped.append((job_id,))
+                elif new != payload:
+                    changed.append((json.dumps(new, ensure_ascii=False), time.time(), job_id))
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("UPDATE jobs SET payload=?, updated_at=? WHERE id=?", changed)
+                self._db.executemany("DELETE FROM jobs WHERE id=?", dropped)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return len(changed), len(dropped)
 
     def close(self) -> None:
         with self._lock:

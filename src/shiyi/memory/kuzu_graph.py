@@ -14,7 +14,7 @@ Design notes (measured on kuzu 0.11.3, see the report in tests/memory/test_kuzu_
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from itertools import pairwise
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 import kuzu
 
 from shiyi.errors import StorageError
+from shiyi.memory import kuzu_lifecycle as lc
 from shiyi.memory import kuzu_queries as q
 from shiyi.memory import kuzu_schema as schema
 from shiyi.memory.entities import normalize_name
@@ -36,7 +37,7 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
-from shiyi.memory.vector_cache import VectorCache
+from shiyi.memory.vector_cache import Loader, Matrix, VectorCache
 
 COPY_THRESHOLD = 1000
 COPY_EDGES_THRESHOLD = 100
@@ -237,17 +238,12 @@ class KuzuGraph:
     def touch(self, ids: Sequence[str], at: float) -> None:
         if not ids:
             return
+        params = [{"id": key, "at": at} for key in dict.fromkeys(ids)]
         with self._transaction() as conn:
             for table in ("Event", "Fact"):
-                # One primary-key lookup per id: a list match would scan the whole table.
-                for key in dict.fromkeys(ids):
-                    schema.execute(
-                        conn,
-                        f"MATCH (n:{table} {{id: $id}})"
-                        " SET n.access_count = coalesce(n.access_count, 0) + 1,"
-                        " n.last_accessed = $at",
-                        {"id": key, "at": at},
-                    )
+                # One primary-key lookup per id (a list match would scan the whole table),
+                # prepared once: parsing and planning cost more than the update itself.
+                q.execute_each(conn, q.TOUCH[table], params)
 
     def delete(self, ids: Sequence[str]) -> int:
         """Hard delete with DETACH; the NEXT chain of the affected sessions is re-linked."""
@@ -297,12 +293,11 @@ class KuzuGraph:
             raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
         return self._vectors[node].search(vector, limit)
 
-    def _vector_loader(self, node: NodeKind) -> Callable[[], list[tuple[str, list[float]]]]:
+    def _vector_loader(self, node: NodeKind) -> Loader:
         table = schema.VECTOR_TABLES[node].table
 
-        def load() -> list[tuple[str, list[float]]]:
-            rows = self._read(f"MATCH (v:{table}) RETURN v.id, v.embedding")
-            return [(str(r[0]), list(r[1])) for r in rows]
+        def load() -> tuple[list[str], Matrix]:
+            return q.load_vectors(self._reader(), table, self.dimension)
 
         return load
 
@@ -342,14 +337,17 @@ class KuzuGraph:
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
     def get_facts(self, ids: Sequence[str]) -> list[FactRecord]:
-        params = {"ids": list(ids)}
-        rows = self._read(f"MATCH (f:Fact) WHERE f.id IN $ids RETURN {q.FACT_RETURN}", params)
-        links = {
-            str(r[0]): (list(r[1] or []), list(r[2] or []))
-            for r in self._read(q.FACT_LINKS, params)
-        }
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        rows = self._read(
+            f"MATCH (f:Fact) WHERE f.id IN $ids RETURN {q.FACT_RETURN}", {"ids": wanted}
+        )
+        if not rows:  # recall candidates are mostly events: no link queries for them
+            return []
+        links = q.fact_links(self._reader(), [str(r[0]) for r in rows])
         found = {str(r[0]): q.fact_from_row(r, *links.get(str(r[0]), ([], []))) for r in rows}
-        return [found[i] for i in dict.fromkeys(ids) if i in found]
+        return [found[i] for i in wanted if i in found]
 
     def fact_ids(self, limit: int) -> list[str]:
         """Ids of stored facts, newest first (for export and re-embedding)."""
@@ -394,6 +392,76 @@ class KuzuGraph:
             "embedded_entities": "MATCH (n:EntityVec)",
         }
         return {k: int(self._read(f"{p} RETURN count(n)")[0][0]) for k, p in patterns.items()}
+
+    # --- lifecycle (see :mod:`shiyi.memory.kuzu_lifecycle`) ---------------------------------
+
+    def slot_candidates(
+        self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+    ) -> list[FactRecord]:
+        found = lc.slot_candidates(self._reader(), entity_names, keys, statuses)
+        return self.get_facts(found)
+
+    def mentioned_entities(self, event_ids: Sequence[str]) -> list[str]:
+        return sorted(lc.ids_per_key(self._reader(), lc.MENTIONED_BY, event_ids))
+
+    def session_window(
+        self, session_id: str, until: float, types: Sequence[str], limit: int
+    ) -> list[EventRecord]:
+        """The newest ``limit`` events of these segment types at or before ``until``, oldest
+        first (what an extraction or consolidation reads)."""
+        params = {"sid": session_id, "until": until, "types": list(types), "n": limit}
+        found = lc.ids(self._reader(), lc.SESSION_WINDOW, params)
+        return self.get_events(found[::-1])
+
+    def facts_derived_from(self, event_ids: Sequence[str]) -> list[str]:
+        return lc.ids_per_key(self._reader(), lc.DERIVED_FROM_EVENT, event_ids)
+
+    def expire_facts(self, now: float) -> list[str]:
+        with self._transaction() as conn:
+            return lc.ids(conn, lc.EXPIRE, {"now": now})
+
+    def fact_groups(self) -> list[tuple[str, str, str, str, int, float]]:
+        return lc.fact_groups(self._reader())
+
+    def open_conflicts(self) -> int:
+        return int(self._read(lc.OPEN_CONFLICTS)[0][0])
+
+    def superseded_by(self, fact_ids: Sequence[str]) -> dict[str, str]:
+        return lc.superseded_by(self._reader(), fact_ids)
+
+    def facts_by_status(self, statuses: Sequence[str], limit: int) -> list[str]:
+        return lc.ids(self._reader(), lc.FACTS_BY_STATUS, {"statuses": list(statuses), "n": limit})
+
+    def entity_footprint(self, name: str) -> tuple[list[str], list[str]]:
+        """(fact ids ABOUT, event ids MENTIONING) the entity: what forgetting it removes."""
+        conn = self._reader()
+        return lc.ids(conn, lc.ENTITY_FACTS, {"name": name}), lc.ids(
+            conn, lc.ENTITY_EVENTS, {"name": name}
+        )
+
+    def user_footprint(self, user_id: str) -> tuple[list[str], list[str]]:
+        conn = self._reader()
+        return lc.ids(conn, lc.USER_FACTS, {"user": user_id}), lc.ids(
+            conn, lc.USER_EVENTS, {"user": user_id}
+        )
+
+    def delete_entities(self, names: Sequence[str]) -> int:
+        """Entity nodes with every edge (MENTIONS, ABOUT, RELATED_TO) and their vectors."""
+        present = 0
+        with self._transaction() as conn:
+            for name in dict.fromkeys(names):
+                present += len(_existing(conn, "Entity", "name", [name]))
+                schema.execute(conn, lc.DELETE_ENTITY, {"name": name})
+                schema.execute(conn, lc.DELETE_ENTITY_VEC, {"name": name})
+        self._vectors["entity"].delete(list(names))
+        return present
+
+    def delete_orphan_sessions(self, user_id: str) -> int:
+        with self._transaction() as conn:
+            orphans = lc.ids(conn, lc.ORPHAN_SESSIONS, {"user": user_id})
+            if orphans:
+                schema.execute(conn, lc.DELETE_SESSIONS, {"ids": orphans})
+        return len(orphans)
 
     def close(self) -> None:
         """Idempotent; closes every connection, then the database (releasing its file lock)."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import kuzu
 import pyarrow as pa
 
+from shiyi.errors import StorageError
 from shiyi.memory.kuzu_schema import execute
 from shiyi.memory.models import (
     EntityRecord,
@@ -22,6 +25,10 @@ from shiyi.memory.models import (
     SegmentType,
     Tier,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 EVENT_COLUMNS = (
     "id",
@@ -58,6 +65,15 @@ FACT_COLUMNS = (
     "last_accessed",
     "user_id",
     "agent_id",
+    "workspace_id",
+    "trigger",
+    "steps",
+    "success_rate",
+    "usage_count",
+    "evidence_count",
+    "anchor",
+    "source",
+    "conflicts_with",
 )
 FACT_RETURN = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
 
@@ -107,13 +123,18 @@ MERGE_RELATIONS = (
     " x.valid_from = coalesce(CAST(r.valid_from AS DOUBLE), x.valid_from),"
     " x.valid_to = coalesce(CAST(r.valid_to AS DOUBLE), x.valid_to)"
 )
-_FACT_DOUBLES = frozenset(
-    {"confidence", "created_at", "updated_at", "valid_from", "valid_to", "expires_at",
-     "last_accessed"}
-)  # fmt: skip
-"""Explicit casts: a None in a parameter struct is typed STRING and will not cast implicitly."""
+_FACT_CASTS = {
+    **dict.fromkeys(
+        ("confidence", "created_at", "updated_at", "valid_from", "valid_to", "expires_at",
+         "last_accessed", "success_rate"),
+        "DOUBLE",
+    ),
+    "steps": "STRING[]",
+}  # fmt: skip
+"""Explicit casts: a None in a parameter struct is typed STRING and will not cast implicitly,
+and an empty list has no element type."""
 MERGE_FACTS = "UNWIND $rows AS r MERGE (f:Fact {id: r.id}) SET " + ", ".join(
-    f"f.{c} = CAST(r.{c} AS DOUBLE)" if c in _FACT_DOUBLES else f"f.{c} = r.{c}"
+    f"f.{c} = CAST(r.{c} AS {_FACT_CASTS[c]})" if c in _FACT_CASTS else f"f.{c} = r.{c}"
     for c in FACT_COLUMNS
     if c != "id"
 )
@@ -127,11 +148,46 @@ LINK_DERIVED = (
 LINK_SUPERSEDES = (
     "UNWIND $pairs AS p MATCH (n:Fact {id: p[1]}), (o:Fact {id: p[2]}) MERGE (n)-[:SUPERSEDES]->(o)"
 )
-FACT_LINKS = (
-    "MATCH (f:Fact) WHERE f.id IN $ids"
-    " OPTIONAL MATCH (f)-[:ABOUT]->(n:Entity) WITH f, collect(n.name) AS ents"
-    " OPTIONAL MATCH (f)-[:DERIVED_FROM]->(e:Event) RETURN f.id, ents, collect(e.id)"
+FACT_ABOUT = "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE f.id IN $ids RETURN f.id, n.name"
+FACT_DERIVED = "MATCH (f:Fact)-[:DERIVED_FROM]->(e:Event) WHERE f.id IN $ids RETURN f.id, e.id"
+
+
+TOUCH = {
+    table: f"MATCH (n:{table} {{id: $id}})"
+    " SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $at"
+    for table in ("Event", "Fact")
+}
+"""Count one access; by primary key, so one statement per id (see ``execute_each``)."""
+
+# Prepared statements belong to their connection; weak keys let closed connections go.
+_STATEMENTS: weakref.WeakKeyDictionary[kuzu.Connection, dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
 )
+
+
+def execute_each(
+    conn: kuzu.Connection, query: str, params: Iterable[dict[str, Any]]
+) -> list[list[Any]]:
+    """Run ``query`` once per parameter set through one prepared statement; all rows.
+
+    Measured at 100k events: touching 10 ids in both node tables took 16-33 ms as plain
+    statements and 7-12 ms prepared (Kuzu parses and plans every plain statement anew).
+    """
+    cache = _STATEMENTS.setdefault(conn, {})
+    rows: list[list[Any]] = []
+    try:
+        statement = cache.get(query)
+        if statement is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # kuzu marks prepare()
+                statement = cache[query] = conn.prepare(query)
+        for values in params:
+            result = conn.execute(statement, values)
+            first = result[0] if isinstance(result, list) else result
+            rows += [list(row) for row in first.get_all()]
+    except RuntimeError as exc:
+        raise StorageError(f"graph store query failed: {exc}") from exc
+    return rows
 
 
 def event_row(event: EventRecord) -> dict[str, Any]:
@@ -182,6 +238,42 @@ def vectors_arrow(vectors: Sequence[tuple[str, list[float]]], dimension: int) ->
     )
 
 
+def load_vectors(
+    conn: kuzu.Connection, table: str, dimension: int
+) -> tuple[list[str], npt.NDArray[np.float32]]:
+    """Every row of a vector side table as (ids, one float32 matrix), through Arrow.
+
+    ``get_all()`` would build a Python float per component: at 100k x 384 that is 38M
+    objects and over 1 GB of transient memory; Arrow's float column maps straight to numpy.
+    """
+    import numpy as np
+
+    try:
+        result = conn.execute(f"MATCH (v:{table}) RETURN v.id, v.embedding")
+        first = result[0] if isinstance(result, list) else result
+        arrow = first.get_as_arrow()
+    except RuntimeError as exc:
+        raise StorageError(f"graph store query failed: {exc}") from exc
+    ids = [str(i) for i in arrow.column(0).to_pylist()]
+    chunks = [c.flatten().to_numpy(zero_copy_only=False) for c in arrow.column(1).chunks]
+    flat = np.concatenate(chunks) if chunks else np.empty(0, dtype=np.float32)
+    return ids, flat.astype(np.float32, copy=False).reshape(len(ids), dimension)
+
+
+def fact_links(conn: kuzu.Connection, ids: list[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """Fact id -> (entity names it is about, event ids it was derived from).
+
+    Two plain pattern queries: one query with two OPTIONAL MATCH + collect took 26-34 ms
+    for 5 facts among 2,000 (8 ms on an empty table), these take 1-3 ms each.
+    """
+    links: dict[str, tuple[list[str], list[str]]] = {i: ([], []) for i in ids}
+    for fact_id, name in execute(conn, FACT_ABOUT, {"ids": ids}):
+        links[str(fact_id)][0].append(str(name))
+    for fact_id, event_id in execute(conn, FACT_DERIVED, {"ids": ids}):
+        links[str(fact_id)][1].append(str(event_id))
+    return links
+
+
 def fact_row(fact: FactRecord) -> dict[str, Any]:
     return {column: getattr(fact, column) for column in FACT_COLUMNS}
 
@@ -193,6 +285,12 @@ def fact_from_row(row: Sequence[Any], entities: list[str], sources: list[str]) -
     values["status"] = cast(FactStatus, values["status"])
     values["tier"] = cast(Tier, values["tier"])
     values["access_count"] = int(values["access_count"] or 0)
+    values["usage_count"] = int(values["usage_count"] or 0)
+    values["evidence_count"] = int(values["evidence_count"] or 1)
+    values["steps"] = list(values["steps"] or [])
+    for text_column in ("workspace_id", "trigger", "anchor", "source", "conflicts_with"):
+        values[text_column] = values[text_column] or ""
+    values["workspace_id"] = values["workspace_id"] or "default"
     return FactRecord(**values, entities=entities, source_events=sources)
 
 

@@ -136,7 +136,26 @@ def _v1_initial(conn: kuzu.Connection, dimension: int) -> None:
     create_vector_tables(conn, dimension)
 
 
-MIGRATIONS: list[Migration] = [_v1_initial]
+_V2_FACT_COLUMNS = (
+    "workspace_id STRING DEFAULT 'default'",
+    "trigger STRING DEFAULT ''",
+    "steps STRING[] DEFAULT []",
+    "success_rate DOUBLE",
+    "usage_count INT64 DEFAULT 0",
+    "evidence_count INT64 DEFAULT 1",
+    "anchor STRING DEFAULT ''",
+    "source STRING DEFAULT 'explicit'",
+    "conflicts_with STRING DEFAULT ''",
+)
+
+
+def _v2_fact_lifecycle(conn: kuzu.Connection, dimension: int) -> None:
+    """Shared scopes, procedures, evidence counts, anchors and conflicts on facts."""
+    for column in _V2_FACT_COLUMNS:
+        execute(conn, f"ALTER TABLE Fact ADD {column}")
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_fact_lifecycle]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -9,8 +9,11 @@ SegmentType: TypeAlias = Literal[
     "user_message", "reasoning", "tool_call", "tool_result", "response", "imported"
 ]
 FactKind: TypeAlias = Literal[
-    "preference", "semantic", "episodic", "procedural", "decision", "convention", "todo"
+    "preference", "semantic", "episodic", "procedural", "decision", "convention", "todo", "mood"
 ]
+FACT_KINDS: tuple[FactKind, ...] = (
+    "preference", "semantic", "episodic", "procedural", "decision", "convention", "todo", "mood"
+)  # fmt: skip
 Scope: TypeAlias = Literal["user", "agent", "workspace"]
 FactStatus: TypeAlias = Literal["active", "pending", "superseded", "expired"]
 Tier: TypeAlias = Literal["short", "long"]
@@ -96,6 +99,21 @@ class FactRecord:
     last_accessed: float | None = None
     user_id: str = "default"
     agent_id: str = "shiyi"
+    workspace_id: str = "default"
+    trigger: str = ""
+    """Procedural memories: when the procedure applies."""
+    steps: list[str] = field(default_factory=list)
+    """Procedural memories: what to do, in order."""
+    success_rate: float | None = None
+    usage_count: int = 0
+    evidence_count: int = 1
+    """How many observations back this fact (a repeat confirms instead of duplicating)."""
+    anchor: str = ""
+    """``run:iteration:segment`` of the turn it was learned from, for ``expand``."""
+    source: str = "explicit"
+    """explicit (remember), extraction, consolidation, archive or import."""
+    conflicts_with: str = ""
+    """A pending fact that contradicts this active fact id (to be confirmed or dismissed)."""
     entities: list[str] = field(default_factory=list)
     """Normalised entity names this fact is ABOUT."""
     source_events: list[str] = field(default_factory=list)
@@ -103,7 +121,12 @@ class FactRecord:
 
     @property
     def text(self) -> str:
-        return f"{self.key}: {self.value}" if self.key else self.value
+        base = f"{self.key}: {self.value}" if self.key else self.value
+        if self.kind == "procedural" and (self.trigger or self.steps):
+            when = f" (when: {self.trigger})" if self.trigger else ""
+            steps = "; ".join(f"{i}. {step}" for i, step in enumerate(self.steps, start=1))
+            return f"{base}{when}" + (f" steps: {steps}" if steps else "")
+        return base
 
 
 @dataclass(slots=True, frozen=True)
@@ -130,6 +153,10 @@ class MemoryHit:
     paths: dict[str, int] = field(default_factory=dict)
     """Recall path name -> rank (1-based) at which that path found this memory."""
     entities: list[str] = field(default_factory=list)
+    status: FactStatus = "active"
+    tier: Tier = "long"
+    scope: Scope = "user"
+    valid_to: float | None = None
 
 
 @dataclass(slots=True, frozen=True)

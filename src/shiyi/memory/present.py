@@ -13,6 +13,7 @@ _GROUPS = (
     ("relevant_procedures", ("procedural",)),
     ("todos", ("todo",)),
     ("facts", ("episodic",)),
+    ("user_state", ("mood",)),
 )
 
 
@@ -29,6 +30,20 @@ def _clip(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def _fact_notes(hit: MemoryHit, now: float) -> str:
+    """Confidence, age and id; what is no longer current or not yet confirmed says so."""
+    notes = [f"confidence {hit.confidence:.0%}", age_text(hit.ts, now)]
+    if hit.status == "superseded":
+        until = time.strftime("%Y-%m-%d", time.localtime(hit.valid_to)) if hit.valid_to else ""
+        notes.insert(0, f"no longer true{' since ' + until if until else ''}")
+    elif hit.status == "pending":
+        notes.insert(0, "unconfirmed")
+    if hit.anchor is not None:
+        notes.append(f"anchor {hit.anchor.key()}")
+    notes.append(f"id {hit.id}")
+    return ", ".join(notes)
+
+
 def format_hits(hits: Sequence[MemoryHit], *, now: float | None = None, width: int = 300) -> str:
     """The ``<memory>`` block of seed 001 section 3.2; events carry an anchor for expand."""
     if not hits:
@@ -40,11 +55,7 @@ def format_hits(hits: Sequence[MemoryHit], *, now: float | None = None, width: i
         group = [h for h in facts if h.fact_kind in kinds]
         if group:
             lines.append(f"  <{tag}>")
-            lines += [
-                f"    - {_clip(h.text, width)} (confidence {h.confidence:.0%}, "
-                f"{age_text(h.ts, now)}, id {h.id})"
-                for h in group
-            ]
+            lines += [f"    - {_clip(h.text, width)} ({_fact_notes(h, now)})" for h in group]
             lines.append(f"  </{tag}>")
     events = [h for h in hits if h.node == "event"]
     if events:

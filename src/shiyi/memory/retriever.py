@@ -5,14 +5,17 @@ Each path is a separate store query (one combined Cypher query was measured 50x 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.fusion import RerankWeights, rerank, rrf
-from shiyi.memory.models import MemoryHit, Scored
+from shiyi.memory.models import Anchor, MemoryHit, Scored
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.recall import Found, Records, run_paths
+from shiyi.memory.scopes import Viewer
 from shiyi.memory.text import query_terms
 
 Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
@@ -25,6 +28,17 @@ _PATHS: dict[Mode, tuple[str, ...]] = {
     "recent": ("recent",),
 }
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
+HISTORY_CUES = re.compile(
+    r"\b(before|previous(ly)?|used to|formerly|earlier|old|history|past|originally|changed)\b"
+    r"|以前|之前|原来|过去|曾经|以往|历史",
+    re.IGNORECASE,
+)
+SUPERSEDED_WEIGHT = 0.8
+"""History questions still prefer what is current, by a little."""
+
+
+def asks_about_history(query: str) -> bool:
+    return bool(HISTORY_CUES.search(query))
 
 
 class Retriever:
@@ -48,12 +62,26 @@ class Retriever:
         kinds: Sequence[str] | None = None,
         limit: int = 5,
         touch: bool = True,
+        viewer: Viewer | None = None,
+        history: bool | None = None,
     ) -> list[MemoryHit]:
+        """Fused, reranked memories ``viewer`` may see (default: the default identity).
+
+        Superseded facts are included when ``history`` is true or, by default, when the query
+        asks about the past ("where did I live before?"); current facts still rank first.
+        """
         if mode not in _PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
-        found = {name: self._path(name, query) for name in _PATHS[mode]}
-        scores, ranks = rrf(found, self.weights.rrf_k, self.weights.path_weights)
-        hits = [h for h in self._materialize(scores, ranks) if _kind_matches(h, kinds)]
+        who = viewer or Viewer()
+        past = asks_about_history(query) if history is None else history
+        found, records = run_paths(self.store, _PATHS[mode], lambda name: self._path(name, query))
+        ranked = {name: path.ranked for name, path in found.items()}
+        scores, ranks = rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
+        hits = [
+            h
+            for h in self._materialize(scores, ranks, who, past, records)
+            if _kind_matches(h, kinds)
+        ]
         best = rerank(hits, self.weights)[:limit]
         if touch and best:
             self.store.touch([h.id for h in best], at=time.time())
@@ -61,22 +89,24 @@ class Retriever:
 
     # --- recall paths ------------------------------------------------------------------
 
-    def _path(self, name: str, query: str) -> list[Scored]:
+    def _path(self, name: str, query: str) -> Found:
         if name == "vector":
             return self._vector(query)
         if name == "keyword":
-            return self.store.keyword_search(query, self.candidates)
+            return Found(self.store.keyword_search(query, self.candidates))
         if name == "graph":
             return self._graph(query)
-        return [Scored(e.id, e.ts) for e in self.store.recent_events(RECENT_DEPTH)]
+        recent = {e.id: e for e in self.store.recent_events(RECENT_DEPTH)}
+        return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
-    def _vector(self, query: str) -> list[Scored]:
+    def _vector(self, query: str) -> Found:
         if self.embedder is None or not query.strip():
-            return []
+            return Found([])
         vector = self.embedder.embed([query])[0]
-        merged = self.store.vector_search("event", vector, self.candidates)
-        merged += self.store.vector_search("fact", vector, self.candidates)
-        return sorted(merged, key=lambda s: s.score, reverse=True)[: self.candidates]
+        events = self.store.vector_search("event", vector, self.candidates)
+        facts = self.store.vector_search("fact", vector, self.candidates)
+        merged = sorted(events + facts, key=lambda s: s.score, reverse=True)[: self.candidates]
+        return Found(merged, {s.id for s in events}, {s.id for s in facts})
 
     def query_entities(self, query: str) -> list[str]:
         """Known entities named in the query: extracted names plus plain terms that match."""
@@ -85,22 +115,35 @@ class Retriever:
         known = self.store.find_entities(sorted(n for n in names if n))
         return [entity.name for entity in known]
 
-    def _graph(self, query: str) -> list[Scored]:
+    def _graph(self, query: str) -> Found:
         names = self.query_entities(query)
         if not names:
-            return []
+            return Found([])
         around = self.store.neighbourhood(names, hops=2, limit=self.candidates)
         merged = [*around.event_ids, *around.fact_ids]
-        return sorted(merged, key=lambda s: s.score, reverse=True)[: self.candidates]
+        return Found(
+            sorted(merged, key=lambda s: s.score, reverse=True)[: self.candidates],
+            {s.id for s in around.event_ids},
+            {s.id for s in around.fact_ids},
+        )
 
     # --- from ids to hits ----------------------------------------------------------------
 
     def _materialize(
-        self, scores: dict[str, float], ranks: dict[str, dict[str, int]]
+        self,
+        scores: dict[str, float],
+        ranks: dict[str, dict[str, int]],
+        viewer: Viewer,
+        history: bool,
+        records: Records,
     ) -> list[MemoryHit]:
+        """Records for the fused ids, keeping only what ``viewer`` may see: the one place
+        every recall path passes through, so no path can leak another user's memories."""
         ids = list(scores)
         hits: list[MemoryHit] = []
-        for event in self.store.get_events(ids):
+        for event in records.events_in(ids):
+            if not viewer.sees(event):
+                continue
             hits.append(
                 MemoryHit(
                     id=event.id,
@@ -112,24 +155,40 @@ class Retriever:
                     paths=ranks[event.id],
                 )
             )
-        for fact in self.store.get_facts(ids):
-            if fact.status not in ("active", "pending"):
+        shown = ("active", "pending", "superseded") if history else ("active", "pending")
+        for fact in records.facts_in(ids):
+            if fact.status not in shown or not viewer.sees_fact(fact):
                 continue
+            weight = SUPERSEDED_WEIGHT if fact.status == "superseded" else 1.0
             hits.append(
                 MemoryHit(
                     id=fact.id,
                     node="fact",
                     text=fact.text,
                     ts=fact.updated_at or fact.created_at,
-                    score=scores[fact.id],
+                    score=scores[fact.id] * weight,
                     fact_kind=fact.kind,
                     confidence=fact.confidence,
                     access_count=fact.access_count,
                     paths=ranks[fact.id],
                     entities=list(fact.entities),
+                    status=fact.status,
+                    tier=fact.tier,
+                    scope=fact.scope,
+                    valid_to=fact.valid_to,
+                    anchor=_fact_anchor(fact.anchor, fact.created_at),
                 )
             )
         return hits
+
+
+def _fact_anchor(key: str, ts: float) -> Anchor | None:
+    """The anchor a fact was learned at (``run:iteration:segment``), if it has one."""
+    run_id, _, rest = key.rpartition(":")
+    run_id, _, iteration = run_id.rpartition(":")
+    if not run_id or not iteration.isdigit() or not rest.isdigit():
+        return None
+    return Anchor("", run_id, int(iteration), int(rest), "response", ts)
 
 
 def _kind_matches(hit: MemoryHit, kinds: Sequence[str] | None) -> bool:

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
-import time
-import uuid
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
+from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
 from shiyi.memory.embedded import EmbeddedStore
 from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.jobs import JobQueue
-from shiyi.memory.models import Anchor, EventRecord, FactKind, FactRecord, MemoryHit
+from shiyi.memory.lifecycle.facts import Observation, normalize_key
+from shiyi.memory.lifecycle.forget import DataPaths, ForgetReport, Forgetter
+from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
+from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
+from shiyi.memory.lifecycle.resolution import Mention
+from shiyi.memory.models import Anchor, EventRecord, FactKind, FactRecord, MemoryHit, Scope
 from shiyi.memory.present import format_hits
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.retriever import Mode, Retriever
+from shiyi.memory.scopes import Viewer
 from shiyi.memory.worker import EMBED, MemoryWorker
 from shiyi.memory.writer import MemoryWriter
 
+log = logging.getLogger(__name__)
 REINDEX_CHUNK = 5000
 
 
@@ -51,19 +58,54 @@ def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | Non
     return CachedEmbedder(inner, EmbeddingCache(cache_path))
 
 
+def extraction_model_source(settings: Settings) -> ModelSource:
+    """The ``fast`` model for extraction, built on first use; None when there is no usable
+    one (the tiny local model cannot follow the extraction schema), so jobs wait for one."""
+    cache: list[ChatModel | None] = []
+
+    def source() -> ChatModel | None:
+        if not cache:
+            cache.append(_build_fast_model(settings))
+        return cache[0]
+
+    return source
+
+
+def _build_fast_model(settings: Settings) -> ChatModel | None:
+    if settings.model_role("fast").provider == "local":
+        return None
+    from shiyi.llm.factory import build_chat_model
+
+    try:
+        return build_chat_model(settings, "fast")
+    except ShiyiError as exc:
+        log.warning("memory extraction waits: the fast model is not usable (%s)", exc)
+        return None
+
+
 class Memory:
+    data_paths: DataPaths = DataPaths()
+    """Files beside the store that forgetting scrubs too (set by :meth:`open`)."""
+
     def __init__(
         self,
         store: MemoryStore,
         jobs: JobQueue,
         embedder: Embedder | None,
         settings: MemorySettings,
+        *,
+        extraction_model: ModelSource | None = None,
     ) -> None:
         self.store = store
         self.jobs = jobs
         self.embedder = embedder
         self.settings = settings
+        self.viewer = Viewer(settings.user_id, settings.agent_id, settings.lifecycle.workspace_id)
         self.worker = MemoryWorker(store, jobs, embedder, batch=settings.embed_batch)
+        self.lifecycle = Lifecycle(
+            store, jobs, embedder, settings, extraction_model or (lambda: None)
+        )
+        self.lifecycle.install(self.worker)
         self.writer = MemoryWriter(
             jobs, self.worker.wake, user_id=settings.user_id, agent_id=settings.agent_id
         )
@@ -78,12 +120,18 @@ class Memory:
 
     @classmethod
     def open(
-        cls, settings: Settings, *, start_worker: bool = True, switch_model: bool = False
+        cls,
+        settings: Settings,
+        *,
+        start_worker: bool = True,
+        switch_model: bool = False,
+        extraction_model: ModelSource | None = None,
     ) -> Memory:
         """Open the data dir's store (waiting for another owner up to ``lock_timeout``).
 
         ``switch_model`` (for ``shiyi memory reindex``) accepts a store embedded with another
         model and drops its vectors so they can be rebuilt with the configured one.
+        ``extraction_model`` overrides the configured ``fast`` model for extraction.
         """
         config = settings.memory
         directory = settings.memory_dir
@@ -99,10 +147,17 @@ class Memory:
         try:
             jobs = JobQueue(store.sqlite_path)
             jobs.recover()  # we own the store: anything 'running' was cut off by a crash
-            memory = cls(store, jobs, build_embedder(config, store.sqlite_path), config)
+            memory = cls(
+                store,
+                jobs,
+                build_embedder(config, store.sqlite_path),
+                config,
+                extraction_model=extraction_model or extraction_model_source(settings),
+            )
         except BaseException:
             store.close()
             raise
+        memory.data_paths = DataPaths(settings.sessions_db, settings.data_dir / "summaries.sqlite3")
         if start_worker:
             memory.worker.start()
         return memory
@@ -141,31 +196,95 @@ class Memory:
         key: str = "",
         confidence: float = 1.0,
         source_events: Sequence[str] = (),
+        scope: Scope = "user",
+        about: Sequence[str] = (),
+        viewer: Viewer | None = None,
     ) -> FactRecord:
-        """Store an explicit memory (the user asked to remember it: long term)."""
-        now = time.time()
-        fact = FactRecord(
-            id=f"fact_{uuid.uuid4().hex[:12]}",
+        """Store an explicit memory (the user asked to remember it: long term at once).
+
+        It goes through the same dedup and conflict rules as extracted facts: saying the same
+        thing twice confirms it, a new value for the same ``key`` supersedes the old one.
+        Writing ``workspace`` scope needs the agent in ``memory.lifecycle.workspace_writers``.
+        """
+        who = viewer or self.viewer
+        who.check_write(scope, self.settings.lifecycle.workspace_writers)
+        names = self.lifecycle.resolver.resolve([Mention(a) for a in about]) if about else {}
+        observation = Observation(
             key=key,
             value=text,
-            kind=kind,
             confidence=confidence,
-            tier="long",
-            created_at=now,
-            updated_at=now,
-            valid_from=now,
-            user_id=self.settings.user_id,
-            agent_id=self.settings.agent_id,
+            kind=kind,
+            scope=scope,
+            about=[names.get(a, a) for a in about],
+            source="explicit",
             source_events=list(source_events),
+            long_term=True,
         )
-        self.store.upsert_facts([fact])
-        if self.embedder is not None:
-            self.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})
+        report = self.lifecycle.facts.write([observation], who)
+        fact_id = report.written[0] if report.written else ""
+        facts = self.store.get_facts([fact_id])
+        if not facts:
+            raise ShiyiError(
+                f"could not store the memory (confidence {confidence} is below "
+                f"memory.lifecycle.pending_threshold)"
+            )
+        if report.created and self.embedder is not None:
+            self.jobs.enqueue(EMBED, {"node": "fact", "ids": report.created})
             self.worker.wake()
-        return fact
+        return facts[0]
 
     def forget(self, ids: Sequence[str]) -> int:
-        return self.store.delete(ids)
+        """Hard-delete these events/facts from every store; returns how many existed."""
+        return self.forget_ids(ids).total
+
+    def forgetter(self) -> Forgetter:
+        """Plans (to preview) and executes hard deletes across every store."""
+        return Forgetter(
+            self.store,
+            self.jobs,
+            self.embedder,
+            self.data_paths,
+            lambda q, n: self.search(q, limit=n),
+        )
+
+    def forget_ids(self, ids: Sequence[str], *, compact: bool = False) -> ForgetReport:
+        forgetter = self.forgetter()
+        return self._finish_forget(forgetter.execute(forgetter.plan_ids(ids)), compact)
+
+    def forget_entity(self, name: str, *, compact: bool = False) -> ForgetReport:
+        """The entity, the facts about it and the events mentioning it."""
+        forgetter = self.forgetter()
+        return self._finish_forget(forgetter.execute(forgetter.plan_entity(name)), compact)
+
+    def forget_query(self, query: str, *, limit: int = 5, compact: bool = False) -> ForgetReport:
+        """What ``search(query, limit=limit)`` finds."""
+        forgetter = self.forgetter()
+        return self._finish_forget(forgetter.execute(forgetter.plan_query(query, limit)), compact)
+
+    def forget_user(self, user_id: str, *, compact: bool = False) -> ForgetReport:
+        """Every event, fact and session of one user."""
+        forgetter = self.forgetter()
+        return self._finish_forget(forgetter.execute(forgetter.plan_user(user_id)), compact)
+
+    def _finish_forget(self, report: ForgetReport, compact: bool) -> ForgetReport:
+        if compact and report.total:
+            self.compact()
+            report.compacted = True
+        return report
+
+    def compact(self) -> None:
+        """Rewrite the graph file so deleted memories leave no bytes behind (seconds at 100k
+        events); the worker pauses meanwhile."""
+        running = self.worker.running
+        self.worker.stop()
+        try:
+            self.store.compact()
+        finally:
+            if running:
+                self.worker.start()
+
+    def health(self) -> MemoryHealth:
+        return collect_health(self.store, self.jobs)
 
     # --- reading -----------------------------------------------------------------------
 
@@ -176,8 +295,25 @@ class Memory:
         mode: Mode = "hybrid",
         kinds: Sequence[str] | None = None,
         limit: int = 5,
+        viewer: Viewer | None = None,
+        history: bool | None = None,
     ) -> list[MemoryHit]:
-        return self.retriever.search(query, mode=mode, kinds=kinds, limit=limit)
+        """What ``viewer`` (default: this memory's identity) may see; counts as a retrieval,
+        so short-term facts found often enough are promoted to long term."""
+        hits = self.retriever.search(
+            query,
+            mode=mode,
+            kinds=kinds,
+            limit=limit,
+            viewer=viewer or self.viewer,
+            history=history,
+        )
+        promoted = set(self.lifecycle.promote_retrieved(hits))
+        for hit in hits:
+            hit.access_count += 1
+            if hit.id in promoted:
+                hit.tier = "long"
+        return hits
 
     def query_text(
         self,
@@ -194,11 +330,60 @@ class Memory:
         if self.settings.prefetch_limit == 0 or not message.strip():
             return []
         return self.retriever.search(
-            message, mode="keyword", limit=self.settings.prefetch_limit, touch=False
+            message,
+            mode="keyword",
+            limit=self.settings.prefetch_limit,
+            touch=False,
+            viewer=self.viewer,
         )
 
-    def expand(self, anchor_key: str, window: int = 3) -> list[EventRecord]:
-        return self.store.expand(parse_anchor(anchor_key), window)
+    def expand(
+        self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None
+    ) -> list[EventRecord]:
+        who = viewer or self.viewer
+        return [e for e in self.store.expand(parse_anchor(anchor_key), window) if who.sees(e)]
+
+    def get(
+        self, memory_id: str, *, viewer: Viewer | None = None
+    ) -> EventRecord | FactRecord | None:
+        """One event or fact by id, if ``viewer`` may see it (None otherwise)."""
+        who = viewer or self.viewer
+        found: list[EventRecord | FactRecord] = [*self.store.get_events([memory_id])]
+        found += self.store.get_facts([memory_id]) if not found else []
+        return found[0] if found and who.sees(found[0]) else None
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def consolidate(self, session_id: str, reason: str = "session end") -> None:
+        """Queue the session's consolidation (decisions, conventions, todos, procedures)."""
+        self.lifecycle.queue_consolidation(session_id, reason)
+        self.worker.wake()
+
+    def archive_run(self, run_id: str, goal: str, status: str) -> None:
+        """Queue the finished run's archive as an anchored episodic memory."""
+        self.lifecycle.queue_archive(run_id, goal, status)
+        self.worker.wake()
+
+    def history(
+        self, *, key: str = "", entity: str = "", viewer: Viewer | None = None
+    ) -> list[FactRecord]:
+        """Every version of a fact slot, oldest first: superseded ones carry ``valid_to``."""
+        who = viewer or self.viewer
+        names = [e.name for e in self.store.find_entities([entity])] if entity else []
+        if entity and not names:
+            raise ShiyiError(f"no remembered entity is called {entity!r}")
+        statuses = ("active", "pending", "superseded", "expired")
+        keys = [normalize_key(key)] if key else []
+        facts = self.store.slot_candidates(names, keys, statuses)
+        wanted = normalize_key(key)
+        chosen = [
+            f for f in facts if who.sees_fact(f) and (not key or normalize_key(f.key) == wanted)
+        ]
+        return sorted(chosen, key=lambda f: (f.valid_from or f.created_at, f.created_at))
+
+    def sweep(self) -> list[str]:
+        """Expire short-term facts past their TTL now (the worker also does it periodically)."""
+        return self.lifecycle.sweep()
 
     def reindex(self, progress: Callable[[int], None] | None = None) -> int:
         """Embed every event that has no vector yet (after a crash, import or model change).

@@ -7,14 +7,17 @@ a killed process loses at most the message being produced.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from shiyi.errors import SessionNotFound, StorageError
 from shiyi.llm.types import Message, ToolCall
@@ -97,18 +100,39 @@ class LoggedMessage:
     message: Message
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _locked(
+    method: Callable[Concatenate[SessionLog, P], R],
+) -> Callable[Concatenate[SessionLog, P], R]:
+    """Serialise use of the one connection (a server touches it from worker threads too)."""
+
+    @functools.wraps(method)
+    def wrapper(self: SessionLog, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:12]}"
 
 
 class SessionLog:
-    """One SQLite file; safe to open from several processes (SQLite locks, busy timeout)."""
+    """One SQLite file; safe to open from several processes (SQLite locks, busy timeout)
+    and to share between threads (one connection, used under a lock)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock = threading.RLock()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+            self._db = sqlite3.connect(
+                path, timeout=10.0, isolation_level=None, check_same_thread=False
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -133,6 +157,7 @@ class SessionLog:
                     f"(schema {row[0]} > {SCHEMA_VERSION}); upgrade shiyi to open it."
                 )
 
+    @_locked
     def mark_interrupted(self, session_id: str) -> int:
         """Close runs left 'running' by a process that died; returns how many there were."""
         cursor = self._db.execute(
@@ -152,11 +177,13 @@ class SessionLog:
             raise
         self._db.execute("COMMIT")
 
+    @_locked
     def close(self) -> None:
         self._db.close()
 
     # --- sessions --------------------------------------------------------------------------
 
+    @_locked
     def create_session(self, *, title: str = "", workspace: str = "") -> str:
         session_id = new_id("ses")
         now = time.time()
@@ -167,6 +194,7 @@ class SessionLog:
         )
         return session_id
 
+    @_locked
     def get_session(self, session_id: str) -> SessionInfo:
         row = self._db.execute(
             "SELECT s.id, s.title, s.created_at, s.updated_at, s.workspace, "
@@ -180,6 +208,7 @@ class SessionLog:
             )
         return SessionInfo(*row)
 
+    @_locked
     def find_session(self, prefix: str) -> SessionInfo:
         """A session by full id or unique prefix (as users type them)."""
         rows = self._db.execute(
@@ -192,6 +221,7 @@ class SessionLog:
             return self.get_session(prefix)
         raise SessionNotFound(f"{prefix!r} matches several sessions; type more of the id.")
 
+    @_locked
     def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
         rows = self._db.execute(
             "SELECT s.id, s.title, s.created_at, s.updated_at, s.workspace, "
@@ -201,15 +231,18 @@ class SessionLog:
         ).fetchall()
         return [SessionInfo(*row) for row in rows]
 
+    @_locked
     def set_title(self, session_id: str, title: str) -> None:
         self._db.execute("UPDATE sessions SET title=? WHERE id=?", (title, session_id))
 
+    @_locked
     def delete_session(self, session_id: str) -> None:
         self.get_session(session_id)
         self._db.execute("DELETE FROM sessions WHERE id=?", (session_id,))
 
     # --- messages --------------------------------------------------------------------------
 
+    @_locked
     def append(
         self, session_id: str, message: Message, *, run_id: str | None = None, iteration: int = 0
     ) -> int:
@@ -239,6 +272,7 @@ class SessionLog:
             self._db.execute("UPDATE sessions SET updated_at=? WHERE id=?", (now, session_id))
         return int(cursor.lastrowid or 0)
 
+    @_locked
     def messages(self, session_id: str) -> list[LoggedMessage]:
         rows = self._db.execute(
             "SELECT id, run_id, iteration, created_at, role, content, tool_calls, tool_call_id,"
@@ -249,6 +283,7 @@ class SessionLog:
 
     # --- runs ------------------------------------------------------------------------------
 
+    @_locked
     def start_run(self, session_id: str, goal: str, run_id: str | None = None) -> str:
         run_id = run_id or new_id("run")
         self._db.execute(
@@ -258,6 +293,7 @@ class SessionLog:
         )
         return run_id
 
+    @_locked
     def end_run(
         self,
         run_id: str,
@@ -284,6 +320,7 @@ class SessionLog:
             ),
         )
 
+    @_locked
     def runs(self, session_id: str) -> list[RunRecord]:
         rows = self._db.execute(
             "SELECT id, session_id, goal, status, started_at, ended_at, iterations,"
@@ -293,6 +330,7 @@ class SessionLog:
         ).fetchall()
         return [RunRecord(*row) for row in rows]
 
+    @_locked
     def get_run(self, run_id: str) -> RunRecord | None:
         row = self._db.execute(
             "SELECT id, session_id, goal, status, started_at, ended_at, iterations,"
@@ -300,6 +338,72 @@ class SessionLog:
             (run_id,),
         ).fetchone()
         return RunRecord(*row) if row else None
+
+    # --- forgetting ------------------------------------------------------------------------
+
+    @_locked
+    def forget_messages(self, message_ids: Sequence[int]) -> int:
+        """Hard-delete these message rows (``shiyi memory forget``) and blank the run goals
+        and session titles that quote them; freed bytes are zeroed.  Returns how many went."""
+        wanted = list(dict.fromkeys(message_ids))
+        removed = 0
+        self._db.execute("PRAGMA secure_delete=ON")
+        with self._tx():
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                rows = self._db.execute(
+                    f"DELETE FROM messages WHERE id IN ({_marks(chunk)})"
+                    " RETURNING session_id, run_id, content",
+                    chunk,
+                ).fetchall()
+                removed += len(rows)
+                for session_id, run_id, content in rows:
+                    self._unquote(str(session_id), run_id, str(content))
+        return removed
+
+    def _unquote(self, session_id: str, run_id: str | None, content: str) -> None:
+        """Blank the run goal and the session title taken from a forgotten message."""
+        if run_id:
+            self._db.execute("UPDATE runs SET goal='' WHERE id=? AND goal=?", (run_id, content))
+        row = self._db.execute("SELECT title FROM sessions WHERE id=?", (session_id,)).fetchone()
+        title = str(row[0]) if row else ""
+        if title and " ".join(content.split()).startswith(title.removesuffix("…")):
+            self._db.execute("UPDATE sessions SET title='' WHERE id=?", (session_id,))
+
+    @_locked
+    def forget_sessions(
+        self, session_ids: Sequence[str], *, user_id: str | None = None
+    ) -> tuple[int, int]:
+        """Hard-delete these sessions and, given ``user_id``, every session of that user,
+        with their runs and messages; freed bytes are zeroed.  Returns (sessions, messages)."""
+        wanted = set(session_ids)
+        if user_id is not None:
+            rows = self._db.execute("SELECT id FROM sessions WHERE user_id=?", (user_id,))
+            wanted.update(str(r[0]) for r in rows)
+        ids = sorted(wanted)
+        sessions = messages = 0
+        self._db.execute("PRAGMA secure_delete=ON")
+        with self._tx():
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                messages += int(
+                    self._db.execute(
+                        f"SELECT COUNT(*) FROM messages WHERE session_id IN ({_marks(chunk)})",
+                        chunk,
+                    ).fetchone()[0]
+                )
+                cursor = self._db.execute(
+                    f"DELETE FROM sessions WHERE id IN ({_marks(chunk)})", chunk
+                )
+                sessions += cursor.rowcount
+        return sessions, messages
+
+
+_CHUNK = 500  # stays far below SQLite's limit on bound parameters
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
 
 
 def _logged(row: tuple[object, ...]) -> LoggedMessage:

@@ -2,17 +2,23 @@
 
 Why not Kuzu's HNSW index: measured on the memory benchmark (1,200 MiniLM vectors), its
 top-20 agreed with exact search only 59% of the time (62% with ``efs := 2000``), which cost
-the semantic path a third of its recall.  An exact matrix product over 100k x 384 float32
-vectors takes a few milliseconds on two cores and needs ~150 MB; beyond that scale the
+the semantic path a third of its recall.  An exact matrix-vector product over 100k x 384
+float32 vectors reads ~150 MB, a few milliseconds on two cores; beyond that scale the
 PostgreSQL + pgvector backend is the answer.  Kuzu stays the durable copy: the matrix is
 loaded from it lazily and kept in step by every write.
+
+Memory layout, measured at 100k vectors: loading through Python lists (one float object per
+component) peaked above 2 GB, so the loader hands over one float32 matrix (Kuzu's Arrow
+output, no per-float objects).  The matrix lives in a buffer with spare rows: appending a
+batch of newly embedded vectors writes into the spare rows instead of ``np.vstack`` copying
+all 150 MB per batch (and holding the lock meanwhile).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from shiyi.memory.models import Scored
 
@@ -20,7 +26,13 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-Loader = Callable[[], Iterable[tuple[str, Sequence[float]]]]
+# numpy is imported lazily (CLI start-up time), so the alias is a string at run time.
+Matrix: TypeAlias = "npt.NDArray[np.float32]"
+Loader: TypeAlias = "Callable[[], tuple[list[str], Matrix]]"
+"""Every stored vector: the ids and an (n, dimension) matrix, row i belonging to ids[i]."""
+
+_GROWTH = 1.25  # spare rows added when the buffer is full (amortised O(1) appends)
+_MIN_CAPACITY = 1024
 
 
 class VectorCache:
@@ -31,31 +43,26 @@ class VectorCache:
         self._loaded = False
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
-        self._matrix: npt.NDArray[np.float32] | None = None
+        # Rows [0, len(_ids)) are live and L2-normalised; the rest is spare capacity.
+        self._buffer: Matrix | None = None
         self._pending: dict[str, Sequence[float]] = {}
-
-    def _ensure_loaded(self) -> None:
-        if not self._loaded:
-            pairs = list(self._loader())
-            self._loaded = True
-            self._apply(dict(pairs), ())
 
     def upsert(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         with self._lock:
-            if self._loaded:
+            if self._loaded:  # before loading, the loader (Kuzu) is the truth
                 self._pending.update(vectors)
 
     def delete(self, ids: Iterable[str]) -> None:
         with self._lock:
             if self._loaded:
                 self._flush()
-                self._apply({}, list(ids))
+                self._delete(set(ids))
 
     def reset(self, dimension: int) -> None:
         with self._lock:
             self.dimension = dimension
             self._loaded = False
-            self._ids, self._row, self._matrix, self._pending = [], {}, None, {}
+            self._ids, self._row, self._buffer, self._pending = [], {}, None, {}
 
     def __len__(self) -> int:
         with self._lock:
@@ -66,49 +73,96 @@ class VectorCache:
     def search(self, vector: Sequence[float], limit: int) -> list[Scored]:
         import numpy as np
 
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(query))
+        if norm:
+            query = query / norm
         with self._lock:
             self._ensure_loaded()
             self._flush()
-            if self._matrix is None or not self._ids or limit <= 0:
+            size = len(self._ids)
+            if self._buffer is None or not size or limit <= 0:
                 return []
-            query = np.asarray(vector, dtype=np.float32)
-            norm = float(np.linalg.norm(query))
-            scores = self._matrix @ (query / norm if norm else query)
-            count = min(limit, len(self._ids))
-            top = np.argpartition(-scores, count - 1)[:count]
-            best = top[np.argsort(-scores[top])]
-            return [Scored(self._ids[i], float(scores[i])) for i in best]
+            # A row slice of a C-contiguous buffer is itself contiguous: BLAS gemv, no copy.
+            scores = self._buffer[:size] @ query
+            ids = self._ids
+        count = min(limit, size)
+        top = np.argpartition(-scores, count - 1)[:count]
+        best = top[np.argsort(-scores[top], kind="stable")]
+        return [Scored(ids[i], float(scores[i])) for i in best.tolist()]
 
-    def _flush(self) -> None:
-        if self._pending:
-            pending, self._pending = self._pending, {}
-            self._apply(pending, ())
+    # --- internals (called with the lock held) ----------------------------------------
 
-    def _apply(self, upserts: dict[str, Sequence[float]], deletes: Sequence[str]) -> None:
+    def _ensure_loaded(self) -> None:
+        if self._loaded:
+            return
         import numpy as np
 
-        if deletes:
-            keep = [i for i, key in enumerate(self._ids) if key not in set(deletes)]
-            self._ids = [self._ids[i] for i in keep]
-            if self._matrix is not None:
-                self._matrix = self._matrix[keep]
-            self._row = {key: i for i, key in enumerate(self._ids)}
-        if not upserts:
+        ids, matrix = self._loader()
+        matrix = np.asarray(matrix, dtype=np.float32).reshape(len(ids), self.dimension)
+        self._loaded = True
+        # The loader may repeat an id (it should not); the last row wins, as with upserts.
+        if len(set(ids)) != len(ids):
+            last = {key: i for i, key in enumerate(ids)}
+            keep = sorted(last.values())
+            ids, matrix = [ids[i] for i in keep], matrix[keep]
+        self._append(list(ids), matrix)
+
+    def _flush(self) -> None:
+        if not self._pending:
             return
-        keys = list(upserts)
-        rows = np.asarray(list(upserts.values()), dtype=np.float32).reshape(-1, self.dimension)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        rows = (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-        fresh: list[int] = []
-        for position, key in enumerate(keys):
-            at = self._row.get(key)
-            if at is None:
-                fresh.append(position)
-            elif self._matrix is not None:
-                self._matrix[at] = rows[position]
+        import numpy as np
+
+        pending, self._pending = self._pending, {}
+        keys = list(pending)
+        rows = np.asarray(list(pending.values()), dtype=np.float32)
+        rows = rows.reshape(len(keys), self.dimension)
+        fresh = [p for p, key in enumerate(keys) if key not in self._row]
+        if self._buffer is not None:
+            for position, key in enumerate(keys):
+                at = self._row.get(key)
+                if at is not None:
+                    _normalise_into(rows[position : position + 1], self._buffer[at : at + 1])
         if fresh:
-            for offset, position in enumerate(fresh):
-                self._row[keys[position]] = len(self._ids) + offset
-            self._ids.extend(keys[p] for p in fresh)
-            added = rows[fresh]
-            self._matrix = added if self._matrix is None else np.vstack([self._matrix, added])
+            self._append([keys[p] for p in fresh], rows[fresh])
+
+    def _append(self, keys: list[str], rows: Matrix) -> None:
+        """Add new ids (not already present) and their rows, normalising into the buffer."""
+        import numpy as np
+
+        if not keys:
+            return
+        start, end = len(self._ids), len(self._ids) + len(keys)
+        capacity = 0 if self._buffer is None else self._buffer.shape[0]
+        if end > capacity:
+            grown = np.empty(
+                (max(end, int(capacity * _GROWTH), _MIN_CAPACITY), self.dimension),
+                dtype=np.float32,
+            )
+            if self._buffer is not None:
+                grown[:start] = self._buffer[:start]
+            self._buffer = grown
+        assert self._buffer is not None
+        _normalise_into(rows, self._buffer[start:end])
+        for offset, key in enumerate(keys):
+            self._row[key] = start + offset
+        self._ids.extend(keys)
+
+    def _delete(self, gone: set[str]) -> None:
+        keep = [i for i, key in enumerate(self._ids) if key not in gone]
+        if len(keep) == len(self._ids):
+            return
+        self._ids = [self._ids[i] for i in keep]
+        self._row = {key: i for i, key in enumerate(self._ids)}
+        if self._buffer is not None:
+            self._buffer = self._buffer[keep]  # a fresh, exactly sized copy
+
+
+def _normalise_into(rows: Matrix, out: Matrix) -> None:
+    """Write ``rows`` scaled to unit length into ``out`` (zero rows stay zero), with no
+    full-size temporary: at 100k rows that would be another 150 MB."""
+    import numpy as np
+
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    norms[norms == 0] = 1.0
+    np.divide(rows, norms[:, None], out=out)

@@ -11,11 +11,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from shiyi.memory.entities import extract_entities, normalize_name
-from shiyi.memory.jobs import Job, JobQueue
+from shiyi.memory.jobs import Job, JobDeferred, JobQueue
 from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.text import query_terms
@@ -25,6 +25,22 @@ log = logging.getLogger(__name__)
 INGEST, ENTITIES, EMBED = "ingest", "entities", "embed"
 # Ingest first: events must be queryable before they are enriched.
 ORDER = (INGEST, ENTITIES, EMBED)
+
+
+@dataclass(slots=True)
+class ExtraKind:
+    """A job kind added by a higher layer (the lifecycle): handler, batch size, readiness."""
+
+    handle: Callable[[list[Job]], None]
+    batch: int = 1
+    ready: Callable[[], bool] = lambda: True
+
+
+@dataclass(slots=True)
+class Periodic:
+    run: Callable[[], object]
+    interval: float
+    last: float = 0.0
 
 
 def event_payload(events: list[EventRecord]) -> dict[str, Any]:
@@ -58,6 +74,25 @@ class MemoryWorker:
             ENTITIES: self._entities,
             EMBED: self._embed,
         }
+        self._extra: dict[str, ExtraKind] = {}
+        self._periodic: list[Periodic] = []
+        self.after_ingest: list[Callable[[list[EventRecord]], None]] = []
+
+    def register(
+        self,
+        kind: str,
+        handle: Callable[[list[Job]], None],
+        *,
+        batch: int = 1,
+        ready: Callable[[], bool] = lambda: True,
+    ) -> None:
+        """Process ``kind`` jobs after the built-in kinds; not-ready kinds wait in the queue."""
+        self._extra[kind] = ExtraKind(handle, batch, ready)
+        self._handlers[kind] = handle
+
+    def every(self, interval: float, run: Callable[[], object]) -> None:
+        """Run ``run`` from the worker thread at most once per ``interval`` seconds."""
+        self._periodic.append(Periodic(run, interval))
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -66,18 +101,36 @@ class MemoryWorker:
             self._thread = threading.Thread(target=self._loop, name="shiyi-memory", daemon=True)
             self._thread.start()
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
     def wake(self) -> None:
         self._wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                return  # still finishing a batch: it will see the stop flag and exit
+        self._stop.clear()  # a stopped worker may be started again
+
+    def run_periodic(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        for task in self._periodic:
+            if now - task.last >= task.interval:
+                task.last = now
+                try:
+                    task.run()
+                except Exception:
+                    log.exception("periodic memory task failed")
 
     def _loop(self) -> None:
         while not self._stop.is_set():
+            self.run_periodic()
             try:
                 done = self.run_once()
             except Exception:  # never let the worker die; the job records the error
@@ -98,7 +151,18 @@ class MemoryWorker:
             if jobs:
                 self._handle(kind, jobs)
                 return len(jobs)
+        for kind, extra in self._extra.items():
+            if not extra.ready():
+                continue
+            jobs = self.jobs.claim([kind], limit=extra.batch)
+            if jobs:
+                self._handle(kind, jobs)
+                return len(jobs)
         return 0
+
+    def ready_kinds(self) -> list[str]:
+        kinds = [k for k in ORDER if k != EMBED or self.embedder is not None]
+        return kinds + [k for k, extra in self._extra.items() if extra.ready()]
 
     def flush_graph(self, timeout: float = 10.0) -> None:
         """Ingest and link what is queued (fast, no model): used before the process exits,
@@ -115,13 +179,16 @@ class MemoryWorker:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not self.run_once():
-                kinds = [k for k in ORDER if k != EMBED or self.embedder is not None]
-                return self.jobs.pending_count(kinds) == 0
+                return self.jobs.pending_count(self.ready_kinds()) == 0
         return False
 
     def _handle(self, kind: str, jobs: list[Job]) -> None:
         try:
             self._handlers[kind](jobs)
+        except JobDeferred as wait:
+            for job in jobs:
+                self.jobs.defer(job, str(wait), retry_in=wait.retry_in)
+            return
         except Exception as exc:
             log.warning("memory %s job failed: %s", kind, exc)
             for job in jobs:
@@ -132,6 +199,8 @@ class MemoryWorker:
     def _ingest(self, jobs: list[Job]) -> None:
         events = [EventRecord(**raw) for job in jobs for raw in job.payload["events"]]
         self.store.add_events(events)
+        for hook in self.after_ingest:
+            hook(events)
         ids = [e.id for e in events]
         self.jobs.enqueue(ENTITIES, {"ids": ids})
         if self.embedder is not None:

@@ -99,6 +99,69 @@ def _wants_context(annotation: Any) -> bool:
     return annotation is ToolContext or getattr(annotation, "__name__", "") == "ToolContext"
 
 
+@dataclass(slots=True, frozen=True)
+class _Derived:
+    args_model: type[BaseModel]
+    schema: dict[str, Any]
+    description: str
+    context_param: str | None
+
+
+_DERIVED: dict[tuple[Any, ...], _Derived] = {}
+
+
+def _derive(func: Callable[..., Any]) -> _Derived:
+    """The arguments model and JSON schema of ``func``, built once per function shape.
+
+    Tools made by a factory (memory and plan tools, one set per agent) share their code, so
+    a server creating agents for many sessions builds each pydantic model only once.
+    """
+    try:
+        key: tuple[Any, ...] | None = (
+            func.__code__,
+            func.__doc__,
+            tuple(sorted((k, repr(v)) for k, v in func.__annotations__.items())),
+            repr(func.__defaults__),
+            repr(func.__kwdefaults__),
+        )
+    except AttributeError:  # not a plain function (a callable object, a builtin)
+        key = None
+    cached = _DERIVED.get(key) if key is not None else None
+    if cached is not None:
+        return cached
+    derived = _build(func)
+    if key is not None:
+        _DERIVED[key] = derived
+    return derived
+
+
+def _build(func: Callable[..., Any]) -> _Derived:
+    doc_description, param_docs = parse_docstring(func.__doc__)
+    hints = get_type_hints(func)
+    fields: dict[str, Any] = {}
+    context_param: str | None = None
+    for param in inspect.signature(func).parameters.values():
+        annotation = hints.get(param.name, Any)
+        if _wants_context(annotation):
+            context_param = param.name
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (
+            annotation,
+            Field(default=default, description=param_docs.get(param.name)),
+        )
+    args_model: type[BaseModel] = create_model(
+        f"{func.__name__}_args",
+        __config__=ConfigDict(extra="forbid"),
+        **fields,
+    )
+    schema = args_model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return _Derived(args_model, schema, doc_description, context_param)
+
+
 class FunctionTool:
     """A tool backed by a Python function (sync functions run in a worker thread)."""
 
@@ -116,29 +179,11 @@ class FunctionTool:
         self._sequential = sequential
         self._read_only = read_only
         self._timeout = timeout
-        doc_description, param_docs = parse_docstring(func.__doc__)
-        hints = get_type_hints(func)
-        fields: dict[str, Any] = {}
-        self._context_param: str | None = None
-        for param in inspect.signature(func).parameters.values():
-            annotation = hints.get(param.name, Any)
-            if _wants_context(annotation):
-                self._context_param = param.name
-                continue
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[param.name] = (
-                annotation,
-                Field(default=default, description=param_docs.get(param.name)),
-            )
-        self.args_model: type[BaseModel] = create_model(
-            f"{func.__name__}_args",
-            __config__=ConfigDict(extra="forbid"),
-            **fields,
-        )
-        schema = self.args_model.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
+        derived = _derive(func)
+        self._context_param = derived.context_param
+        self.args_model: type[BaseModel] = derived.args_model
+        doc_description = derived.description
+        schema = derived.schema  # shared by every tool made from this function: read-only
         self._spec = ToolSpec(
             name=name or func.__name__,
             description=description or doc_description or func.__name__,

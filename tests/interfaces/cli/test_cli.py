@@ -41,7 +41,7 @@ def test_run_json_streams_typed_events_and_runs_tools(cli: Cli) -> None:
     assert result.returncode == 0, result.stderr
     events = json_events(result.stdout)
     types = [e.type for e in events]
-    assert types[:2] == ["run_start", "response_start"]
+    assert types[:3] == ["routed", "run_start", "response_start"]
     assert types[-1] == "run_end"
     assert events[-1].status == "completed"  # type: ignore[union-attr]
     tool_result = next(e for e in events if e.type == "tool_result")

@@ -24,6 +24,9 @@ def test_run_json_against_fake_openai_server(cli: Cli, fake_openai: FakeOpenAISe
         "models:\n  main:\n    provider: openai_compat\n"
         f"    base_url: {fake_openai.base_url}\n    model: fake-model\n"
         "    retry_base_delay: 0.01\n"
+        # Memory extraction would use the same endpoint (no fast model is configured) and
+        # take scripted replies meant for the agent.
+        "memory:\n  lifecycle:\n    extraction: false\n"
     )
     result = cli.run("run", "--json", "find the needle")
     assert result.returncode == 0, result.stderr
@@ -49,7 +52,7 @@ def test_run_json_against_the_local_model(cli: Cli) -> None:
     result = cli.run("run", "--json", "Say hello in one short sentence.", timeout=300)
     assert result.returncode == 0, result.stderr
     events = json_events(result.stdout)
-    assert events[0].type == "run_start"
+    assert [e.type for e in events[:2]] == ["routed", "run_start"]
     assert events[-1].type == "run_end"
     assert events[-1].status == "completed"  # type: ignore[union-attr]
     usage = [e for e in events if e.type == "usage"]

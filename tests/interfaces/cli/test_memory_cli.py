@@ -57,6 +57,8 @@ def test_import_locomo_then_stats_search_expand_export(cli: Cli) -> None:
 
 def test_second_process_is_told_who_holds_the_store(cli: Cli) -> None:
     cli.script([{"text": "slow " * 100, "delay": 0.05}])
+    # A chat that does not serve its API: the store is simply busy.
+    cli.config((cli.workspace / "shiyi.yaml").read_text() + "server:\n  chat_port: null\n")
     holder = cli.popen("chat")
     try:
         assert holder.stdout is not None

@@ -16,13 +16,14 @@ def test_tool_run_streams_events_in_order(live: LiveFactory, workspace: Path) ->
     session = server.session()
     events = stream_events(server.client, session, "what is in a.txt?")
     kinds = [kind for kind, _ in events]
-    assert kinds[0] == "run_start" and kinds[1] == "response_start"
+    assert kinds[:3] == ["routed", "run_start", "response_start"]
+    assert events[0][1]["decision"] == "new" and events[0][1]["run_id"] == events[1][1]["run_id"]
     assert kinds.index("tool_call") < kinds.index("tool_result") < kinds.index("run_end")
     assert kinds[-1] == "run_end"
     assert events[-1][1]["status"] == "completed"
     result = next(data for kind, data in events if kind == "tool_result")
     assert result["ok"] is True and result["name"] == "read_file"
-    run_id = events[0][1]["run_id"]
+    run_id = events[1][1]["run_id"]
     assert server.client.get(f"/v1/runs/{run_id}").json()["status"] == "completed"
     detail = server.client.get(f"/v1/sessions/{session}").json()
     assert detail["messages"][0]["role"] == "user"
@@ -40,7 +41,7 @@ def test_json_form(live: LiveFactory) -> None:
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "completed" and body["text"] == "plain answer"
-    assert body["events"][0]["type"] == "run_start"
+    assert [e["type"] for e in body["events"][:2]] == ["routed", "run_start"]
     by_accept = server.client.post(
         f"/v1/sessions/{session}/messages",
         headers={"accept": "application/json"},
@@ -66,7 +67,8 @@ def test_message_joins_the_running_run(live: LiveFactory, workspace: Path) -> No
     _wait_for_active(server)
     second = stream_events(server.client, session, "also mention cats")
     thread.join(20)
-    assert [kind for kind, _ in second] == ["user_message"]
+    assert [kind for kind, _ in second] == ["routed", "user_message"]
+    assert second[0][1]["decision"] == "join" and second[0][1]["run_id"] == first[1][1]["run_id"]
     kinds = [kind for kind, _ in first]
     assert "user_message" in kinds and first[-1][1]["status"] == "completed"
     last_request = server.model.requests[-1]
@@ -80,6 +82,7 @@ def test_cancel_endpoint_ends_the_run(live: LiveFactory) -> None:
         "POST", f"/v1/sessions/{session}/messages", json={"text": "go"}
     ) as response:
         events = read_sse(response.iter_lines())
+        assert next(events)[0] == "routed"
         kind, start = next(events)
         assert kind == "run_start"
         cancelled = server.client.post(f"/v1/runs/{start['run_id']}/cancel")
@@ -96,7 +99,9 @@ def test_client_disconnect_cancels_the_run(live: LiveFactory) -> None:
     with server.client.stream(
         "POST", f"/v1/sessions/{session}/messages", json={"text": "go"}
     ) as response:
-        kind, start = next(read_sse(response.iter_lines()))
+        events = read_sse(response.iter_lines())
+        assert next(events)[0] == "routed"
+        kind, start = next(events)
         assert kind == "run_start"
     run_id = start["run_id"]
     deadline = time.monotonic() + 10

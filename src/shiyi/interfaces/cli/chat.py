@@ -2,6 +2,10 @@
 
 Ctrl-C cancels the run in progress and returns to the prompt; at the prompt it only
 reminds how to leave.  Ctrl-D or ``/exit`` quits.
+
+The chat owns the data dir (the memory store) while it runs, and serves the HTTP API on
+127.0.0.1 (``server.chat_port``; 0 picks a free port) so that ``shiyi memory search`` or
+``shiyi run`` in another terminal work through it instead of failing on the store lock.
 """
 
 from __future__ import annotations
@@ -10,11 +14,15 @@ import asyncio
 import signal
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from shiyi.agent import Agent
 from shiyi.config import Settings
 from shiyi.errors import ShiyiError
 from shiyi.interfaces.cli.render import EventPrinter
+
+if TYPE_CHECKING:
+    from shiyi.interfaces.server.run import BackgroundServer
 
 HELP = (
     "/new  start a new session   /sessions  list sessions   /resume ID  continue a session\n"
@@ -24,7 +32,17 @@ PROMPT = "you › "
 
 
 def run_chat(settings: Settings, session: str | None) -> int:
-    return asyncio.run(ChatSession(settings, session).loop())
+    from shiyi.interfaces.cli.remote import find_owner
+
+    owner = find_owner(settings)
+    if owner is not None:
+        raise ShiyiError(
+            f"pid {owner.pid} (`{owner.command or 'shiyi'}`) already owns {settings.data_dir} "
+            f"and serves it at {owner.address}; a chat needs the store itself. Stop that "
+            "process, or use `shiyi run` (it goes through the service), or set SHIYI_HOME "
+            "to another data dir."
+        )
+    return asyncio.run(ChatSession(settings, session, serve=True).loop())
 
 
 class ChatSession:
@@ -33,12 +51,28 @@ class ChatSession:
         settings: Settings,
         session: str | None,
         read_line: Callable[[str], str] = input,
+        *,
+        serve: bool = False,
     ) -> None:
         self.settings = settings
         self.agent = Agent.from_settings(settings, session_id=session)
+        self.api: BackgroundServer | None = None
+        if serve and settings.server.chat_port is not None:
+            self.api = self._serve(settings.server.chat_port)
         self.read_line = read_line
         self.color = sys.stdout.isatty()
         self._running = False
+
+    def _serve(self, port: int) -> BackgroundServer | None:
+        from shiyi.interfaces.server.run import BackgroundServer
+
+        try:
+            return BackgroundServer.start(
+                self.settings, model=self.agent.model, memory=self.agent.memory, port=port
+            )
+        except ShiyiError as exc:  # the chat works without it; other commands then wait
+            print(f"note: not serving the API ({exc})", file=sys.stderr)
+            return None
 
     def say(self, text: str) -> None:
         print(text, flush=True)
@@ -54,6 +88,8 @@ class ChatSession:
                 " set `preset: deepseek` or `ollama` in shiyi.yaml for real work."
             )
         self.say(f"session {self.agent.session_id} · /help for commands")
+        if self.api is not None:
+            self.say(f"API on {self.api.address} (shiyi commands in other terminals use it)")
 
     async def loop(self) -> int:
         self.banner()
@@ -76,6 +112,8 @@ class ChatSession:
                 await self.turn(line)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            if self.api is not None:
+                self.api.stop()
             self.agent.close()
 
     def _on_interrupt(self) -> None:

@@ -11,7 +11,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from shiyi.interfaces.cli import memory_remote as remote
+from shiyi.interfaces.cli.memory_remote import connected
+
 if TYPE_CHECKING:
+    from shiyi.memory.lifecycle.forget import ForgetPlan, Forgetter
     from shiyi.memory.models import MemoryHit
     from shiyi.memory.service import Memory
 
@@ -29,9 +33,11 @@ def opened(
 ) -> Iterator[Memory]:
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.remote import refuse_while_owned
     from shiyi.memory.service import Memory
 
     settings = load(config)
+    refuse_while_owned(settings, "memory")
     try:
         memory = Memory.open(settings, start_worker=worker, switch_model=switch_model)
     except ShiyiError as exc:
@@ -53,7 +59,8 @@ def _hit_line(hit: MemoryHit) -> str:
     text = " ".join(hit.text.split())
     text = text if len(text) <= 110 else text[:109] + "…"
     age = age_text(hit.ts, time.time())
-    return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{where}  ({paths})"
+    state = f" [{hit.status}]" if hit.node == "fact" and hit.status != "active" else ""
+    return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{state}{where}  ({paths})"
 
 
 @memory_app.command("search")
@@ -73,6 +80,9 @@ def search(
 
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; use one of {', '.join(MODES)}")
+    with connected(config) as client:
+        if client is not None:
+            return remote.search(client, query, mode, kind, limit, as_json)
     with opened(config) as memory:
         hits = memory.search(query, mode=mode, kinds=kind, limit=limit)
         for hit in hits:
@@ -85,13 +95,29 @@ def search(
 def add(
     text: Annotated[str, typer.Argument(help="What to remember.")],
     kind: Annotated[str, typer.Option(help="preference|semantic|procedural|...")] = "semantic",
+    key: Annotated[
+        str, typer.Option(help="The slot it sets (a new value supersedes the old one).")
+    ] = "",
+    scope: Annotated[str, typer.Option(help="user | agent | workspace (shared).")] = "user",
     config: ConfigOption = None,
 ) -> None:
     """Remember a fact explicitly (long term, full confidence)."""
+    from shiyi.interfaces.cli.app import fail
+    from shiyi.memory.models import FACT_KINDS
+
+    if kind not in FACT_KINDS:
+        fail(f"--kind {kind!r} is not a memory kind; use one of {', '.join(FACT_KINDS)}")
+    if scope not in ("user", "agent", "workspace"):
+        fail(f"--scope {scope!r} is not a scope; use user, agent or workspace")
+    with connected(config) as client:
+        if client is not None:
+            if key or scope != "user":
+                fail("--key and --scope are not available through a running service yet")
+            return remote.add(client, text, kind)
     with opened(config) as memory:
-        fact = memory.remember(text, kind=kind)  # type: ignore[arg-type]
+        fact = memory.remember(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
         memory.worker.drain(timeout=60)
-        typer.echo(f"remembered {fact.id} ({fact.kind}): {fact.value}")
+        typer.echo(f"remembered {fact.id} ({fact.kind}): {fact.text}")
 
 
 @memory_app.command("show")
@@ -104,6 +130,9 @@ def show(
 
     from shiyi.interfaces.cli.app import fail
 
+    with connected(config) as client:
+        if client is not None:
+            return remote.show(client, memory_id)
     with opened(config) as memory:
         events = memory.store.get_events([memory_id])
         facts = memory.store.get_facts([memory_id])
@@ -122,6 +151,9 @@ def expand(
     config: ConfigOption = None,
 ) -> None:
     """The turns around an anchored memory."""
+    with connected(config) as client:
+        if client is not None:
+            return remote.expand(client, anchor, window)
     with opened(config) as memory:
         for event in memory.expand(anchor, window):
             typer.echo(f"[{event.anchor.key()}] {event.role}: {event.content}")
@@ -129,15 +161,74 @@ def expand(
 
 @memory_app.command("forget")
 def forget(
-    ids: Annotated[list[str], typer.Argument(help="Event or fact ids to delete for good.")],
+    ids: Annotated[
+        list[str] | None, typer.Argument(help="Event or fact ids to delete for good.")
+    ] = None,
+    entity: Annotated[
+        str | None,
+        typer.Option("--entity", help="An entity: its facts, the events mentioning it, the node."),
+    ] = None,
+    query: Annotated[
+        str | None, typer.Option("--query", help="What this search finds (listed first).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Hits of --query to delete.")] = 5,
+    user: Annotated[
+        str | None, typer.Option("--user", help="Every memory and session of this user id.")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    compact: Annotated[
+        bool,
+        typer.Option(help="Rewrite the graph file so no bytes of the memories remain in it."),
+    ] = True,
     config: ConfigOption = None,
 ) -> None:
-    """Hard-delete memories (graph, vectors and keyword index)."""
-    if not yes and not typer.confirm(f"Delete {len(ids)} memories for good?"):
-        raise typer.Exit(1)
+    """Hard-delete memories from every store: graph, vectors, keyword index, embedding cache,
+    job queue, session log and cached summaries."""
+    from shiyi.interfaces.cli.app import fail
+
+    given = [("IDs", ids), ("--entity", entity), ("--query", query), ("--user", user)]
+    chosen = [name for name, value in given if value]
+    if len(chosen) != 1:
+        got = f" (got {' and '.join(chosen)})" if chosen else ""
+        fail(f"give exactly one of: IDs, --entity NAME, --query TEXT or --user ID{got}")
+    if ids:
+        with connected(config) as client:
+            if client is not None:
+                if not yes and not typer.confirm(f"Delete {len(ids)} memories for good?"):
+                    raise typer.Exit(1)
+                return remote.forget(client, ids)
     with opened(config) as memory:
-        typer.echo(f"deleted {memory.forget(ids)} of {len(ids)}")
+        forgetter = memory.forgetter()
+        plan = _forget_plan(forgetter, ids, entity, query, limit, user)
+        for hit in plan.hits:
+            typer.echo(_hit_line(hit))
+        if not yes and not typer.confirm(f"Forget {plan.describe()} for good?"):
+            raise typer.Exit(1)
+        report = forgetter.execute(plan)
+        if compact and report.total:
+            memory.compact()
+            report.compacted = True
+        typer.echo(f"deleted {report.total} of {len(ids)}" if ids else f"forgot {plan.target}")
+        for line in report.lines():
+            typer.echo(line)
+
+
+def _forget_plan(
+    forgetter: Forgetter,
+    ids: list[str] | None,
+    entity: str | None,
+    query: str | None,
+    limit: int,
+    user: str | None,
+) -> ForgetPlan:
+    if ids:
+        return forgetter.plan_ids(ids)
+    if entity:
+        return forgetter.plan_entity(entity)
+    if query:
+        return forgetter.plan_query(query, limit)
+    assert user is not None
+    return forgetter.plan_user(user)
 
 
 @memory_app.command("import")
@@ -190,9 +281,56 @@ def _write_lines(lines: list[str], out: Path | None) -> None:
 @memory_app.command("stats")
 def stats(config: ConfigOption = None) -> None:
     """Counts of events, entities, facts, vectors and queued jobs."""
+    with connected(config) as client:
+        if client is not None:
+            return remote.stats(client)
     with opened(config) as memory:
         for name, value in memory.stats().items():
             typer.echo(f"{name:<18} {value}")
+
+
+@memory_app.command("health")
+def health(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Facts by kind, tier, scope and status; conflicts, expiry, vectors and the job queue."""
+    from dataclasses import asdict
+
+    from shiyi.memory.lifecycle.health import health_lines
+
+    with opened(config) as memory:
+        report = memory.health()
+        if as_json:
+            typer.echo(json.dumps(asdict(report), ensure_ascii=False))
+        else:
+            for line in health_lines(report):
+                typer.echo(line)
+
+
+@memory_app.command("history")
+def history(
+    key: Annotated[str, typer.Option("--key", help="The fact slot, e.g. 'lives in'.")] = "",
+    entity: Annotated[str, typer.Option("--entity", help="Facts about this entity.")] = "",
+    config: ConfigOption = None,
+) -> None:
+    """Every version of a fact, oldest first: what was true when, and what replaced it."""
+    from shiyi.interfaces.cli.app import fail
+
+    if not key and not entity:
+        fail("give --key SLOT and/or --entity NAME (see `shiyi memory search` for fact keys)")
+    with opened(config) as memory:
+        facts = memory.history(key=key, entity=entity)
+        if not facts:
+            typer.echo("no facts for that slot")
+        for fact in facts:
+            since = _day(fact.valid_from or fact.created_at)
+            until = _day(fact.valid_to) if fact.valid_to else "now"
+            typer.echo(f"{since} → {until:<10}  {fact.status:<10}  {fact.text}  ({fact.id})")
+
+
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(ts))
 
 
 @memory_app.command("jobs")

@@ -1,4 +1,8 @@
-"""``shiyi run``: one task, streamed, then exit."""
+"""``shiyi run``: one task, streamed, then exit.
+
+When another process (``shiyi serve`` or ``shiyi chat``) owns the data dir, the task runs in
+that process through its API: same events, same output, Ctrl-C cancels the run there.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,47 @@ from shiyi.interfaces.cli.render import EventPrinter
 
 
 def run_once(settings: Settings, task: str, session: str | None, json_lines: bool) -> int:
+    from shiyi.interfaces.cli.remote import service_client
+
+    client = service_client(settings, quiet=json_lines)
+    if client is not None:
+        client.close()
+        return asyncio.run(_run_remote(client.base_url, settings, task, session, json_lines))
     return asyncio.run(_run(settings, task, session, json_lines))
+
+
+async def _run_remote(
+    url: str, settings: Settings, task: str, session: str | None, json_lines: bool
+) -> int:
+    from shiyi.client import AsyncClient
+
+    token = settings.server.token.get_secret_value() if settings.server.token else None
+    printer = EventPrinter(sys.stdout, color=sys.stdout.isatty())
+    loop = asyncio.get_running_loop()
+    status = "failed"
+    async with AsyncClient(url, token=token) as client:
+        session_id = session or (await client.create_session()).id
+        stream = client.send(session_id, task)
+        current = asyncio.current_task()
+        assert current is not None
+        # Ctrl-C: stop reading; the service sees the disconnect and cancels the run.
+        loop.add_signal_handler(signal.SIGINT, current.cancel)
+        loop.add_signal_handler(signal.SIGTERM, current.cancel)
+        try:
+            async for event in stream:
+                _emit(event, printer, json_lines)
+                if event.type == "run_end":
+                    status = event.status
+        except asyncio.CancelledError:
+            status = "cancelled"
+            print("\ncancelled", file=sys.stderr)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
+            await stream.aclose()
+    if not json_lines:
+        print(f"session {session_id}", file=sys.stderr)
+    return 0 if status == "completed" else 1
 
 
 async def _run(settings: Settings, task: str, session: str | None, json_lines: bool) -> int:

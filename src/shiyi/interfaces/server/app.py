@@ -10,11 +10,8 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from shiyi import __version__
-from shiyi.events import Event, TextDelta
-from shiyi.interfaces.server.deps import get_service
-from shiyi.interfaces.server.errors import ErrorResponse, install_error_handlers
-from shiyi.interfaces.server.memory_routes import router as memory_router
-from shiyi.interfaces.server.schemas import (
+from shiyi.api.errors import ErrorResponse
+from shiyi.api.schemas import (
     Health,
     MessageIn,
     MessageOut,
@@ -25,13 +22,17 @@ from shiyi.interfaces.server.schemas import (
     SessionList,
     SessionOut,
 )
+from shiyi.events import Event, TextDelta
+from shiyi.interfaces.server.deps import get_service
+from shiyi.interfaces.server.errors import install_error_handlers
+from shiyi.interfaces.server.memory_routes import router as memory_router
 from shiyi.interfaces.server.security import install_security
 from shiyi.interfaces.server.service import AgentService, RunInfo, final_status
 from shiyi.interfaces.server.streaming import SSE_MEDIA_TYPE, EventStreamResponse, sse_frames
 
 Service = Annotated[AgentService, Depends(get_service)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse} for code in (401, 404, 409, 413, 422)
+    code: {"model": ErrorResponse} for code in (400, 401, 404, 409, 413, 422)
 }
 
 router = APIRouter(responses=_ERRORS)
@@ -94,9 +95,11 @@ async def send_message(
     body: MessageIn,
     stream: bool = True,
 ) -> Response:
-    """Send a message: a new run, or a message joining the session's active run."""
+    """Send a message. The first event, ``routed``, says where it went: into the session's
+    active run (``join``), a new run (``new``, after the active one ends), or a new run
+    seeded with memory about the ended run ``run_id`` names (``continue``)."""
     service.require_session(session_id)
-    service.check_new_run_id(body.run_id)
+    service.check_run_id(session_id, body.run_id)
     events = service.send(session_id, body.text, body.run_id)
     if stream and not _wants_json(request):
         return EventStreamResponse(sse_frames(events))

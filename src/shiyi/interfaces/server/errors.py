@@ -1,51 +1,20 @@
-"""Every error the API returns is ``{"error": {"code": ..., "message": ...}}``."""
+"""Exception handlers: every error the API returns is an :class:`ErrorResponse`."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Literal, TypeAlias
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
+from shiyi.api.errors import STATUS_CODES, ErrorBody, ErrorCode, ErrorResponse
 from shiyi.errors import ConfigError, SessionNotFound, ShiyiError
 from shiyi.interfaces.server.service import Conflict, NotFound
 
 log = logging.getLogger(__name__)
-
-ErrorCode: TypeAlias = Literal[
-    "not_found",
-    "unauthorized",
-    "payload_too_large",
-    "validation_error",
-    "conflict",
-    "method_not_allowed",
-    "bad_request",
-    "internal",
-]
-
-_BY_STATUS: dict[int, ErrorCode] = {
-    400: "bad_request",
-    401: "unauthorized",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    413: "payload_too_large",
-    422: "validation_error",
-}
-
-
-class ErrorBody(BaseModel):
-    code: ErrorCode
-    message: str
-
-
-class ErrorResponse(BaseModel):
-    error: ErrorBody
 
 
 def error_response(
@@ -57,7 +26,9 @@ def error_response(
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    code = _BY_STATUS.get(exc.status_code, "internal" if exc.status_code >= 500 else "bad_request")
+    code = STATUS_CODES.get(
+        exc.status_code, "internal" if exc.status_code >= 500 else "bad_request"
+    )
     return error_response(exc.status_code, code, str(exc.detail), exc.headers)
 
 

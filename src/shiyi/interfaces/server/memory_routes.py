@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from shiyi.interfaces.server.deps import get_service
-from shiyi.interfaces.server.schemas import (
+from shiyi.api.schemas import (
     EventOut,
+    FactIn,
     FactOut,
     FactPatch,
+    MemoryEvents,
     MemoryHealth,
     MemoryHitOut,
     MemoryHits,
 )
+from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.service import AgentService, Conflict, NotFound
-from shiyi.memory.models import FactKind
+from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
 from shiyi.memory.service import Memory
 
@@ -41,8 +44,34 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     kind: Annotated[list[FactKind] | None, Query()] = None,
 ) -> MemoryHits:
-    hits = _memory(service).search(q, mode=mode, kinds=kind, limit=limit)
+    memory = _memory(service)
+    hits = await asyncio.to_thread(memory.search, q, mode=mode, kinds=kind, limit=limit)
     return MemoryHits(hits=[MemoryHitOut.of(hit) for hit in hits])
+
+
+@router.post("", status_code=201, response_model=FactOut)
+async def remember(service: Service, body: FactIn) -> FactOut:
+    """Remember a fact explicitly (long term, full confidence), like the remember tool."""
+    memory = _memory(service)
+    return FactOut.of(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
+
+
+@router.get("/expand", response_model=MemoryEvents)
+async def expand(
+    service: Service,
+    anchor: Annotated[
+        str,
+        Query(
+            max_length=200,
+            pattern=r"^[^:\s]+:\d+:\d+$",
+            description="run:iteration:segment, like run_abc123:2:0",
+        ),
+    ],
+    window: Annotated[int, Query(ge=0, le=50)] = 3,
+) -> MemoryEvents:
+    """The remembered turns around an anchor."""
+    events = await asyncio.to_thread(_memory(service).expand, anchor, window)
+    return MemoryEvents(events=[EventOut.of(event) for event in events])
 
 
 @router.get("/health", response_model=MemoryHealth)
@@ -53,31 +82,30 @@ async def health(service: Service) -> MemoryHealth:
         counts=memory.stats() if memory is not None else {},
         sessions=len(service.log.list_sessions(limit=1_000_000)),
         active_runs=len(service.active_run_ids()),
+        detail=await asyncio.to_thread(memory.health) if memory is not None else None,
     )
 
 
 @router.get("/{memory_id}", response_model=EventOut | FactOut)
 async def get_memory(service: Service, memory_id: MemoryId) -> EventOut | FactOut:
-    memory = _memory(service)
-    events = memory.store.get_events([memory_id])
-    if events:
-        return EventOut.of(events[0])
-    facts = memory.store.get_facts([memory_id])
-    if facts:
-        return FactOut.of(facts[0])
+    found = await asyncio.to_thread(_memory(service).get, memory_id)
+    if isinstance(found, EventRecord):
+        return EventOut.of(found)
+    if isinstance(found, FactRecord):
+        return FactOut.of(found)
     raise NotFound(f"no memory {memory_id!r}; /v1/memory/search shows ids")
 
 
 @router.patch("/{memory_id}", response_model=FactOut)
 async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) -> FactOut:
     memory = _memory(service)
-    facts = memory.store.get_facts([memory_id])
-    if not facts:
-        if memory.store.get_events([memory_id]):
-            raise Conflict(f"{memory_id} is an event: events are read-only, only facts change")
+    found = await asyncio.to_thread(memory.get, memory_id)
+    if isinstance(found, EventRecord):
+        raise Conflict(f"{memory_id} is an event: events are read-only, only facts change")
+    if found is None:
         raise NotFound(f"no memory {memory_id!r}")
     changes = patch.model_dump(exclude_none=True)
-    fact = dataclasses.replace(facts[0], **changes, updated_at=time.time())
+    fact = dataclasses.replace(found, **changes, updated_at=time.time())
     memory.store.upsert_facts([fact])
     if "value" in changes and memory.embedder is not None:
         from shiyi.memory.worker import EMBED

@@ -1,9 +1,26 @@
-"""``shiyi serve``: check the exposure, open the service and run uvicorn."""
+"""Run the API: ``shiyi serve`` in the foreground, or in a background thread of ``shiyi chat``.
+
+The socket is bound before the service starts, so port 0 (any free port) works and the owner
+record (``server.json``) always names the address that really answers.
+"""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from shiyi.api.owner import live_owner
 from shiyi.config.settings import Settings
+from shiyi.errors import ConfigError, StorageError
 from shiyi.interfaces.server.security import check_exposure
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from shiyi.llm.protocol import ChatModel
+    from shiyi.memory.service import Memory
 
 
 def with_address(settings: Settings, host: str | None, port: int | None) -> Settings:
@@ -11,6 +28,32 @@ def with_address(settings: Settings, host: str | None, port: int | None) -> Sett
     if not update:
         return settings
     return settings.model_copy(update={"server": settings.server.model_copy(update=update)})
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening-ready socket on ``host:port`` (0: a free port); ConfigError if taken."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another port with "
+            "--port (or server.port), or 0 for any free one."
+        ) from None
+    return sock
+
+
+def _refuse_second_owner(settings: Settings) -> None:
+    owner = live_owner(settings.data_dir)
+    if owner is not None:
+        raise StorageError(
+            f"the data dir {settings.data_dir} is already served by pid {owner.pid} at "
+            f"{owner.address} (`{owner.command or 'shiyi'}`); use that service, stop it, or "
+            "set SHIYI_HOME to another data dir."
+        )
 
 
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None) -> int:
@@ -22,16 +65,70 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
 
     settings = with_address(settings, host, port)
     check_exposure(settings.server)
-    service = AgentService(settings)
+    _refuse_second_owner(settings)
+    sock = bind(settings.server.host, settings.server.port)
+    settings = with_address(settings, None, int(sock.getsockname()[1]))
     try:
-        app = create_app(service)
-        uvicorn.run(
-            app,
-            host=settings.server.host,
-            port=settings.server.port,
-            log_level="info",
-            timeout_graceful_shutdown=5,
-        )
+        service = AgentService(settings)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        config = uvicorn.Config(create_app(service), log_level="info", timeout_graceful_shutdown=5)
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         service.close()
+        sock.close()
     return 0
+
+
+class BackgroundServer:
+    """The API on loopback in a daemon thread, sharing a model and memory already open.
+
+    ``shiyi chat`` owns the store; serving it lets ``shiyi memory search`` (and friends) in
+    another terminal work through this process instead of failing on the store lock.
+    """
+
+    def __init__(self, server: uvicorn.Server, thread: threading.Thread, address: str) -> None:
+        self._server = server
+        self._thread = thread
+        self.address = address
+
+    @classmethod
+    def start(
+        cls,
+        settings: Settings,
+        *,
+        model: ChatModel,
+        memory: Memory | None,
+        port: int = 0,
+        timeout: float = 20.0,
+    ) -> BackgroundServer:
+        import uvicorn
+
+        from shiyi.interfaces.server.app import create_app
+        from shiyi.interfaces.server.service import AgentService
+
+        settings = with_address(settings, "127.0.0.1", port)
+        _refuse_second_owner(settings)
+        sock = bind("127.0.0.1", port)
+        settings = with_address(settings, None, int(sock.getsockname()[1]))
+        service = AgentService(settings, model=model, memory=memory)
+        config = uvicorn.Config(create_app(service), log_level="warning", lifespan="on")
+        server = uvicorn.Server(config)
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="shiyi-api", daemon=True
+        )
+        thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                server.should_exit = True
+                sock.close()
+                raise StorageError("the background API did not start; see the log above")
+            time.sleep(0.01)
+        return cls(server, thread, service.address)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout)

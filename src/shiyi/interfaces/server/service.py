@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
-import os
-import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shiyi.agent.agent import Agent
+from shiyi.agent.agent import Agent, router_model_for
+from shiyi.agent.persona import load_persona
+from shiyi.api.owner import remove_owner, write_owner
 from shiyi.config.settings import Settings
+from shiyi.context.summaries import SummaryStore
 from shiyi.errors import SessionNotFound, ShiyiError
-from shiyi.events import Event, RunEnd, RunStart
+from shiyi.events import Event, RunEnd
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.session_log import RunRecord, SessionLog
 
@@ -43,6 +43,7 @@ class RunInfo:
     detail: str = ""
 
 
+RUN_THREADS = 2
 BUILTIN_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "grep", "bash"})
 
 
@@ -77,17 +78,27 @@ class AgentService:
     """Owns the shared resources; :meth:`start` must run on the event loop that serves."""
 
     def __init__(
-        self, settings: Settings, *, model: ChatModel | None = None, memory: Memory | None = None
+        self,
+        settings: Settings,
+        *,
+        model: ChatModel | None = None,
+        memory: Memory | None = None,
+        router_model: ChatModel | None = None,
     ) -> None:
         self.settings = settings
         self.agent_settings = server_settings_for_agents(settings)
         self.model = model
+        self.router_model = router_model
         self.memory = memory
         self._owns_memory = memory is None and settings.memory.enabled
         self._log: SessionLog | None = None
         self._agents: dict[str, Agent] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._active: dict[str, str] = {}
+        self._persona = ""
+        self._summaries: SummaryStore | None = None
+        # Runs' blocking set-up (SQLite, memory prefetch) and context building. Few threads:
+        # the work holds the GIL, and more of them would only starve the event loop that
+        # streams every session's events.
+        self._executor = ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="shiyi-run")
         if self._owns_memory:
             from shiyi.memory.service import Memory
 
@@ -100,28 +111,34 @@ class AgentService:
         return f"http://{self.settings.server.host}:{self.settings.server.port}"
 
     def start(self) -> None:
-        """Open the session log (on the serving thread) and record who owns the data dir."""
+        """Open the session log and record (``server.json``) who owns the data dir."""
         if self.model is None:
             from shiyi.llm.factory import build_chat_model
 
             self.model = build_chat_model(self.settings, "main")
+        if self.router_model is None:
+            self.router_model = router_model_for(self.settings)
         self._log = SessionLog(self.settings.sessions_db)
+        self._persona = load_persona(self.settings)
+        self._summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
         _warm_up()
-        owner = {"pid": os.getpid(), "address": self.address, "started_at": time.time()}
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        (self.settings.data_dir / "server.json").write_text(json.dumps(owner), encoding="utf-8")
+        write_owner(self.settings.data_dir, self.address)
 
     def close(self) -> None:
         for agent in self._agents.values():
             agent.close()
         self._agents.clear()
+        self._executor.shutdown(wait=False, cancel_futures=True)
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._summaries is not None:
+            self._summaries.close()
+            self._summaries = None
         if self.memory is not None and self._owns_memory:
             self.memory.close()
             self.memory = None
-        (self.settings.data_dir / "server.json").unlink(missing_ok=True)
+        remove_owner(self.settings.data_dir)
 
     @property
     def log(self) -> SessionLog:
@@ -136,23 +153,29 @@ class AgentService:
 
     def delete_session(self, session_id: str) -> None:
         self.require_session(session_id)
-        if session_id in self._active.values():
+        agent = self._agents.get(session_id)
+        if agent is not None and agent.active_runs():
             raise Conflict(f"session {session_id} has an active run; cancel it first")
-        agent = self._agents.pop(session_id, None)
+        self._agents.pop(session_id, None)
         if agent is not None:
             agent.close()
-        self._locks.pop(session_id, None)
         self.log.delete_session(session_id)
 
-    def _agent(self, session_id: str) -> Agent:
+    def agent(self, session_id: str) -> Agent:
+        """The session's agent. Creating one does no I/O (the persona, summary cache and
+        tool schemas are shared): the session's history loads in its first run's thread."""
         agent = self._agents.get(session_id)
         if agent is None:
             agent = Agent.from_settings(
                 self.agent_settings,
                 model=self.model,
                 session_log=self.log,
-                session_id=session_id,
+                router_model=self.router_model,
+                persona=self._persona,
+                summaries=self._summaries,
+                executor=self._executor,
             )
+            agent.attach(session_id)
             agent.memory = self.memory
             add_extra_tools(agent, self.settings.server.tools, self.memory)
             self._agents[session_id] = agent
@@ -160,36 +183,26 @@ class AgentService:
 
     # --- runs ------------------------------------------------------------------------------
 
-    def check_new_run_id(self, run_id: str | None) -> None:
-        if run_id and run_id not in self._active and self.log.get_run(run_id) is not None:
-            raise Conflict(f"run {run_id} has already finished; send without run_id")
+    def check_run_id(self, session_id: str, run_id: str | None) -> None:
+        """A run id active in another session cannot be joined from this one."""
+        owner = self._owner_of(run_id) if run_id else None
+        if owner is not None and owner != session_id:
+            raise Conflict(f"run {run_id} is active in session {owner}; send to that session")
 
     async def send(
         self, session_id: str, text: str, run_id: str | None = None
     ) -> AsyncIterator[Event]:
-        """Stream a run; while one runs in this session the message joins it instead."""
-        self.require_session(session_id)
-        self.check_new_run_id(run_id)
-        agent = self._agent(session_id)
-        if agent.active_runs():
-            async for event in agent.send(text, run_id):
-                yield event
-            return
-        lock = self._locks.setdefault(session_id, asyncio.Lock())
-        async with lock:
-            started: str | None = None
-            try:
-                async for event in agent.send(text, run_id):
-                    if isinstance(event, RunStart):
-                        started = event.run_id
-                        self._active[started] = session_id
-                    yield event
-            finally:
-                if started is not None:
-                    self._active.pop(started, None)
+        """Route the message in its session (see :meth:`Agent.send`) and stream the events.
+
+        The session's agent serialises its runs; different sessions run concurrently.
+        """
+        self.check_run_id(session_id, run_id)
+        agent = self.agent(session_id)
+        async for event in agent.send(text, run_id):
+            yield event
 
     def cancel(self, run_id: str) -> RunInfo:
-        session_id = self._active.get(run_id)
+        session_id = self._owner_of(run_id)
         if session_id is None:
             info = self.run(run_id)
             raise Conflict(f"run {run_id} is not active (status {info.status})")
@@ -200,10 +213,16 @@ class AgentService:
         record = self.log.get_run(run_id)
         if record is None:
             raise NotFound(f"no run {run_id!r}")
-        return _run_info(record, active=run_id in self._active)
+        return _run_info(record, active=self._owner_of(run_id) is not None)
 
     def active_run_ids(self) -> list[str]:
-        return list(self._active)
+        return [run.run_id for agent in self._agents.values() for run in agent.active_runs()]
+
+    def _owner_of(self, run_id: str) -> str | None:
+        for session_id, agent in self._agents.items():
+            if any(run.run_id == run_id for run in agent.active_runs()):
+                return session_id
+        return None
 
 
 def _warm_up() -> None:

@@ -102,6 +102,22 @@ class EmbeddingCache:
         with self._guard("write"), self._conn:
             self._conn.executemany("INSERT OR REPLACE INTO embedding_cache VALUES (?,?,?,?)", rows)
 
+    def delete_texts(self, texts: Sequence[str]) -> int:
+        """Drop the cached vectors of these texts under every model (``forget``); the freed
+        bytes are zeroed (``secure_delete``).  Returns how many rows went."""
+        hashes = list(dict.fromkeys(content_hash(text) for text in texts))
+        removed = 0
+        with self._guard("delete"), self._conn:
+            self._conn.execute("PRAGMA secure_delete=ON")
+            for start in range(0, len(hashes), _QUERY_CHUNK):
+                chunk = hashes[start : start + _QUERY_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                cursor = self._conn.execute(
+                    f"DELETE FROM embedding_cache WHERE text_hash IN ({marks})", chunk
+                )
+                removed += cursor.rowcount
+        return removed
+
     def count(self, model_id: str | None = None) -> int:
         with self._guard("count"):
             if model_id is None:
@@ -136,6 +152,11 @@ class CachedEmbedder:
     @property
     def dimension(self) -> int:
         return self.inner.dimension
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the inner embedder is loaded locally (remote ones report False)."""
+        return bool(getattr(self.inner, "loaded", False))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

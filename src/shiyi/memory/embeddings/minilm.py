@@ -257,6 +257,11 @@ class MiniLMEmbedder:
     def dimension(self) -> int:
         return 384
 
+    @property
+    def loaded(self) -> bool:
+        """True once the weights are in memory (embedding then costs no load)."""
+        return self._runtime is not None
+
     def load(self) -> None:
         """Load tokenizer and weights now (idempotent); raises ModelUnavailable if missing."""
         self._ensure_runtime()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
+from shiyi.errors import ToolError
 from shiyi.memory.models import FactKind
 from shiyi.memory.retriever import MODES, Mode
+from shiyi.memory.scopes import ScopeDenied
 from shiyi.memory.service import Memory
 from shiyi.tools.base import FunctionTool, Tool, tool
 
@@ -58,6 +60,8 @@ def memory_tools(memory: Memory) -> list[Tool]:
         kind: Literal[
             "preference", "semantic", "episodic", "procedural", "decision", "convention", "todo"
         ] = "semantic",
+        key: str = "",
+        scope: Literal["user", "agent", "workspace"] = "user",
     ) -> str:
         """Store something in long-term memory because the user asked you to remember it.
 
@@ -65,10 +69,19 @@ def memory_tools(memory: Memory) -> list[Tool]:
             text: The thing to remember, as one self-contained sentence.
             kind: preference, semantic (a fact), episodic, procedural (how to do something),
                 decision, convention or todo.
+            key: The attribute this sets, e.g. "home_city" or "favourite_editor": a new value
+                for the same key replaces the old one (which stays in history).
+            scope: user (about the user), agent (how you should work) or workspace (shared
+                with every agent of the project).
         """
         fact_kind: FactKind = kind
-        fact = await asyncio.to_thread(memory.remember, text, kind=fact_kind)
-        return f"Remembered ({fact.kind}, id {fact.id}): {fact.value}"
+        try:
+            fact = await asyncio.to_thread(
+                memory.remember, text, kind=fact_kind, key=key, scope=scope
+            )
+        except ScopeDenied as exc:
+            raise ToolError(str(exc)) from exc
+        return f"Remembered ({fact.kind}, {fact.scope}, id {fact.id}): {fact.text}"
 
     tools: list[FunctionTool] = [query_memory, expand_memory, remember]
     return list(tools)

@@ -1,4 +1,4 @@
-"""Request and response models of the HTTP API (they make the OpenAPI document)."""
+"""Request and response models of the HTTP API: the OpenAPI document and the client."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shiyi.memory.lifecycle.health import MemoryHealth as MemoryHealthDetail
 from shiyi.memory.models import EventRecord, FactKind, FactRecord, MemoryHit
 from shiyi.memory.session_log import LoggedMessage, RunRecord, SessionInfo
 
@@ -113,7 +114,10 @@ class MessageIn(_In):
     run_id: str | None = Field(
         default=None,
         max_length=100,
-        description="Join this active run, or use it as the id of the new run.",
+        description=(
+            "An active run to join; an ended run to continue (a new run seeded with what "
+            "memory holds about it); any other id names the new run."
+        ),
     )
 
 
@@ -137,6 +141,7 @@ class MemoryHitOut(BaseModel):
     fact_kind: FactKind | None = None
     confidence: float = 1.0
     entities: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list, description="Recall paths that found it.")
 
     @classmethod
     def of(cls, hit: MemoryHit) -> MemoryHitOut:
@@ -150,6 +155,7 @@ class MemoryHitOut(BaseModel):
             fact_kind=hit.fact_kind,
             confidence=hit.confidence,
             entities=list(hit.entities),
+            paths=list(hit.paths),
         )
 
 
@@ -191,6 +197,15 @@ class FactOut(BaseModel):
         return cls.model_validate(fact, from_attributes=True)
 
 
+class MemoryEvents(BaseModel):
+    events: list[EventOut]
+
+
+class FactIn(_In):
+    text: str = Field(min_length=1, max_length=100_000)
+    kind: FactKind = "semantic"
+
+
 class FactPatch(_In):
     value: str | None = Field(default=None, min_length=1, max_length=100_000)
     kind: FactKind | None = None
@@ -202,3 +217,5 @@ class MemoryHealth(BaseModel):
     counts: dict[str, int]
     sessions: int
     active_runs: int
+    detail: MemoryHealthDetail | None = None
+    """Facts by kind/tier/scope/status, conflicts, vectors and jobs (``shiyi memory health``)."""

@@ -1,0 +1,139 @@
+"""The API's operations as data: method, path, parameters and how to read the answer.
+
+:class:`~shiyi.client.Client` and :class:`~shiyi.client.AsyncClient` send the same calls,
+one with blocking and one with async httpx, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, TypeAdapter
+
+from shiyi.api.schemas import (
+    EventOut,
+    FactOut,
+    Health,
+    MemoryEvents,
+    MemoryHealth,
+    MemoryHitOut,
+    MemoryHits,
+    RunOut,
+    RunResult,
+    SessionDetail,
+    SessionList,
+    SessionOut,
+)
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+_MEMORY: TypeAdapter[EventOut | FactOut] = TypeAdapter(EventOut | FactOut)
+
+
+@dataclass(slots=True, frozen=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[bytes], T]
+    params: dict[str, Any] = field(default_factory=dict)
+    json: dict[str, Any] | None = None
+
+
+def _model(cls: type[M]) -> Callable[[bytes], M]:
+    return cls.model_validate_json
+
+
+def _nothing(_: bytes) -> None:
+    return None
+
+
+def health() -> Call[Health]:
+    return Call("GET", "/healthz", _model(Health))
+
+
+def create_session(title: str) -> Call[SessionOut]:
+    return Call("POST", "/v1/sessions", _model(SessionOut), json={"title": title})
+
+
+def list_sessions(limit: int) -> Call[list[SessionOut]]:
+    return Call(
+        "GET",
+        "/v1/sessions",
+        lambda body: SessionList.model_validate_json(body).sessions,
+        params={"limit": limit},
+    )
+
+
+def get_session(session_id: str) -> Call[SessionDetail]:
+    return Call("GET", f"/v1/sessions/{session_id}", _model(SessionDetail))
+
+
+def delete_session(session_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/sessions/{session_id}", _nothing)
+
+
+def message_body(text: str, run_id: str | None) -> dict[str, Any]:
+    return {"text": text, **({"run_id": run_id} if run_id else {})}
+
+
+def send_json(session_id: str, text: str, run_id: str | None) -> Call[RunResult]:
+    return Call(
+        "POST",
+        f"/v1/sessions/{session_id}/messages",
+        _model(RunResult),
+        params={"stream": "false"},
+        json=message_body(text, run_id),
+    )
+
+
+def get_run(run_id: str) -> Call[RunOut]:
+    return Call("GET", f"/v1/runs/{run_id}", _model(RunOut))
+
+
+def cancel_run(run_id: str) -> Call[RunOut]:
+    return Call("POST", f"/v1/runs/{run_id}/cancel", _model(RunOut))
+
+
+def memory_search(
+    query: str, mode: str, limit: int, kinds: list[str] | None
+) -> Call[list[MemoryHitOut]]:
+    params: dict[str, Any] = {"q": query, "mode": mode, "limit": limit}
+    if kinds:
+        params["kind"] = kinds
+    return Call(
+        "GET",
+        "/v1/memory/search",
+        lambda body: MemoryHits.model_validate_json(body).hits,
+        params=params,
+    )
+
+
+def memory_get(memory_id: str) -> Call[EventOut | FactOut]:
+    return Call("GET", f"/v1/memory/{memory_id}", _MEMORY.validate_json)
+
+
+def memory_add(text: str, kind: str) -> Call[FactOut]:
+    return Call("POST", "/v1/memory", _model(FactOut), json={"text": text, "kind": kind})
+
+
+def memory_update(memory_id: str, changes: dict[str, Any]) -> Call[FactOut]:
+    return Call("PATCH", f"/v1/memory/{memory_id}", _model(FactOut), json=changes)
+
+
+def memory_delete(memory_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/memory/{memory_id}", _nothing)
+
+
+def memory_expand(anchor: str, window: int) -> Call[list[EventOut]]:
+    return Call(
+        "GET",
+        "/v1/memory/expand",
+        lambda body: MemoryEvents.model_validate_json(body).events,
+        params={"anchor": anchor, "window": window},
+    )
+
+
+def memory_health() -> Call[MemoryHealth]:
+    return Call("GET", "/v1/memory/health", _model(MemoryHealth))

@@ -1,0 +1,171 @@
+"""The blocking client: ``Client(url).send(session, text)`` iterates typed events."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from shiyi.api.schemas import (
+    EventOut,
+    FactOut,
+    Health,
+    MemoryHealth,
+    MemoryHitOut,
+    RunOut,
+    RunResult,
+    SessionDetail,
+    SessionOut,
+)
+from shiyi.client import calls
+from shiyi.client.errors import error_from, unavailable
+from shiyi.client.sse import SSEDecoder
+from shiyi.events import Event
+
+T = TypeVar("T")
+SSE = "text/event-stream"
+
+
+def auth_headers(token: str | None) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"} if token else {}
+
+
+class Client:
+    """A ``shiyi serve`` (or ``shiyi chat``) API client.
+
+    Errors come back as :class:`~shiyi.client.errors.ClientError` subclasses named after the
+    API's stable codes (``NotFoundError``, ``ConflictError``, ...); an address where nothing
+    answers raises ``ServiceUnavailable``.
+
+    >>> with Client("http://127.0.0.1:8765") as client:           # doctest: +SKIP
+    ...     session = client.create_session().id
+    ...     for event in client.send(session, "list the files"):
+    ...         print(event.type)
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers=auth_headers(token),
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def _call(self, call: calls.Call[T]) -> T:
+        try:
+            response = self._http.request(
+                call.method, call.path, params=call.params, json=call.json
+            )
+        except httpx.TransportError as exc:
+            raise unavailable(self.base_url, exc) from None
+        if response.status_code >= 400:
+            raise error_from(response.status_code, response.content)
+        return call.parse(response.content)
+
+    # --- sessions and runs ---------------------------------------------------------------
+
+    def health(self) -> Health:
+        return self._call(calls.health())
+
+    def create_session(self, title: str = "") -> SessionOut:
+        return self._call(calls.create_session(title))
+
+    def list_sessions(self, limit: int = 50) -> list[SessionOut]:
+        return self._call(calls.list_sessions(limit))
+
+    def get_session(self, session_id: str) -> SessionDetail:
+        return self._call(calls.get_session(session_id))
+
+    def delete_session(self, session_id: str) -> None:
+        self._call(calls.delete_session(session_id))
+
+    def send(
+        self, session_id: str, text: str, run_id: str | None = None
+    ) -> Generator[Event, None, None]:
+        """Stream the events of a message (the first is ``routed``).
+
+        Stopping the iteration early (or closing the generator) disconnects, which cancels
+        the run on the server.
+        """
+        path = f"/v1/sessions/{session_id}/messages"
+        body = calls.message_body(text, run_id)
+        try:
+            with self._http.stream(
+                "POST", path, json=body, headers={"accept": SSE}, timeout=stream_timeout()
+            ) as response:
+                if response.status_code >= 400:
+                    raise error_from(response.status_code, response.read())
+                decoder = SSEDecoder()
+                for line in response.iter_lines():
+                    if (event := decoder.feed(line)) is not None:
+                        yield event
+                if (event := decoder.flush()) is not None:
+                    yield event
+        except httpx.TransportError as exc:
+            raise unavailable(self.base_url, exc) from None
+
+    def send_json(self, session_id: str, text: str, run_id: str | None = None) -> RunResult:
+        """The whole run at once (every event, the final status and the reply text)."""
+        return self._call(calls.send_json(session_id, text, run_id))
+
+    def get_run(self, run_id: str) -> RunOut:
+        return self._call(calls.get_run(run_id))
+
+    def cancel(self, run_id: str) -> RunOut:
+        return self._call(calls.cancel_run(run_id))
+
+    # --- memory --------------------------------------------------------------------------
+
+    def memory_search(
+        self, query: str, *, mode: str = "hybrid", limit: int = 10, kinds: list[str] | None = None
+    ) -> list[MemoryHitOut]:
+        return self._call(calls.memory_search(query, mode, limit, kinds))
+
+    def memory_get(self, memory_id: str) -> EventOut | FactOut:
+        return self._call(calls.memory_get(memory_id))
+
+    def memory_add(self, text: str, *, kind: str = "semantic") -> FactOut:
+        return self._call(calls.memory_add(text, kind))
+
+    def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
+        return self._call(calls.memory_update(memory_id, changes))
+
+    def memory_delete(self, memory_id: str) -> None:
+        self._call(calls.memory_delete(memory_id))
+
+    def memory_expand(self, anchor: str, window: int = 3) -> list[EventOut]:
+        return self._call(calls.memory_expand(anchor, window))
+
+    def memory_health(self) -> MemoryHealth:
+        return self._call(calls.memory_health())
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def stream_timeout() -> httpx.Timeout:
+    # A run may think (or a tool may work) for minutes between events: no read timeout.
+    return httpx.Timeout(30.0, read=None)

@@ -1,0 +1,101 @@
+"""``shiyi memory ...`` through the API of the process that owns the data dir.
+
+Used when ``shiyi serve`` or ``shiyi chat`` has the store open (see
+:mod:`shiyi.interfaces.cli.remote`); prints what the local commands print.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:  # imported lazily: `shiyi --help` must stay fast
+    from shiyi.api.schemas import MemoryHitOut
+    from shiyi.client import Client
+
+
+@contextmanager
+def connected(config: Path | None) -> Iterator[Client | None]:
+    """The owner's client (None: nobody owns the data dir, open the store here)."""
+    from shiyi.client import ClientError
+    from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.remote import service_client
+
+    client = service_client(load(config))
+    if client is None:
+        yield None
+        return
+    try:
+        yield client
+    except ClientError as exc:
+        fail(str(exc))
+    finally:
+        client.close()
+
+
+def hit_line(hit: MemoryHitOut) -> str:
+    from shiyi.memory.present import age_text
+
+    kind = hit.fact_kind or hit.node
+    where = f" [{hit.anchor}]" if hit.anchor else ""
+    text = " ".join(hit.text.split())
+    text = text if len(text) <= 110 else text[:109] + "…"
+    age = age_text(hit.ts, time.time())
+    paths = ",".join(hit.paths)
+    return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{where}  ({paths})"
+
+
+def search(
+    client: Client, query: str, mode: str, kinds: list[str] | None, limit: int, as_json: bool
+) -> None:
+    hits = client.memory_search(query, mode=mode, limit=limit, kinds=kinds)
+    for hit in hits:
+        typer.echo(hit.model_dump_json() if as_json else hit_line(hit))
+    if not hits and not as_json:
+        typer.echo("No memories matched.")
+
+
+def add(client: Client, text: str, kind: str) -> None:
+    fact = client.memory_add(text, kind=kind)
+    typer.echo(f"remembered {fact.id} ({fact.kind}): {fact.value}")
+
+
+def show(client: Client, memory_id: str) -> None:
+    from shiyi.client import NotFoundError
+
+    try:
+        record = client.memory_get(memory_id)
+    except NotFoundError:
+        from shiyi.interfaces.cli.app import fail
+
+        fail(f"no memory with id {memory_id!r}; `shiyi memory search` shows ids")
+    typer.echo(record.model_dump_json(indent=2))
+
+
+def expand(client: Client, anchor: str, window: int) -> None:
+    for event in client.memory_expand(anchor, window):
+        anchor = f"{event.run_id}:{event.iteration}:{event.segment}"
+        typer.echo(f"[{anchor}] {event.role}: {event.content}")
+
+
+def forget(client: Client, ids: list[str]) -> None:
+    from shiyi.client import NotFoundError
+
+    deleted = 0
+    for memory_id in ids:
+        try:
+            client.memory_delete(memory_id)
+            deleted += 1
+        except NotFoundError:
+            pass
+    typer.echo(f"deleted {deleted} of {len(ids)}")
+
+
+def stats(client: Client) -> None:
+    for name, value in client.memory_health().counts.items():
+        typer.echo(f"{name:<18} {value}")

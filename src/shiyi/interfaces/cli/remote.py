@@ -1,0 +1,84 @@
+"""Finding the process that owns the data dir, so a command can use its API instead.
+
+Kuzu allows one read-write process per store.  While ``shiyi serve`` or ``shiyi chat`` owns
+the data dir, ``shiyi memory ...`` and ``shiyi run`` talk to it over HTTP (its address is in
+``server.json``); a record left by a killed process is detected and removed, and the command
+then opens the store itself.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+
+from shiyi.api.owner import Owner, live_owner, pid_alive, read_owner
+
+if TYPE_CHECKING:
+    from shiyi.client import Client
+    from shiyi.config import Settings
+
+READY_SECONDS = 15.0
+
+
+def find_owner(settings: Settings) -> Owner | None:
+    """The live owner of the data dir other than this process (a stale record is cleared)."""
+    recorded = read_owner(settings.data_dir)
+    owner = live_owner(settings.data_dir)  # removes the record if its process is gone
+    if recorded is not None and owner is None:
+        typer.echo(
+            f"shiyi: note: cleared a stale owner record of pid {recorded.pid} "
+            f"({recorded.address}); that process is gone",
+            err=True,
+        )
+    return owner if owner is not None and owner.pid != os.getpid() else None
+
+
+def service_client(settings: Settings, *, quiet: bool = False) -> Client | None:
+    """A client for the owner's API, once it answers; None when no live process owns it."""
+    from shiyi.client import Client, ServiceUnavailable
+
+    owner = find_owner(settings)
+    if owner is None:
+        return None
+    token = settings.server.token.get_secret_value() if settings.server.token else None
+    client = Client(owner.address, token=token)
+    deadline = time.monotonic() + READY_SECONDS
+    while True:  # the owner writes its record just before it starts listening
+        try:
+            client.health()
+            break
+        except ServiceUnavailable:
+            if not pid_alive(owner.pid):
+                client.close()
+                return service_client(settings, quiet=quiet)  # it died: clear and re-check
+            if time.monotonic() > deadline:
+                client.close()
+                _fail(
+                    f"pid {owner.pid} owns {settings.data_dir} (`{owner.command or 'shiyi'}`) "
+                    f"but its API at {owner.address} does not answer; wait for it, or stop it"
+                )
+            time.sleep(0.1)
+    if not quiet:
+        typer.echo(
+            f"shiyi: using the running service of pid {owner.pid} at {owner.address}", err=True
+        )
+    return client
+
+
+def refuse_while_owned(settings: Settings, command: str) -> None:
+    """For commands the API cannot do: fail with who owns the store and what to do."""
+    owner = find_owner(settings)
+    if owner is not None:
+        _fail(
+            f"`shiyi {command}` needs the memory store, which pid {owner.pid} "
+            f"(`{owner.command or 'shiyi'}`, {owner.address}) has open; stop that process "
+            "first, or run the command through it when the API offers it"
+        )
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"shiyi: error: {message}", err=True)
+    raise typer.Exit(2)

@@ -1,0 +1,385 @@
+"""Forgetting: a hard delete of memories from every place that holds them (seed 001).
+
+Targets: event/fact ids, an entity (the facts about it, the events mentioning it and the node),
+the hits of a search, or everything of one user.  What :meth:`Forgetter.execute` removes:
+
+* the Kuzu graph: events and facts with their edges and vectors; the entity nodes asked for and
+  entities nothing but the forgotten memories referred to (their names came from the forgotten
+  text), with MENTIONS, ABOUT, RELATED_TO and EntityVec; for a user, their emptied sessions;
+* the in-memory vector cache (through the store's ``delete``);
+* the SQLite FTS5 keyword index, then ``optimize`` so the tokens leave the index segments;
+* the embedding cache: rows keyed by the content hash of every forgotten text;
+* the job queue: forgotten ids and events out of every payload (any status), empty jobs deleted;
+* the session log: the message rows behind forgotten events (``ev_{row}_{segment}``, with the
+  run goals and session titles quoting them) and, for a user, their sessions, runs and messages;
+* the context summaries cache, cleared whenever events go (its summaries may quote them).
+
+Every SQLite file touched is then VACUUMed and its WAL truncated (``secure_delete`` on), so the
+text does not survive in the files' bytes.  Kuzu 0.11.3 has no VACUUM: deleted rows are masked
+but their column bytes stay in ``graph.kuzu`` (measured, also after a CHECKPOINT), so a forget
+with ``compact=True`` (the CLI's default) then rewrites the graph file through EXPORT/IMPORT
+(:mod:`shiyi.memory.kuzu_compact`); without it the text is unreachable by every query but its
+bytes remain until the file is compacted.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shiyi.errors import ShiyiError, StorageError
+from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
+from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.session_log import SessionLog
+
+Search = Callable[[str, int], list[MemoryHit]]
+_LOGGED_EVENT = re.compile(r"^ev_(\d+)_\d+$")
+_TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
+"""Job payload keys holding free text: a job whose such value is a forgotten text goes."""
+
+
+class NothingToForget(ShiyiError):
+    """The entity, query or user given to ``forget`` matches nothing stored."""
+
+
+@dataclass(slots=True, frozen=True)
+class DataPaths:
+    """Files outside the memory store that can hold memories' text."""
+
+    sessions_db: Path | None = None
+    summaries_db: Path | None = None
+
+
+@dataclass(slots=True)
+class ForgetPlan:
+    """What one forget will delete; shown to the user before :meth:`Forgetter.execute`."""
+
+    target: str
+    event_ids: list[str] = field(default_factory=list)
+    fact_ids: list[str] = field(default_factory=list)
+    queued_ids: list[str] = field(default_factory=list)
+    """Requested ids not in the graph: maybe still queued, so taken out of the job queue."""
+    entity_names: list[str] = field(default_factory=list)
+    user_id: str | None = None
+    texts: list[str] = field(default_factory=list)
+    """Further texts whose embeddings go (the query of a forget by query)."""
+    hits: list[MemoryHit] = field(default_factory=list)
+
+    def describe(self) -> str:
+        parts = [_count(len(self.event_ids), "event"), _count(len(self.fact_ids), "fact")]
+        if self.entity_names:
+            parts.append("entity " + ", ".join(self.entity_names))
+        if self.user_id is not None:
+            parts.append(f"every session of user {self.user_id!r}")
+        return ", ".join(parts)
+
+
+@dataclass(slots=True)
+class ForgetReport:
+    """How many records each store lost."""
+
+    target: str
+    events: int = 0
+    facts: int = 0
+    entities: int = 0
+    graph_sessions: int = 0
+    keyword_docs: int = 0
+    embeddings: int = 0
+    jobs_edited: int = 0
+    jobs_deleted: int = 0
+    messages: int = 0
+    log_sessions: int = 0
+    summaries: int = 0
+    compacted: bool = False
+    """The graph file was rewritten, so no bytes of the deleted records remain in it."""
+    wal_busy: list[str] = field(default_factory=list)
+    """SQLite files whose WAL another connection kept from being truncated."""
+
+    @property
+    def total(self) -> int:
+        """Events and facts deleted from the graph."""
+        return self.events + self.facts
+
+    def lines(self) -> list[str]:
+        rows = [
+            ("graph", f"{self.events} events, {self.facts} facts, {self.entities} entities, "
+                      f"{self.graph_sessions} sessions"),
+            ("keyword index", f"{self.keyword_docs} documents"),
+            ("embedding cache", f"{self.embeddings} vectors"),
+            ("job queue", f"{self.jobs_edited} jobs edited, {self.jobs_deleted} deleted"),
+            ("session log", f"{self.messages} messages, {self.log_sessions} sessions"),
+            ("summaries", f"{self.summaries} cached summaries"),
+        ]  # fmt: skip
+        if self.compacted:
+            rows.append(("graph file", "rewritten without the deleted records"))
+        lines = [f"  {name:<16} {text}" for name, text in rows]
+        lines += [f"  warning: {path} still has a WAL (another process reads it)"
+                  for path in self.wal_busy]  # fmt: skip
+        return lines
+
+
+class Forgetter:
+    """Plans and executes hard deletes over the store and the files beside it."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        jobs: JobQueue,
+        embedder: Embedder | None,
+        paths: DataPaths,
+        search: Search,
+    ) -> None:
+        self.store = store
+        self.jobs = jobs
+        self.embedder = embedder
+        self.paths = paths
+        self.search = search
+
+    # --- planning ------------------------------------------------------------------------
+
+    def plan_ids(self, ids: Sequence[str]) -> ForgetPlan:
+        wanted = list(dict.fromkeys(ids))
+        events = [e.id for e in self.store.get_events(wanted)]
+        facts = [f.id for f in self.store.get_facts(wanted)]
+        known = {*events, *facts}
+        queued = [i for i in wanted if i not in known]
+        facts += self._derived_only_from(events, facts)
+        return ForgetPlan(f"ids {', '.join(wanted)}", events, facts, queued_ids=queued)
+
+    def plan_entity(self, name: str) -> ForgetPlan:
+        entities = [e.name for e in self.store.find_entities([name])]
+        if not entities:
+            raise NothingToForget(
+                f"no entity named {name!r} in memory; `shiyi memory search {name!r} --mode "
+                "graph` shows what is stored about it, and --query forgets by search instead"
+            )
+        facts: dict[str, None] = {}
+        events: dict[str, None] = {}
+        for entity in entities:
+            about, mentioning = self.store.entity_footprint(entity)
+            facts.update(dict.fromkeys(about))
+            events.update(dict.fromkeys(mentioning))
+        facts.update(dict.fromkeys(self._derived_only_from(list(events), list(facts))))
+        return ForgetPlan(f"entity {name!r}", list(events), list(facts), entity_names=entities)
+
+    def plan_query(self, query: str, limit: int = 5) -> ForgetPlan:
+        hits = self.search(query, limit)
+        if not hits:
+            raise NothingToForget(
+                f"no memory matches {query!r}, so nothing was forgotten; "
+                "try other words or `shiyi memory search` to see what is stored"
+            )
+        events = [h.id for h in hits if h.node == "event"]
+        facts = [h.id for h in hits if h.node == "fact"]
+        facts += self._derived_only_from(events, facts)
+        return ForgetPlan(f"query {query!r}", events, facts, texts=[query], hits=hits)
+
+    def plan_user(self, user_id: str) -> ForgetPlan:
+        facts, events = self.store.user_footprint(user_id)
+        if not facts and not events:
+            raise NothingToForget(
+                f"no memories of user {user_id!r}; user ids come from memory.user_id in the "
+                "configuration of the agent that recorded them"
+            )
+        return ForgetPlan(f"user {user_id!r}", events, facts, user_id=user_id)
+
+    def _derived_only_from(self, event_ids: list[str], fact_ids: list[str]) -> list[str]:
+        """Facts learned only from these events: they would repeat what is forgotten.
+        Facts that other, remaining events also support stay."""
+        if not event_ids:
+            return []
+        gone = set(event_ids)
+        derived = [i for i in self.store.facts_derived_from(event_ids) if i not in fact_ids]
+        return [f.id for f in self.store.get_facts(derived) if set(f.source_events) <= gone]
+
+    # --- executing -----------------------------------------------------------------------
+
+    def execute(self, plan: ForgetPlan) -> ForgetReport:
+        report = ForgetReport(plan.target)
+        events = self.store.get_events(plan.event_ids)
+        facts = self.store.get_facts(plan.fact_ids)
+        sessions = sorted({e.session_id for e in events}) if plan.user_id is not None else []
+        texts = [*(e.content for e in events), *(f.text for f in facts), *plan.texts]
+        linked = self._linked_entities(events, facts)
+        ids = [*plan.event_ids, *plan.fact_ids, *plan.queued_ids]
+        gone_entities = self._erase_graph(plan, ids, linked, report)
+        report.events, report.facts = len(events), len(facts)
+        edit = payload_editor(ids, texts, sessions, plan.user_id)
+        report.jobs_edited, report.jobs_deleted = self.jobs.rewrite_payloads(edit)
+        report.embeddings = self._erase_embeddings([*texts, *gone_entities])
+        self._erase_log(events, plan.user_id, sessions, report)
+        if events or plan.user_id is not None:
+            report.summaries = self._clear_summaries()
+        self._scrub_files(report)
+        return report
+
+    def _linked_entities(self, events: list[EventRecord], facts: list[FactRecord]) -> list[str]:
+        names = dict.fromkeys(self.store.mentioned_entities([e.id for e in events]))
+        names.update(dict.fromkeys(n for f in facts for n in f.entities))
+        return list(names)
+
+    def _erase_graph(
+        self, plan: ForgetPlan, ids: list[str], linked: list[str], report: ForgetReport
+    ) -> list[str]:
+        """Delete from the graph, vectors and keyword index; returns the entities removed."""
+        if isinstance(self.store, EmbeddedStore):
+            report.keyword_docs = self.store.keywords.delete(ids)
+        self.store.delete(ids)
+        orphans = [n for n in linked if n not in plan.entity_names and self._orphan(n)]
+        names = [*plan.entity_names, *orphans]
+        if names:
+            report.entities = self.store.delete_entities(names)
+        if plan.user_id is not None:
+            report.graph_sessions = self.store.delete_orphan_sessions(plan.user_id)
+        return names
+
+    def _orphan(self, entity: str) -> bool:
+        facts, events = self.store.entity_footprint(entity)
+        return not facts and not events
+
+    def _erase_embeddings(self, texts: list[str]) -> int:
+        if isinstance(self.embedder, CachedEmbedder):
+            return self.embedder.cache.delete_texts(texts)
+        path = self._memory_db()
+        if path is None or not path.exists():
+            return 0
+        cache = EmbeddingCache(path)  # no embedder now, but earlier runs may have cached
+        try:
+            return cache.delete_texts(texts)
+        finally:
+            cache.close()
+
+    def _erase_log(
+        self,
+        events: list[EventRecord],
+        user_id: str | None,
+        sessions: list[str],
+        report: ForgetReport,
+    ) -> None:
+        path = self.paths.sessions_db
+        if path is None or not path.exists():
+            return
+        rows = [int(m.group(1)) for e in events if (m := _LOGGED_EVENT.match(e.id))]
+        log = SessionLog(path)
+        try:
+            report.messages = log.forget_messages(rows)
+            if user_id is not None:
+                report.log_sessions, messages = log.forget_sessions(sessions, user_id=user_id)
+                report.messages += messages
+        finally:
+            log.close()
+
+    def _clear_summaries(self) -> int:
+        path = self.paths.summaries_db
+        if path is None or not path.exists():
+            return 0
+        with _connection(path) as conn:
+            if not _has_table(conn, "summaries"):
+                return 0
+            return int(conn.execute("DELETE FROM summaries").rowcount)
+
+    def _memory_db(self) -> Path | None:
+        return self.store.sqlite_path if isinstance(self.store, EmbeddedStore) else None
+
+    def _scrub_files(self, report: ForgetReport) -> None:
+        targets = [(self._memory_db(), ("kw_fts",)), (self.paths.sessions_db, ()),
+                   (self.paths.summaries_db, ())]  # fmt: skip
+        for path, fts in targets:
+            if path is not None and path.exists() and not scrub_sqlite(path, fts):
+                report.wal_busy.append(str(path))
+
+
+def payload_editor(
+    ids: Sequence[str], texts: Sequence[str], sessions: Sequence[str], user_id: str | None
+) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    """A job payload editor for :meth:`JobQueue.rewrite_payloads`: forgotten ids and events
+    leave every list; a job that names a forgotten id, session or text, or whose list
+    empties, is dropped (``None``)."""
+    forgotten, quoted, gone_sessions = set(ids), set(texts), set(sessions)
+
+    def forgotten_item(item: object) -> bool:
+        if isinstance(item, str):
+            return item in forgotten
+        if isinstance(item, dict):
+            return (
+                item.get("id") in forgotten
+                or item.get("content") in quoted
+                or item.get("session_id") in gone_sessions
+                or (user_id is not None and item.get("user_id") == user_id)
+            )
+        return False
+
+    def edit(payload: dict[str, Any]) -> dict[str, Any] | None:
+        out: dict[str, Any] = {}
+        for key, value in payload.items():
+            if isinstance(value, list):
+                kept = [item for item in value if not forgotten_item(item)]
+                if value and not kept:
+                    return None
+                value = kept
+            elif isinstance(value, str) and (
+                value in forgotten
+                or (key == "session_id" and value in gone_sessions)
+                or (key in _TEXT_KEYS and value in quoted)
+            ):
+                return None
+            out[key] = value
+        return out
+
+    return edit
+
+
+def scrub_sqlite(path: Path, fts_tables: Sequence[str] = ()) -> bool:
+    """Make deleted rows unrecoverable from a SQLite file: FTS5 ``optimize`` (deleted tokens
+    leave the index segments), ``VACUUM`` (rewrites every page, truncates the rest) and a
+    ``TRUNCATE`` checkpoint (empties the WAL, which holds old page images).
+
+    Returns False when another connection's open read kept the WAL from being truncated.
+    """
+    with _connection(path) as conn:
+        for table in fts_tables:
+            if _has_table(conn, table):
+                conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+        conn.execute("VACUUM")
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    return int(busy) == 0
+
+
+@contextmanager
+def _connection(path: Path) -> Iterator[sqlite3.Connection]:
+    """An autocommit connection with ``secure_delete`` on; errors become StorageError."""
+    try:
+        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _scrub_error(path, exc) from exc
+    try:
+        conn.execute("PRAGMA secure_delete=ON")
+        yield conn
+    except sqlite3.Error as exc:
+        raise _scrub_error(path, exc) from exc
+    finally:
+        conn.close()
+
+
+def _scrub_error(path: Path, exc: sqlite3.Error) -> StorageError:
+    return StorageError(
+        f"could not scrub forgotten data from {path}: {exc}; the memories are deleted, but to "
+        f"overwrite their bytes stop other shiyi processes and run: sqlite3 {path} VACUUM"
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    return row is not None

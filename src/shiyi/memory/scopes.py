@@ -1,0 +1,60 @@
+"""Who may see and write which memories (seed 001 2.4, shared memory).
+
+* ``user`` facts belong to one user and are seen by every agent working for that user;
+* ``agent`` facts belong to one agent of one user (how that agent should work);
+* ``workspace`` facts are shared by every user and agent of the workspace; only the agents
+  listed in ``memory.lifecycle.workspace_writers`` may write them.
+
+Events (the raw conversation) are private to the user and agent that had the conversation.
+Every read path goes through :meth:`Viewer.sees` before a memory leaves the store layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shiyi.errors import ShiyiError
+from shiyi.memory.models import EventRecord, FactRecord, Scope
+
+
+class ScopeDenied(ShiyiError):
+    """An agent tried to write shared memory it is not allowed to write."""
+
+
+@dataclass(slots=True, frozen=True)
+class Viewer:
+    user_id: str = "default"
+    agent_id: str = "shiyi"
+    workspace_id: str = "default"
+
+    def sees(self, record: EventRecord | FactRecord) -> bool:
+        if isinstance(record, EventRecord):
+            return record.user_id == self.user_id and record.agent_id == self.agent_id
+        return self.sees_fact(record)
+
+    def sees_fact(self, fact: FactRecord) -> bool:
+        if fact.scope == "workspace":
+            return fact.workspace_id == self.workspace_id
+        if fact.scope == "agent":
+            return fact.user_id == self.user_id and fact.agent_id == self.agent_id
+        return fact.user_id == self.user_id
+
+    def may_write(self, scope: Scope, writers: Sequence[str]) -> bool:
+        return scope != "workspace" or "*" in writers or self.agent_id in writers
+
+    def check_write(self, scope: Scope, writers: Sequence[str]) -> None:
+        if not self.may_write(scope, writers):
+            raise ScopeDenied(
+                f"agent {self.agent_id!r} may not write workspace memory; add it to "
+                "memory.lifecycle.workspace_writers or use scope 'user' or 'agent'"
+            )
+
+    def owns(self, fact: FactRecord) -> FactRecord:
+        """Stamp ``fact`` with this viewer's identity (the writer of the fact)."""
+        fact.user_id, fact.agent_id, fact.workspace_id = (
+            self.user_id,
+            self.agent_id,
+            self.workspace_id,
+        )
+        return fact

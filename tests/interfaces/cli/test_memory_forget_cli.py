@@ -1,0 +1,52 @@
+"""`shiyi memory forget` options and `shiyi memory health` as subprocesses on a real store."""
+
+from __future__ import annotations
+
+import json
+
+from tests.interfaces.cli.conftest import Cli
+
+SECRET = "zebra-7731"
+
+
+def test_forget_by_query_lists_asks_then_deletes(cli: Cli) -> None:
+    added = cli.run(
+        "memory", "add", f"The {SECRET} password opens the vault", "--kind", "convention"
+    )
+    assert added.returncode == 0, added.stderr
+    fact_id = added.stdout.split()[1]
+    assert cli.run("memory", "add", "Deploys go out with make release").returncode == 0
+
+    declined = cli.run("memory", "forget", "--query", SECRET, "--limit", "1", input="n\n")
+    assert declined.returncode == 1
+    assert fact_id in declined.stdout and "Forget 0 events, 1 fact for good?" in declined.stdout
+    assert fact_id in cli.run("memory", "search", SECRET, "--mode", "keyword").stdout
+
+    done = cli.run("memory", "forget", "--query", SECRET, "--limit", "1", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert f"forgot query '{SECRET}'" in done.stdout
+    assert "0 events, 1 facts, 0 entities" in done.stdout
+    assert "No memories matched." in cli.run("memory", "search", SECRET, "--mode", "keyword").stdout
+    health = json.loads(cli.run("memory", "health", "--json").stdout)
+    assert (health["facts"], health["by_kind"]) == (1, {"semantic": 1})
+
+
+def test_forget_needs_exactly_one_known_target(cli: Cli) -> None:
+    nothing = cli.run("memory", "forget", "--yes")
+    assert nothing.returncode == 2
+    assert "give exactly one of: IDs, --entity NAME, --query TEXT or --user ID" in nothing.stderr
+    both = cli.run("memory", "forget", "fact_x", "--user", "ann", "--yes")
+    assert "(got IDs and --user)" in both.stderr
+    unknown = cli.run("memory", "forget", "--entity", "Nobody", "--yes")
+    assert unknown.returncode == 2
+    assert "no entity named 'Nobody'" in unknown.stderr
+    assert "no memories of user 'ghost'" in cli.run("memory", "forget", "--user", "ghost").stderr
+
+
+def test_health_table(cli: Cli) -> None:
+    assert cli.run("memory", "add", "I prefer tabs", "--kind", "preference").returncode == 0
+    table = [line.split() for line in cli.run("memory", "health").stdout.splitlines()]
+    assert ["facts", "1"] in table
+    assert ["by", "kind", "preference", "1"] in table
+    assert ["by", "status", "active", "1"] in table
+    assert ["jobs", "failed", "0"] in table

@@ -1,0 +1,246 @@
+"""Forgetting end to end: real Kuzu, SQLite files on disk and the real embedding model."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from shiyi.config import Settings, load_settings
+from shiyi.context.summaries import SummaryStore
+from shiyi.errors import SessionNotFound
+from shiyi.llm.types import Message
+from shiyi.memory.embeddings.cache import CachedEmbedder
+from shiyi.memory.lifecycle.forget import NothingToForget, payload_editor
+from shiyi.memory.models import EventRecord, FactRecord
+from shiyi.memory.service import Memory
+from shiyi.memory.session_log import SessionLog
+from shiyi.memory.worker import EMBED
+
+SECRET = "zebra-7731"
+SECRET_TEXT = f"my {SECRET} password is in the blue vault"
+SECRET_FACT = FactRecord(id="fact_secret", key="vault_password", value=f"{SECRET} password")
+OTHER_TEXTS = ["Alice adopted a dog named Biscuit last spring.", "Lunch with Bob moved to Friday."]
+
+
+@pytest.fixture
+def forget_settings(tmp_path: Path) -> Settings:
+    return load_settings(cwd=tmp_path, workspace=tmp_path)
+
+
+@pytest.fixture
+def memory(forget_settings: Settings) -> Iterator[Memory]:
+    opened = Memory.open(forget_settings, start_worker=False)
+    yield opened
+    opened.close()
+
+
+@dataclass
+class Chat:
+    log: SessionLog
+    session_id: str
+    rows: list[int]
+
+
+@pytest.fixture
+def chat(memory: Memory, forget_settings: Settings) -> Iterator[Chat]:
+    """A logged session whose first message holds the secret, recorded into memory the way
+    the agent does it (so event ids are ``ev_{row}_{segment}``), plus a fact and a summary
+    quoting the secret."""
+    log = SessionLog(forget_settings.sessions_db)
+    session_id = log.create_session()
+    log.set_title(session_id, SECRET_TEXT)
+    rows = []
+    for text in [SECRET_TEXT, *OTHER_TEXTS]:
+        run_id = log.start_run(session_id, text)
+        row = log.append(session_id, Message("user", text), run_id=run_id)
+        memory.record_message(
+            Message("user", text), message_id=row, session_id=session_id, run_id=run_id, iteration=0
+        )
+        rows.append(row)
+    memory.store.upsert_facts([SECRET_FACT])
+    memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [SECRET_FACT.id]})
+    assert memory.worker.drain(timeout=120)
+    summaries = SummaryStore(forget_settings.data_dir / "summaries.sqlite3")
+    summaries.put("block-1", f"[摘要] the user shared the {SECRET} password", "extractive")
+    summaries.close()
+    yield Chat(log, session_id, rows)
+    log.close()
+
+
+def _cached(memory: Memory, *texts: str) -> dict[str, list[float]]:
+    assert isinstance(memory.embedder, CachedEmbedder)
+    return memory.embedder.cache.get_many(memory.embedder.model_id, texts)
+
+
+def _job_payloads(memory: Memory) -> list[str]:
+    with sqlite3.connect(memory.store.sqlite_path) as conn:  # type: ignore[attr-defined]
+        return [str(row[0]) for row in conn.execute("SELECT payload FROM jobs")]
+
+
+def _sqlite_files(data_dir: Path) -> list[Path]:
+    return [p for p in data_dir.rglob("*.sqlite3*") if p.is_file()]
+
+
+def _logged_texts(chat: Chat) -> list[str]:
+    texts = [m.message.content for m in chat.log.messages(chat.session_id)]
+    texts += [r.goal for r in chat.log.runs(chat.session_id)]
+    return [*texts, chat.log.get_session(chat.session_id).title]
+
+
+def test_forget_by_query_leaves_no_trace_in_any_store(
+    memory: Memory, chat: Chat, forget_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret_event = f"ev_{chat.rows[0]}_0"
+    # The secret is really everywhere first, so the absence checks below mean something.
+    assert {secret_event, SECRET_FACT.id} <= {h.id for h in memory.search(SECRET, mode="keyword")}
+    assert len(_cached(memory, SECRET_TEXT, SECRET_FACT.text)) == 2
+    assert any(SECRET in p for p in _job_payloads(memory))
+    assert any(SECRET in t for t in _logged_texts(chat))
+    assert any(SECRET.encode() in p.read_bytes() for p in _sqlite_files(forget_settings.data_dir))
+
+    graph_file = memory.store.graph.path  # type: ignore[attr-defined]
+    assert SECRET.encode() in graph_file.read_bytes()
+    report = memory.forget_query(f"{SECRET} password", limit=2, compact=True)
+
+    assert (report.events, report.facts, report.keyword_docs) == (1, 1, 2)
+    assert report.messages == 1 and report.summaries == 1 and report.embeddings >= 2
+    assert report.wal_busy == []
+    assert memory.store.get_events([secret_event]) == []
+    assert memory.store.get_facts([SECRET_FACT.id]) == []
+    assert _cached(memory, SECRET_TEXT, SECRET_FACT.text) == {}
+    assert not any(SECRET in p for p in _job_payloads(memory))
+    assert not any(SECRET in t for t in _logged_texts(chat))
+    assert memory.store.find_entities([SECRET]) == []
+    for mode in ("keyword", "semantic", "graph", "hybrid", "recent"):
+        hits = memory.search(f"{SECRET} password vault", mode=mode, limit=10)
+        assert not any(SECRET in h.text for h in hits), mode
+    # Everything else is still there.
+    assert [h.id for h in memory.search("Biscuit", mode="keyword")] == [f"ev_{chat.rows[1]}_0"]
+    assert len(chat.log.messages(chat.session_id)) == 2
+
+    memory.close()
+    monkeypatch.setattr(memory, "close", lambda: None)  # already closed for the fixture
+    chat.log.close()
+    for path in [*_sqlite_files(forget_settings.data_dir), graph_file]:
+        assert SECRET.encode() not in path.read_bytes(), path
+    assert report.compacted  # Kuzu keeps deleted bytes until its file is rewritten
+
+
+def test_forget_ids_keeps_the_old_forget_contract(memory: Memory, chat: Chat) -> None:
+    secret_event = f"ev_{chat.rows[0]}_0"
+    assert memory.forget([secret_event, "no_such_id"]) == 1
+    assert memory.store.get_events([secret_event]) == []
+    assert [m.message.content for m in chat.log.messages(chat.session_id)] == OTHER_TEXTS
+    assert memory.forget([secret_event]) == 0
+
+
+def _event(i: int, text: str, *, user: str = "default", session: str = "s1") -> EventRecord:
+    return EventRecord(
+        id=f"{session}_e{i}",
+        session_id=session,
+        run_id=f"run_{session}",
+        ts=1_700_000_000.0 + i * 60,
+        role="user",
+        content=text,
+        segment_type="user_message",
+        iteration=i,
+        user_id=user,
+    )
+
+
+CORPUS = [
+    "Alice adopted a dog named Biscuit last spring.",
+    "The staging server returns error 404 for user3 on /api/login.",
+    "Let's meet for coffee on Friday.",
+    "Biscuit loves chasing tennis balls in the park.",
+]
+
+
+def test_forget_entity_removes_its_facts_and_mentions_only(memory: Memory) -> None:
+    memory.import_events([_event(i, text) for i, text in enumerate(CORPUS)])
+    assert memory.worker.drain(timeout=120)
+    memory.store.upsert_facts([
+        FactRecord(id="f_dog", key="dog", value="Biscuit is a beagle", entities=["biscuit"]),
+        FactRecord(id="f_api", key="login", value="login 404s", entities=["api/login"]),
+        FactRecord(id="f_plain", key="coffee", value="coffee on Fridays"),
+    ])  # fmt: skip
+    assert sorted(memory.store.entity_footprint("biscuit")[1]) == ["s1_e0", "s1_e3"]
+
+    report = memory.forget_entity("Biscuit")
+
+    assert (report.events, report.facts) == (2, 1)
+    assert memory.store.find_entities(["biscuit"]) == []
+    assert [e.id for e in memory.store.get_events([f"s1_e{i}" for i in range(4)])] == [
+        "s1_e1",
+        "s1_e2",
+    ]
+    assert [f.id for f in memory.store.get_facts(["f_dog", "f_api", "f_plain"])] == [
+        "f_api",
+        "f_plain",
+    ]
+    assert [e.name for e in memory.store.find_entities(["api/login"])] == ["api/login"]
+    assert memory.search("Biscuit", mode="keyword") == []
+
+
+def test_forget_user_removes_only_that_users_memories(
+    memory: Memory, forget_settings: Settings
+) -> None:
+    log = SessionLog(forget_settings.sessions_db)
+    sessions = {user: log.create_session(title=f"{user}'s chat") for user in ("ann", "bob")}
+    events = []
+    for i, (user, text) in enumerate([("ann", "Ann's locker code is 4411"),
+                                      ("bob", "Bob's locker code is 9922")]):  # fmt: skip
+        row = log.append(sessions[user], Message("user", text))
+        events.append(_event(i, text, user=user, session=sessions[user]))
+        events[-1].id = f"ev_{row}_0"
+    memory.import_events(events)
+    assert memory.worker.drain(timeout=120)
+    memory.store.upsert_facts([
+        FactRecord(id="f_ann", key="locker", value="4411", user_id="ann"),
+        FactRecord(id="f_bob", key="locker", value="9922", user_id="bob"),
+    ])  # fmt: skip
+    sessions_before = memory.store.counts()["sessions"]
+
+    report = memory.forget_user("ann")
+
+    assert (report.events, report.facts, report.graph_sessions) == (1, 1, 1)
+    assert (report.log_sessions, report.messages) == (1, 1)
+    assert memory.store.user_footprint("ann") == ([], [])
+    assert memory.store.user_footprint("bob") == (["f_bob"], [events[1].id])
+    assert memory.store.counts()["sessions"] == sessions_before - 1
+    with pytest.raises(SessionNotFound):
+        log.get_session(sessions["ann"])
+    assert [m.message.content for m in log.messages(sessions["bob"])] == [events[1].content]
+    found = {s.id for s in memory.store.keyword_search("locker code", 10)}
+    assert found == {events[1].id, "f_bob"}
+    log.close()
+
+
+def test_unknown_targets_say_what_was_wrong(memory: Memory) -> None:
+    with pytest.raises(NothingToForget, match="no entity named 'nobody'"):
+        memory.forget_entity("nobody")
+    with pytest.raises(NothingToForget, match="no memories of user 'ghost'"):
+        memory.forget_user("ghost")
+    with pytest.raises(NothingToForget, match="no memory matches"):
+        memory.forget_query("anything at all")
+
+
+def test_payload_editor_strips_forgotten_items_and_drops_emptied_jobs() -> None:
+    edit = payload_editor(["e1", "f1"], ["the secret text"], ["s_gone"], "ann")
+    events = {"events": [{"id": "e1"}, {"id": "e2", "user_id": "bob"}]}
+    assert edit(events) == {"events": [{"id": "e2", "user_id": "bob"}]}
+    assert edit({"events": [{"id": "e9", "user_id": "ann"}]}) is None
+    assert edit({"events": [{"id": "e9", "content": "the secret text"}]}) is None
+    assert edit({"node": "fact", "ids": ["f1", "f2"]}) == {"node": "fact", "ids": ["f2"]}
+    assert edit({"node": "fact", "ids": ["f1"]}) is None
+    assert edit({"event_id": "e1"}) is None
+    assert edit({"session_id": "s_gone", "reason": "end"}) is None
+    assert edit({"run_id": "r1", "goal": "the secret text", "status": "completed"}) is None
+    untouched = {"run_id": "r1", "goal": "something else", "status": "completed"}
+    assert edit(untouched) == untouched
+    assert json.dumps(edit({"ids": []})) == '{"ids": []}'

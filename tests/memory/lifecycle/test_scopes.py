@@ -1,0 +1,75 @@
+"""Shared memory: user / agent / workspace scopes, enforced on every read path."""
+
+from __future__ import annotations
+
+import pytest
+
+from shiyi.memory.models import EventRecord
+from shiyi.memory.scopes import ScopeDenied, Viewer
+from tests.memory.lifecycle.conftest import MemoryFactory, say, user_event
+
+ALICE = Viewer("alice", "shiyi")
+BOB = Viewer("bob", "shiyi")
+ALICE_REVIEWER = Viewer("alice", "reviewer")
+MODES = ("hybrid", "semantic", "keyword", "graph", "recent")
+
+
+def _everything(memory: object, viewer: Viewer, query: str) -> set[str]:
+    found: set[str] = set()
+    for mode in MODES:
+        hits = memory.search(query, mode=mode, limit=20, viewer=viewer)  # type: ignore[attr-defined]
+        found |= {h.text for h in hits}
+    return found
+
+
+@pytest.fixture
+def shared(open_memory: MemoryFactory) -> object:
+    memory = open_memory()
+    say(
+        memory,
+        user_event(1, "Alice's locker code is 4417 near Zanzibar", user="alice"),
+        user_event(2, "Bob's locker code is 9902 near Zanzibar", session="s2", user="bob"),
+    )
+    memory.remember("alice prefers dark roast Zanzibar coffee", viewer=ALICE)
+    memory.remember("bob prefers green Zanzibar tea", viewer=BOB)
+    memory.remember("review Zanzibar PRs strictly", scope="agent", viewer=ALICE_REVIEWER)
+    memory.remember("the Zanzibar repo uses trunk-based development", scope="workspace",
+                    kind="convention", viewer=ALICE)  # fmt: skip
+    assert memory.worker.drain(timeout=120)  # type: ignore[attr-defined]
+    return memory
+
+
+def test_nothing_leaks_across_users(shared: object) -> None:
+    alice = _everything(shared, ALICE, "Zanzibar locker code coffee tea")
+    bob = _everything(shared, BOB, "Zanzibar locker code coffee tea")
+    assert any("4417" in t for t in alice) and not any("9902" in t for t in alice)
+    assert any("9902" in t for t in bob) and not any("4417" in t for t in bob)
+    assert not any("green" in t for t in alice) and not any("dark roast" in t for t in bob)
+
+
+def test_agent_scope_is_private_to_that_agent(shared: object) -> None:
+    assert any("strictly" in t for t in _everything(shared, ALICE_REVIEWER, "review Zanzibar PRs"))
+    assert not any("strictly" in t for t in _everything(shared, ALICE, "review Zanzibar PRs"))
+    assert not any("strictly" in t for t in _everything(shared, BOB, "review Zanzibar PRs"))
+    # The reviewer agent does not read alice's conversations with the main agent.
+    assert not any("4417" in t for t in _everything(shared, ALICE_REVIEWER, "locker code"))
+
+
+def test_workspace_memory_is_shared_by_everyone_in_it(shared: object) -> None:
+    for viewer in (ALICE, BOB, ALICE_REVIEWER):
+        assert any("trunk-based" in t for t in _everything(shared, viewer, "Zanzibar repo"))
+    outsider = Viewer("alice", "shiyi", workspace_id="other")
+    assert not any("trunk-based" in t for t in _everything(shared, outsider, "Zanzibar repo"))
+
+
+def test_workspace_writes_follow_the_policy(shared: object) -> None:
+    with pytest.raises(ScopeDenied, match="workspace_writers"):
+        shared.remember("x", scope="workspace", viewer=ALICE_REVIEWER)  # type: ignore[attr-defined]
+
+
+def test_expand_and_history_respect_visibility(shared: object) -> None:
+    anchor = "run_s1_1:0:0"
+    assert [e.content[:7] for e in shared.expand(anchor, viewer=ALICE)] == ["Alice's"]  # type: ignore[attr-defined]
+    assert shared.expand(anchor, viewer=BOB) == []  # type: ignore[attr-defined]
+    events: list[EventRecord] = shared.store.get_events(["us11"])  # type: ignore[attr-defined]
+    assert not BOB.sees(events[0]) and ALICE.sees(events[0])
