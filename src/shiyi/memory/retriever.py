@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, wait
 from typing import Literal, TypeAlias
 
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.fusion import RerankWeights, rerank, rrf
 from shiyi.memory.models import Anchor, MemoryHit, Scored
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.recall import Found, Records, run_paths
+from shiyi.memory.recall import Found, Records, run_paths, touch_later
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text import query_terms
 
@@ -53,6 +54,7 @@ class Retriever:
         self.embedder = embedder
         self.weights = weights or RerankWeights()
         self.candidates = candidates
+        self._touching: Future[None] | None = None
 
     def search(
         self,
@@ -84,8 +86,23 @@ class Retriever:
         ]
         best = rerank(hits, self.weights)[:limit]
         if touch and best:
-            self.store.touch([h.id for h in best], at=time.time())
+            self._touch(best)
         return best
+
+    def _touch(self, hits: Sequence[MemoryHit]) -> None:
+        """Facts now (their counts feed reranking and promotion); events in the background."""
+        at = time.time()
+        facts = [h.id for h in hits if h.node == "fact"]
+        if facts:
+            self.store.touch(facts, at=at)
+        events = [h.id for h in hits if h.node == "event"]
+        if events:
+            self._touching = touch_later(self.store, events, at)
+
+    def flush(self) -> None:
+        """Wait until the access counts of earlier searches are written."""
+        if self._touching is not None:
+            wait([self._touching])
 
     # --- recall paths ------------------------------------------------------------------
 

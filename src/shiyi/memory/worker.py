@@ -8,6 +8,7 @@ re-run after a crash changes nothing that was already done.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -129,6 +130,7 @@ class MemoryWorker:
                     log.exception("periodic memory task failed")
 
     def _loop(self) -> None:
+        _lower_priority()
         while not self._stop.is_set():
             self.run_periodic()
             try:
@@ -251,6 +253,16 @@ class MemoryWorker:
         if node == "fact":
             return [(f.id, f.text) for f in self.store.get_facts(ids)]
         return [(e.id, e.content) for e in self.store.get_events(ids)]
+
+
+def _lower_priority(niceness: int = 10) -> None:
+    """Embedding and extraction yield the CPU to the thread serving replies: on Linux a
+    thread's nice value is its own (``setpriority`` on its native id)."""
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + niceness))
+    except (AttributeError, OSError):  # not Linux, or not permitted: run at normal priority
+        log.debug("memory worker runs at normal priority")
 
 
 def _node(name: str) -> NodeKind:

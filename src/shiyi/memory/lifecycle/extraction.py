@@ -22,6 +22,8 @@ from shiyi.llm.types import Message, ToolCall, ToolSpec
 
 TOOL_NAME = "record_memories"
 MAX_MESSAGE_CHARS = 2000
+MAX_WINDOW_CHARS = 24_000
+"""About 6k tokens: a whole-session consolidation keeps its latest messages within this."""
 
 
 class ExtractionFailed(ShiyiError):
@@ -121,6 +123,8 @@ def render_window(
         if len(text) > MAX_MESSAGE_CHARS:
             text = text[:MAX_MESSAGE_CHARS] + "…"
         lines.append(f"[{when}] {message.role}: {text}")
+    while len(lines) > 1 and sum(len(line) + 1 for line in lines) > MAX_WINDOW_CHARS:
+        lines.pop(0)  # the oldest go first: the end of a session holds its conclusions
     known = ", ".join(known_entities) if known_entities else "(none yet)"
     tail = f"\n\n{extra}" if extra else ""
     return "Conversation:\n" + "\n".join(lines) + f"\n\nKnown entities: {known}{tail}"

@@ -1,0 +1,33 @@
+"""The memory worker yields the CPU to the thread that serves replies."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.worker import MemoryWorker
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
+    jobs = JobQueue(tmp_path / "jobs.sqlite3")
+    worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.05)  # type: ignore[arg-type]
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    worker.start()
+    try:
+        thread = worker._thread
+        assert thread is not None and thread.native_id is not None
+        deadline = time.monotonic() + 5
+        while os.getpriority(os.PRIO_PROCESS, thread.native_id) == base:
+            assert time.monotonic() < deadline, "the worker never lowered its priority"
+            time.sleep(0.01)
+        assert os.getpriority(os.PRIO_PROCESS, thread.native_id) == min(19, base + 10)
+        assert os.getpriority(os.PRIO_PROCESS, 0) == base  # the calling thread is untouched
+    finally:
+        worker.stop()
+        jobs.close()
