@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shiyi.memory.lifecycle.health import MemoryHealth as MemoryHealthDetail
-from shiyi.memory.models import EventRecord, FactKind, FactRecord, MemoryHit
+from shiyi.memory.models import EventRecord, FactKind, FactRecord, MemoryHit, Scope
 from shiyi.memory.session_log import LoggedMessage, RunRecord, SessionInfo
 
 
@@ -219,3 +219,125 @@ class MemoryHealth(BaseModel):
     active_runs: int
     detail: MemoryHealthDetail | None = None
     """Facts by kind/tier/scope/status, conflicts, vectors and jobs (``shiyi memory health``)."""
+
+
+# --- the memory page (/v1/memory/facts, entities, timeline, conflicts, expired) ----------
+
+
+class FactDetail(FactOut):
+    """A fact as the memory page shows it: scope, owner, tags (its entities) and provenance."""
+
+    scope: Scope
+    user_id: str
+    agent_id: str
+    workspace_id: str
+    entities: list[str] = Field(description="Entities the fact is ABOUT: the page's tags.")
+    source_events: list[str] = Field(description="Event ids the fact was DERIVED_FROM.")
+    evidence_count: int
+    anchor: str = Field(description="run:iteration:segment of the turn it was learned from.")
+    source: str
+    valid_from: float | None
+    valid_to: float | None
+    expires_at: float | None
+    conflicts_with: str
+    access_count: int
+    trigger: str
+    steps: list[str]
+
+    @classmethod
+    def of(cls, fact: FactRecord) -> FactDetail:
+        return cls.model_validate(fact, from_attributes=True)
+
+
+class FactPage(BaseModel):
+    facts: list[FactDetail]
+    total: int = Field(description="How many facts match the filters (before limit/offset).")
+    limit: int
+    offset: int
+    complete: bool = Field(
+        description="False when more facts are stored than one listing scans (newest first)."
+    )
+
+
+class MemoryOverview(BaseModel):
+    """The health panel, counted over what this server's viewer may see."""
+
+    total: int = Field(description="Current facts (active and pending).")
+    by_kind: dict[str, int]
+    by_scope: dict[str, int]
+    average_confidence: float | None = Field(description="Over active facts; null if none.")
+    expired: int
+    conflicts: int
+    pending: int
+    superseded: int
+
+
+class EntityOut(BaseModel):
+    name: str
+    type: str
+    display: str
+    aliases: list[str]
+
+
+class NeighbourOut(BaseModel):
+    name: str
+    relation: str
+    direction: Literal["out", "in"] = Field(
+        description="out: this entity -[relation]-> name; in: name -[relation]-> this entity."
+    )
+    weight: float
+
+
+class EntityView(BaseModel):
+    entity: EntityOut
+    facts: list[FactDetail]
+    neighbours: list[NeighbourOut]
+    events: list[EventOut]
+
+
+class TimelineEvent(EventOut):
+    anchor: str
+
+
+class SessionTimeline(BaseModel):
+    session_id: str
+    title: str
+    events: list[TimelineEvent] = Field(description="The session's turns, oldest first.")
+    facts: list[FactDetail] = Field(description="Facts derived from these turns.")
+
+
+class ConflictOut(BaseModel):
+    pending: FactDetail = Field(description="The newer, unconfirmed version.")
+    current: FactDetail | None = Field(description="The active fact it contradicts.")
+
+
+class ConflictList(BaseModel):
+    conflicts: list[ConflictOut]
+
+
+class ConflictResolve(_In):
+    keep: Literal["new", "old"] = Field(
+        description="new: the pending fact becomes active and supersedes the old one; "
+        "old: the pending fact is deleted."
+    )
+
+
+class ConflictResolution(BaseModel):
+    kept: FactDetail
+    superseded: str | None = None
+    deleted: str | None = None
+
+
+class ExpiredList(BaseModel):
+    facts: list[FactDetail]
+
+
+class CleanupIn(_In):
+    ids: list[str] | None = Field(
+        default=None, max_length=10_000, description="Expired facts to delete; all if omitted."
+    )
+
+
+class CleanupResult(BaseModel):
+    deleted: list[str]
+    skipped: list[str] = Field(description="Ids that are not visible expired facts.")

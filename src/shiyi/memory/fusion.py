@@ -37,7 +37,10 @@ class RerankWeights:
     path_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS))
     recency_half_life_days: float = 30.0
     recency_weight: float = 0.3
-    frequency_weight: float = 0.1
+    frequency_weight: float = 0.05
+    """Small: every retrieval counts as a use, so a larger boost lets often-shown memories
+    crowd out better matches (lifecycle bench: 0.1 ranked the current value first in 92%
+    of queries, 0.05 in 98%)."""
     kind_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_WEIGHTS))
 
 

@@ -238,12 +238,15 @@ class KuzuGraph:
     def touch(self, ids: Sequence[str], at: float) -> None:
         if not ids:
             return
-        params = [{"id": key, "at": at} for key in dict.fromkeys(ids)]
         with self._transaction() as conn:
-            for table in ("Event", "Fact"):
-                # One primary-key lookup per id (a list match would scan the whole table),
-                # prepared once: parsing and planning cost more than the update itself.
-                q.execute_each(conn, q.TOUCH[table], params)
+            # One primary-key lookup per id (a list match would scan the whole table),
+            # prepared once: parsing and planning cost more than the update itself.  An id
+            # found as an event is no fact, so facts are looked for among the rest only.
+            events = q.execute_each(conn, q.TOUCH["Event"], _touch_params(ids, at))
+            found = {str(row[0]) for row in events}
+            rest = [key for key in ids if key not in found]
+            if rest:
+                q.execute_each(conn, q.TOUCH["Fact"], _touch_params(rest, at))
 
     def delete(self, ids: Sequence[str]) -> int:
         """Hard delete with DETACH; the NEXT chain of the affected sessions is re-linked."""
@@ -476,6 +479,10 @@ class KuzuGraph:
 
 
 # --- helpers (run inside a write transaction or on a reader) -------------------------------
+
+
+def _touch_params(ids: Sequence[str], at: float) -> list[dict[str, Any]]:
+    return [{"id": key, "at": at} for key in dict.fromkeys(ids)]
 
 
 def _rollback(conn: kuzu.Connection) -> None:

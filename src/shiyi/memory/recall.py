@@ -83,6 +83,8 @@ class Records:
     facts: dict[str, FactRecord] = field(default_factory=dict)
     _asked_events: set[str] = field(default_factory=set)
     _asked_facts: set[str] = field(default_factory=set)
+    _known_events: set[str] = field(default_factory=set)
+    _known_facts: set[str] = field(default_factory=set)
 
     def load(
         self, store: MemoryStore, found: Iterable[Found], pool: ThreadPoolExecutor | None = None
@@ -93,21 +95,22 @@ class Records:
         query run in a pool thread: each is a separate Kuzu query, mostly spent outside the
         GIL.
         """
-        want_events: list[str] = []
-        want_facts: list[str] = []
-        for path in found:
+        paths = list(found)
+        for path in paths:
+            self._known_events |= path.events | path.records.keys()
+            self._known_facts |= path.facts
             for event_id, record in path.records.items():
                 self.events.setdefault(event_id, record)
                 self._asked_events.add(event_id)
-            for item in path.ranked:
-                key = item.id
-                if key not in path.facts and key not in self._asked_events:
-                    self._asked_events.add(key)
-                    want_events.append(key)
-                known_event = key in path.events or key in path.records
-                if not known_event and key not in self._asked_facts:
-                    self._asked_facts.add(key)
-                    want_facts.append(key)
+        want_events: list[str] = []
+        want_facts: list[str] = []
+        for key in dict.fromkeys(item.id for path in paths for item in path.ranked):
+            if key not in self._known_facts and key not in self._asked_events:
+                self._asked_events.add(key)
+                want_events.append(key)
+            if key not in self._known_events and key not in self._asked_facts:
+                self._asked_facts.add(key)
+                want_facts.append(key)
         half = len(want_events) // 2 if pool is not None else len(want_events)
         side: Future[tuple[list[EventRecord], list[FactRecord]]] | None = None
         if pool is not None and (want_facts or want_events[half:]):

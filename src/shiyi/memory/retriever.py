@@ -1,6 +1,8 @@
 """Multi-path recall: vector, keyword, graph and recency paths, fused and reranked.
 
-Each path is a separate store query (one combined Cypher query was measured 50x slower).
+Each path is a separate store query (one combined Cypher query was measured 50x slower);
+the paths run side by side and their records load while the vector path still scans (see
+:mod:`shiyi.memory.recall`).
 """
 
 from __future__ import annotations

@@ -106,7 +106,13 @@ class VectorCache:
             last = {key: i for i, key in enumerate(ids)}
             keep = sorted(last.values())
             ids, matrix = [ids[i] for i in keep], matrix[keep]
-        self._append(list(ids), matrix)
+        if matrix.flags.c_contiguous and matrix.flags.writeable and len(ids):
+            # Adopt the loaded matrix as the buffer: a copy would be another 150 MB at 100k.
+            _normalise_into(matrix, matrix)
+            self._buffer, self._ids = matrix, list(ids)
+            self._row = {key: i for i, key in enumerate(self._ids)}
+        else:
+            self._append(list(ids), matrix)
 
     def _flush(self) -> None:
         if not self._pending:

@@ -84,3 +84,32 @@ async def test_finished_runs_are_archived_and_expand_reaches_them(
     assert (learned.usage_count, learned.success_rate) == (1, 1.0)
     agent.close()
     memory.close()
+
+
+async def test_new_session_consolidates_the_one_that_ended(settings: Settings) -> None:
+    extractor = ScriptedModel(
+        [
+            extraction(),  # the per-message extraction of the first user message
+            extraction(facts=[fact("ci", "runs on every push", 0.9, kind="convention")]),
+        ]
+    )
+    memory = Memory.open(settings, start_worker=False, extraction_model=lambda: extractor)
+    agent = Agent(
+        ScriptedModel([reply("Agreed: CI on every push.")]),
+        settings=settings,
+        tools=ToolRegistry(),
+        memory=memory,
+    )
+    await collect(agent.send("let's run CI on every push"))
+    first = agent.session_id
+    assert memory.worker.drain(timeout=60)
+    agent.new_session()
+    assert memory.worker.drain(timeout=60)
+    [convention] = [h for h in memory.search("CI push", limit=5) if h.fact_kind == "convention"]
+    assert convention.text == "ci: runs on every push"
+    stored = memory.store.get_facts([convention.id])[0]
+    assert stored.source == "consolidation"
+    assert {e.session_id for e in memory.store.get_events(stored.source_events)} == {first}
+    assert "consolidate the WHOLE conversation" in extractor.requests[-1].messages[0].content
+    agent.close()
+    memory.close()

@@ -79,6 +79,10 @@ def _root(
 @app.command()
 def chat(
     session: Annotated[str | None, typer.Option("--session", "-s", help="Resume this id.")] = None,
+    plain: Annotated[
+        bool,
+        typer.Option("--plain", help="Line-based output, no terminal UI (automatic off a TTY)."),
+    ] = False,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
 ) -> None:
@@ -86,7 +90,7 @@ def chat(
     from shiyi.interfaces.cli.chat import run_chat
 
     settings = load(config, workspace)
-    raise typer.Exit(_guard(lambda: run_chat(settings, session)))
+    raise typer.Exit(_guard(lambda: run_chat(settings, session, plain=plain)))
 
 
 @app.command()

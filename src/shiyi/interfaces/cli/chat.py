@@ -3,6 +3,10 @@
 Ctrl-C cancels the run in progress and returns to the prompt; at the prompt it only
 reminds how to leave.  Ctrl-D or ``/exit`` quits.
 
+On a terminal each turn is drawn by the terminal UI (``tui.py``: live answer, tool lines,
+plan progress, memory panel, token footer); ``--plain``, or stdout that is not a terminal,
+prints the same events line by line instead.
+
 The chat owns the data dir (the memory store) while it runs, and serves the HTTP API on
 127.0.0.1 (``server.chat_port``; 0 picks a free port) so that ``shiyi memory search`` or
 ``shiyi run`` in another terminal work through it instead of failing on the store lock.
@@ -17,21 +21,24 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shiyi.agent import Agent
+from shiyi.agent.history import INTERRUPTED_RESULT
 from shiyi.config import Settings
 from shiyi.errors import ShiyiError
 from shiyi.interfaces.cli.render import EventPrinter
 
 if TYPE_CHECKING:
+    from shiyi.interfaces.cli.tui import TerminalUI
     from shiyi.interfaces.server.run import BackgroundServer
 
-HELP = (
-    "/new  start a new session   /sessions  list sessions   /resume ID  continue a session\n"
-    "/help this text             /exit  quit (or Ctrl-D)    Ctrl-C  cancel the current run"
+HELP = (  # fits an 80-column terminal
+    "/new        start a new session     /sessions  list sessions\n"
+    "/resume ID  continue a session      /help      this text\n"
+    "/exit       quit (or Ctrl-D)        Ctrl-C     cancel the current run"
 )
 PROMPT = "you › "
 
 
-def run_chat(settings: Settings, session: str | None) -> int:
+def run_chat(settings: Settings, session: str | None, *, plain: bool = False) -> int:
     from shiyi.interfaces.cli.remote import find_owner
 
     owner = find_owner(settings)
@@ -42,7 +49,8 @@ def run_chat(settings: Settings, session: str | None) -> int:
             "process, or use `shiyi run` (it goes through the service), or set SHIYI_HOME "
             "to another data dir."
         )
-    return asyncio.run(ChatSession(settings, session, serve=True).loop())
+    plain = plain or not sys.stdout.isatty()
+    return asyncio.run(ChatSession(settings, session, serve=True, plain=plain).loop())
 
 
 class ChatSession:
@@ -53,6 +61,7 @@ class ChatSession:
         read_line: Callable[[str], str] = input,
         *,
         serve: bool = False,
+        plain: bool = True,
     ) -> None:
         self.settings = settings
         self.agent = Agent.from_settings(settings, session_id=session)
@@ -61,6 +70,11 @@ class ChatSession:
             self.api = self._serve(settings.server.chat_port)
         self.read_line = read_line
         self.color = sys.stdout.isatty()
+        self.ui: TerminalUI | None = None
+        if not plain:
+            from shiyi.interfaces.cli.tui import TerminalUI
+
+            self.ui = TerminalUI()
         self._running = False
 
     def _serve(self, port: int) -> BackgroundServer | None:
@@ -123,13 +137,23 @@ class ChatSession:
             self.say("\n(Ctrl-D or /exit to quit)")
 
     async def turn(self, text: str) -> None:
-        printer = EventPrinter(sys.stdout, color=self.color)
         self._running = True
         try:
+            if self.ui is not None:
+                await self.ui.turn(self.agent.send(text), self._tool_result)
+                return
+            printer = EventPrinter(sys.stdout, color=self.color)
             async for event in self.agent.send(text):
                 printer.handle(event)
         finally:
             self._running = False
+
+    def _tool_result(self, call_id: str) -> str | None:
+        """What tool call ``call_id`` returned, once the run has recorded it."""
+        for message in reversed(self.agent.history()):
+            if message.role == "tool" and message.tool_call_id == call_id:
+                return None if message.content == INTERRUPTED_RESULT else message.content
+        return None
 
     def command(self, line: str) -> bool:
         """Handle a slash command; False means quit."""

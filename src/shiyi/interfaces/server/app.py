@@ -23,6 +23,8 @@ from shiyi.api.schemas import (
     SessionOut,
 )
 from shiyi.events import Event, TextDelta
+from shiyi.interfaces.server.console_routes import install_page
+from shiyi.interfaces.server.console_routes import router as console_router
 from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.errors import install_error_handlers
 from shiyi.interfaces.server.memory_routes import router as memory_router
@@ -162,5 +164,7 @@ def create_app(service: AgentService) -> FastAPI:
     install_error_handlers(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health, tags=["meta"])
     app.include_router(router)
+    app.include_router(console_router, responses=_ERRORS)  # before /v1/memory/{memory_id}
     app.include_router(memory_router, responses=_ERRORS)
+    install_page(app)
     return app

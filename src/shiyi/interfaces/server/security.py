@@ -15,7 +15,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from shiyi.config.settings import ServerSettings
 from shiyi.errors import ConfigError
 
-OPEN_PATHS = frozenset({"/healthz"})
+OPEN_PATHS = frozenset({"/healthz", "/"})
+OPEN_PREFIXES = ("/ui/",)
+"""The memory page's static files: they hold no data, and the page asks for the token."""
 
 
 def is_loopback(host: str) -> bool:
@@ -44,6 +46,10 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
         if key == name:
             return bytes(value)
     return None
+
+
+def _open(path: str) -> bool:
+    return path in OPEN_PATHS or path.startswith(OPEN_PREFIXES)
 
 
 def bearer_ok(scope: Scope, token: bytes) -> bool:
@@ -75,7 +81,7 @@ class GuardMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.token and scope["path"] not in OPEN_PATHS and not bearer_ok(scope, self.token):
+        if self.token and not _open(scope["path"]) and not bearer_ok(scope, self.token):
             await _send_error(
                 send,
                 401,

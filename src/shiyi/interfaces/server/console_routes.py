@@ -1,0 +1,196 @@
+"""The memory page: its static files at ``/`` and ``/ui/``, and the ``/v1/memory`` routes it
+needs beyond search/get/edit/delete (filtered lists, overview, entities, session timelines,
+expired facts, conflicts).  Include this router before the memory router: its paths like
+``/v1/memory/facts`` would otherwise be taken for a memory id."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, Query
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from shiyi.api.schemas import (
+    CleanupIn,
+    CleanupResult,
+    ConflictList,
+    ConflictOut,
+    ConflictResolution,
+    ConflictResolve,
+    EntityOut,
+    EntityView,
+    EventOut,
+    ExpiredList,
+    FactDetail,
+    FactPage,
+    MemoryOverview,
+    NeighbourOut,
+    SessionTimeline,
+    TimelineEvent,
+)
+from shiyi.errors import SessionNotFound
+from shiyi.interfaces.server import console
+from shiyi.interfaces.server.deps import get_service
+from shiyi.interfaces.server.service import AgentService, Conflict, NotFound
+from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
+from shiyi.memory.service import Memory
+
+STATIC = Path(__file__).with_name("static")
+router = APIRouter(prefix="/v1/memory", tags=["memory page"])
+Service = Annotated[AgentService, Depends(get_service)]
+
+
+def _memory(service: AgentService) -> Memory:
+    if service.memory is None:
+        raise Conflict("memory is disabled (memory.enabled is false in the server's settings)")
+    return service.memory
+
+
+@router.get("/facts", response_model=FactPage)
+async def list_facts(
+    service: Service,
+    kind: Annotated[list[FactKind] | None, Query()] = None,
+    scope: Annotated[list[Scope] | None, Query()] = None,
+    status: Annotated[
+        list[FactStatus] | None, Query(description="Default: active and pending.")
+    ] = None,
+    tier: Annotated[list[Tier] | None, Query()] = None,
+    q: Annotated[str, Query(max_length=500, description="Text the fact contains.")] = "",
+    entity: Annotated[str, Query(max_length=200, description="A tag (entity name).")] = "",
+    since: Annotated[float | None, Query(description="created_at >= (epoch seconds)")] = None,
+    until: Annotated[float | None, Query(description="created_at <= (epoch seconds)")] = None,
+    ids: Annotated[
+        list[str] | None, Query(max_length=200, description="These facts, in this order.")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> FactPage:
+    """Facts the server's viewer may see, newest change first, filtered."""
+    wanted = console.FactFilter(
+        kinds=kind or (),
+        scopes=scope or (),
+        statuses=status or (),
+        tiers=tier or (),
+        text=q.strip(),
+        entity=entity.strip(),
+        since=since,
+        until=until,
+        ids=ids or (),
+    )
+    found = await asyncio.to_thread(console.list_facts, _memory(service), wanted, limit, offset)
+    return FactPage(
+        facts=[FactDetail.of(f) for f in found.facts],
+        total=found.total,
+        limit=limit,
+        offset=offset,
+        complete=found.complete,
+    )
+
+
+@router.get("/overview", response_model=MemoryOverview)
+async def overview(service: Service) -> MemoryOverview:
+    """The health panel: totals, average confidence, expired facts and open conflicts."""
+    counted = await asyncio.to_thread(console.overview, _memory(service))
+    return MemoryOverview(
+        total=counted.total,
+        by_kind=counted.by_kind,
+        by_scope=counted.by_scope,
+        average_confidence=counted.average_confidence,
+        expired=counted.expired,
+        conflicts=counted.conflicts,
+        pending=counted.pending,
+        superseded=counted.superseded,
+    )
+
+
+@router.get("/entities/{name}", response_model=EntityView)
+async def entity(
+    service: Service, name: str, limit: Annotated[int, Query(ge=1, le=500)] = 100
+) -> EntityView:
+    """An entity (by name or alias) with its facts, RELATED_TO neighbours and mentions."""
+    found = await asyncio.to_thread(console.entity_view, _memory(service), name, limit)
+    if found is None:
+        raise NotFound(f"no remembered entity is called {name!r}")
+    record = found.entity
+    return EntityView(
+        entity=EntityOut(
+            name=record.name, type=record.type, display=record.display, aliases=record.aliases
+        ),
+        facts=[FactDetail.of(f) for f in found.facts],
+        neighbours=[
+            NeighbourOut(name=n.name, relation=n.relation, direction=n.direction, weight=n.weight)
+            for n in found.neighbours
+        ],
+        events=[EventOut.of(e) for e in found.events],
+    )
+
+
+@router.get("/sessions/{session_id}/timeline", response_model=SessionTimeline)
+async def session_timeline(
+    service: Service, session_id: str, limit: Annotated[int, Query(ge=1, le=5000)] = 500
+) -> SessionTimeline:
+    """A session's remembered turns in order, with the facts derived from them."""
+    events, facts = await asyncio.to_thread(console.timeline, _memory(service), session_id, limit)
+    title = ""
+    try:
+        title = service.log.get_session(session_id).title
+    except SessionNotFound:
+        if not events:
+            raise
+    return SessionTimeline(
+        session_id=session_id,
+        title=title,
+        events=[
+            TimelineEvent(**EventOut.of(e).model_dump(), anchor=e.anchor.key()) for e in events
+        ],
+        facts=[FactDetail.of(f) for f in facts],
+    )
+
+
+@router.get("/expired", response_model=ExpiredList)
+async def expired(service: Service) -> ExpiredList:
+    facts = await asyncio.to_thread(console.expired, _memory(service))
+    return ExpiredList(facts=[FactDetail.of(f) for f in facts])
+
+
+@router.post("/expired/cleanup", response_model=CleanupResult)
+async def cleanup(service: Service, body: CleanupIn | None = None) -> CleanupResult:
+    """Hard-delete expired facts (these ids, or all of them)."""
+    ids = body.ids if body is not None else None
+    deleted, skipped = await asyncio.to_thread(console.cleanup, _memory(service), ids)
+    return CleanupResult(deleted=deleted, skipped=skipped)
+
+
+@router.get("/conflicts", response_model=ConflictList)
+async def conflicts(service: Service) -> ConflictList:
+    """Pending facts that contradict an active one, each beside the fact it contradicts."""
+    pairs = await asyncio.to_thread(console.conflicts, _memory(service))
+    return ConflictList(
+        conflicts=[
+            ConflictOut(pending=FactDetail.of(new), current=FactDetail.of(old) if old else None)
+            for new, old in pairs
+        ]
+    )
+
+
+@router.post("/conflicts/{fact_id}/resolve", response_model=ConflictResolution)
+async def resolve(service: Service, fact_id: str, body: ConflictResolve) -> ConflictResolution:
+    """Keep the new version (it supersedes the old one) or the old one (the new is deleted)."""
+    done = await asyncio.to_thread(console.resolve, _memory(service), fact_id, body.keep)
+    return ConflictResolution(
+        kept=FactDetail.of(done.kept), superseded=done.superseded, deleted=done.deleted
+    )
+
+
+async def _index() -> FileResponse:
+    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+
+
+def install_page(app: FastAPI) -> None:
+    """The page at ``/`` and its assets under ``/ui/`` (no token needed: they hold no data;
+    the page asks for the token and sends it with every API call)."""
+    app.add_api_route("/", _index, methods=["GET"], include_in_schema=False)
+    app.mount("/ui", StaticFiles(directory=STATIC), name="ui")
