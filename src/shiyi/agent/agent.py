@@ -122,19 +122,26 @@ class Agent:
             for item in memory_tools(memory):
                 if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
                     tools.register(item)
-        agent = cls(
-            chat_model,
-            settings=settings,
-            tools=tools,
-            session_log=session_log,
-            session_id=session_id,
-            memory=memory,
-            summary_model=summary_model or _summary_model(settings),
-            router_model=router_model or router_model_for(settings),
-            persona=persona,
-            summaries=summaries,
-            executor=executor,
-        )
+        try:
+            agent = cls(
+                chat_model,
+                settings=settings,
+                tools=tools,
+                session_log=session_log,
+                session_id=session_id,
+                memory=memory,
+                summary_model=summary_model or _summary_model(settings),
+                router_model=router_model or router_model_for(settings),
+                persona=persona,
+                summaries=summaries,
+                executor=executor,
+            )
+        except BaseException:
+            # e.g. an unknown session id: the store and its worker thread must not be left
+            # open, or the process dies in Kuzu's destructor at exit ("terminate called").
+            if owns_memory and memory is not None:
+                memory.close()
+            raise
         agent.owns_memory = owns_memory
         from shiyi.agent.plan_tools import plan_tools
 

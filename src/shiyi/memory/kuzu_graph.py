@@ -107,6 +107,8 @@ class KuzuGraph:
         if self._closed:
             raise StorageError(f"the memory graph at {self.path} is closed")
         with self._write_lock:
+            if self._closed:  # closed while this call waited for the lock
+                raise StorageError(f"the memory graph at {self.path} is closed")
             schema.execute(self._writer, "BEGIN TRANSACTION")
             try:
                 yield self._writer

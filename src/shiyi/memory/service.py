@@ -408,6 +408,7 @@ class Memory:
         return counts
 
     def close(self) -> None:
+        self.retriever.flush()  # a background access-count write must not outlive the store
         self.worker.stop()
         self.worker.flush_graph()
         self.jobs.close()
