@@ -7,12 +7,19 @@ DATASET is in the LoCoMo format (default: a generated synthetic one, see
 ``shiyi.memory.synthetic``).  Every QA item with evidence is asked in each mode; recall@k is
 the share of its evidence turns found in the top k.  ``keyword`` is the BM25-only baseline
 and ``semantic`` the vector-only baseline.
+
+The scale run embeds ``--scale`` events for real (about 15 minutes for 100k on two idle
+cores); ``--scale-dir`` keeps that store, so later runs reopen it and only measure queries.
+numpy's OpenBLAS runs two threads by default: on a two-core machine shared with other work
+that stalls single-query embedding (p95 ~300 ms measured), so compare runs with
+``OPENBLAS_NUM_THREADS=1`` too; the scale run prints which was used.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -221,7 +228,8 @@ def scale_run(count: int, scale_dir: Path | None = None) -> None:
     With ``scale_dir`` the store is kept there: built on the first run, reopened (no insert,
     no embedding) on later ones, so query-side work can be re-measured in seconds.
     """
-    print(f"\nscale run: {count:,} synthetic events")
+    blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    print(f"\nscale run: {count:,} synthetic events (OPENBLAS_NUM_THREADS={blas})")
     with tempfile.TemporaryDirectory() as tmp:
         home = scale_dir or Path(tmp) / "scale"
         settings = settings_for(home)

@@ -31,3 +31,28 @@ def test_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
     finally:
         worker.stop()
         jobs.close()
+
+
+def test_worker_waits_while_a_server_owes_first_events(tmp_path: Path) -> None:
+    from shiyi.memory.worker import ENTITIES
+
+    jobs = JobQueue(tmp_path / "jobs.sqlite3")
+    worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.01)  # type: ignore[arg-type]
+    handled: list[int] = []
+    worker._handlers[ENTITIES] = lambda batch: handled.extend(j.id for j in batch)
+    busy = True
+    worker.defer_while = lambda: busy
+    worker.start()
+    try:
+        job = jobs.enqueue(ENTITIES, {"ids": []})
+        worker.wake()
+        time.sleep(0.2)  # well inside the 0.5 s the worker may wait
+        assert handled == []
+        busy = False
+        deadline = time.monotonic() + 10
+        while not handled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert handled == [job]
+    finally:
+        worker.stop()
+        jobs.close()

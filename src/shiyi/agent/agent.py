@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
@@ -82,6 +82,9 @@ class Agent:
         self.summarizer = Summarizer(summary_model, self.builder.summaries)
         self._active: dict[str, RunLoop] = {}
         self._run_lock = asyncio.Lock()
+        self.before_run: Callable[[], Awaitable[None]] | None = None
+        """Awaited after ``routed`` and before the run's set-up: a server uses it to send every
+        waiting request's first event before starting the heavier work of any run."""
         self.router = Router(settings.routing, model=router_model, embed=self._loaded_embedder)
         if session_id is not None:
             self.resume(session_id)
@@ -275,6 +278,8 @@ class Agent:
                 via="default",
             )
         yield routed
+        if self.before_run is not None:
+            await self.before_run()
         async with self._run_lock:
             run = await self._open_run(message, routed.run_id, seed)
             self._active[run.run_id] = run

@@ -345,8 +345,10 @@ class KuzuGraph:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
-        rows = self._read(
-            f"MATCH (f:Fact) WHERE f.id IN $ids RETURN {q.FACT_RETURN}", {"ids": wanted}
+        rows = q.prepared(
+            self._reader(),
+            f"MATCH (f:Fact) WHERE f.id IN $ids RETURN {q.FACT_RETURN}",
+            {"ids": wanted},
         )
         if not rows:  # recall candidates are mostly events: no link queries for them
             return []
@@ -505,7 +507,7 @@ def _entities_by_name(
 ) -> list[EntityRecord]:
     # UNWIND rather than a list predicate: kuzu 0.11.3 asserts on parameters inside lambdas.
     alias_clause = " OR list_contains(n.aliases, w)" if aliases else ""
-    rows = schema.execute(
+    rows = q.prepared(
         conn,
         f"UNWIND $names AS w MATCH (n:Entity) WHERE n.name = w{alias_clause}"
         " RETURN DISTINCT n.name, n.type, n.display, n.aliases ORDER BY n.name",

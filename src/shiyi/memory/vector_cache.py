@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 # numpy is imported lazily (CLI start-up time), so the alias is a string at run time.
 Matrix: TypeAlias = "npt.NDArray[np.float32]"
 Loader: TypeAlias = "Callable[[], tuple[list[str], Matrix]]"
-"""Every stored vector: the ids and an (n, dimension) matrix, row i belonging to ids[i]."""
+"""Every stored vector: the ids and an (n, dimension) matrix, row i belonging to ids[i].
+The cache takes the matrix over (it normalises it in place), so hand over a fresh one."""
 
 _GROWTH = 1.25  # spare rows added when the buffer is full (amortised O(1) appends)
 _MIN_CAPACITY = 1024

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +46,8 @@ class RunInfo:
 
 
 RUN_THREADS = 2
+GREETING_WAIT = 0.25
+"""Longest a run's set-up waits for other requests' first events (seconds)."""
 BUILTIN_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "grep", "bash"})
 
 
@@ -99,6 +103,8 @@ class AgentService:
         # the work holds the GIL, and more of them would only starve the event loop that
         # streams every session's events.
         self._executor = ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="shiyi-run")
+        self._greeting = 0  # requests whose first event is not out yet
+        self._greeted: asyncio.Event | None = None
         if self._owns_memory:
             from shiyi.memory.service import Memory
 
@@ -122,7 +128,26 @@ class AgentService:
         self._persona = load_persona(self.settings)
         self._summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
         _warm_up()
+        self._warm_up_agents()
+        if self.memory is not None:
+            self.memory.worker.defer_while = lambda: self._greeting > 0
         write_owner(self.settings.data_dir, self.address)
+
+    def _warm_up_agents(self) -> None:
+        """Build (and drop) one agent so the first burst of requests does not pay for lazy
+        imports and tool-schema generation: the first run took 62 ms, later ones 9 ms."""
+        import anyio._backends._asyncio
+        import anyio.streams.memory  # noqa: F401
+
+        Agent.from_settings(
+            self.agent_settings,
+            model=self.model,
+            session_log=self.log,
+            router_model=self.router_model,
+            persona=self._persona,
+            summaries=self._summaries,
+            executor=self._executor,
+        )
 
     def close(self) -> None:
         for agent in self._agents.values():
@@ -198,8 +223,35 @@ class AgentService:
         """
         self.check_run_id(session_id, run_id)
         agent = self.agent(session_id)
-        async for event in agent.send(text, run_id):
-            yield event
+        agent.before_run = self._greetings_sent
+        self._greeting += 1
+        greeted = False
+        try:
+            async for event in agent.send(text, run_id):
+                yield event
+                if not greeted:
+                    greeted = True
+                    self._greeting_done()
+        finally:
+            if not greeted:
+                self._greeting_done()
+
+    def _greeting_done(self) -> None:
+        self._greeting -= 1
+        if self._greeting == 0 and self._greeted is not None:
+            self._greeted.set()
+
+    async def _greetings_sent(self) -> None:
+        """First events before run set-ups: a burst of requests all get their ``routed``
+        event out before any run's thread work competes with the event loop for the GIL.
+        Bounded, so a stuck request never holds the others' runs back for long."""
+        await asyncio.sleep(0)  # let requests accepted in the same batch reach send()
+        if self._greeting == 0:
+            return
+        if self._greeted is None or self._greeted.is_set():
+            self._greeted = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._greeted.wait(), GREETING_WAIT)
 
     def cancel(self, run_id: str) -> RunInfo:
         session_id = self._owner_of(run_id)
