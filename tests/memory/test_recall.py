@@ -3,6 +3,9 @@ behind the search: real Kuzu, real SQLite, the real embedding model."""
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -166,3 +169,15 @@ def test_a_count_queued_behind_a_closed_store_is_dropped_quietly(settings: Setti
     store = opened.store
     opened.close()
     assert touch_later(store, ["e0"], at=BASE).result(timeout=10) is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_access_counts_are_written_at_a_lower_priority(memory: Memory) -> None:
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    touch_later(memory.store, ["e0"], at=BASE).result(timeout=10)
+    pool = recall._shared_pool("shiyi-touch", 1)
+    assert pool.submit(nice).result(timeout=10) == min(19, base + 10)
+    assert nice() == base  # the searching thread keeps its priority

@@ -408,6 +408,10 @@ class RunLoop:
                 queue.put_nowait(exc)
 
         task = asyncio.create_task(pump())
+        # A task cancelled before it first runs never enters pump's ``except``: without this
+        # callback nothing reaches the queue and the consumer waits forever (a cancel that
+        # arrived right after a model turn started hung the HTTP stream).
+        task.add_done_callback(lambda t: queue.put_nowait(_Cancelled()) if t.cancelled() else None)
         self._current = task
         if self._cancel_reason is not None:
             task.cancel()

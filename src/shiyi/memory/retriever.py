@@ -79,7 +79,11 @@ class Retriever:
         who = viewer or Viewer()
         past = asks_about_history(query) if history is None else history
         found, records = run_paths(self.store, _PATHS[mode], lambda name: self._path(name, query))
-        ranked = {name: path.ranked for name, path in found.items()}
+        # Ranks count only what may be shown: a superseded version or another user's memory
+        # must not push the current, visible one down a path (and so down the fusion).
+        everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
+        shown = _showable(records, everything, who, past)
+        ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
         scores, ranks = rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
         hits = [
             h
@@ -199,6 +203,13 @@ class Retriever:
                 )
             )
         return hits
+
+
+def _showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -> set[str]:
+    statuses = ("active", "pending", "superseded") if history else ("active", "pending")
+    events = {e.id for e in records.events_in(ids) if viewer.sees(e)}
+    facts = {f.id for f in records.facts_in(ids) if f.status in statuses and viewer.sees_fact(f)}
+    return events | facts
 
 
 def _fact_anchor(key: str, ts: float) -> Anchor | None:
