@@ -63,7 +63,10 @@ async def expand(
         str,
         Query(
             max_length=200,
-            pattern=r"^[^:\s]+:\d+:\d+$",
+            # Explicit characters, not \s and \d: those differ between Python/Rust and the
+            # JSON-schema (ECMA) regex clients validate with (U+0085 is \s only in Python).
+            # The run part may hold colons (imported runs: conv-1:session_3:1:0).
+            pattern=r"^[^\t\n\r\f\v ]+:[0-9]+:[0-9]+$",
             description="run:iteration:segment, like run_abc123:2:0",
         ),
     ],
