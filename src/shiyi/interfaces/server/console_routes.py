@@ -33,20 +33,13 @@ from shiyi.api.schemas import (
 )
 from shiyi.errors import SessionNotFound
 from shiyi.interfaces.server import console
-from shiyi.interfaces.server.deps import get_service
-from shiyi.interfaces.server.service import AgentService, Conflict, NotFound
+from shiyi.interfaces.server.deps import get_service, require_memory
+from shiyi.interfaces.server.service import AgentService, NotFound
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
-from shiyi.memory.service import Memory
 
 STATIC = Path(__file__).with_name("static")
 router = APIRouter(prefix="/v1/memory", tags=["memory page"])
 Service = Annotated[AgentService, Depends(get_service)]
-
-
-def _memory(service: AgentService) -> Memory:
-    if service.memory is None:
-        raise Conflict("memory is disabled (memory.enabled is false in the server's settings)")
-    return service.memory
 
 
 @router.get("/facts", response_model=FactPage)
@@ -80,7 +73,9 @@ async def list_facts(
         until=until,
         ids=ids or (),
     )
-    found = await asyncio.to_thread(console.list_facts, _memory(service), wanted, limit, offset)
+    found = await asyncio.to_thread(
+        console.list_facts, require_memory(service), wanted, limit, offset
+    )
     return FactPage(
         facts=[FactDetail.of(f) for f in found.facts],
         total=found.total,
@@ -93,7 +88,7 @@ async def list_facts(
 @router.get("/overview", response_model=MemoryOverview)
 async def overview(service: Service) -> MemoryOverview:
     """The health panel: totals, average confidence, expired facts and open conflicts."""
-    counted = await asyncio.to_thread(console.overview, _memory(service))
+    counted = await asyncio.to_thread(console.overview, require_memory(service))
     return MemoryOverview(
         total=counted.total,
         by_kind=counted.by_kind,
@@ -111,7 +106,7 @@ async def entity(
     service: Service, name: str, limit: Annotated[int, Query(ge=1, le=500)] = 100
 ) -> EntityView:
     """An entity (by name or alias) with its facts, RELATED_TO neighbours and mentions."""
-    found = await asyncio.to_thread(console.entity_view, _memory(service), name, limit)
+    found = await asyncio.to_thread(console.entity_view, require_memory(service), name, limit)
     if found is None:
         raise NotFound(f"no remembered entity is called {name!r}")
     record = found.entity
@@ -133,7 +128,9 @@ async def session_timeline(
     service: Service, session_id: str, limit: Annotated[int, Query(ge=1, le=5000)] = 500
 ) -> SessionTimeline:
     """A session's remembered turns in order, with the facts derived from them."""
-    events, facts = await asyncio.to_thread(console.timeline, _memory(service), session_id, limit)
+    events, facts = await asyncio.to_thread(
+        console.timeline, require_memory(service), session_id, limit
+    )
     title = ""
     try:
         title = service.log.get_session(session_id).title
@@ -152,7 +149,7 @@ async def session_timeline(
 
 @router.get("/expired", response_model=ExpiredList)
 async def expired(service: Service) -> ExpiredList:
-    facts = await asyncio.to_thread(console.expired, _memory(service))
+    facts = await asyncio.to_thread(console.expired, require_memory(service))
     return ExpiredList(facts=[FactDetail.of(f) for f in facts])
 
 
@@ -160,14 +157,14 @@ async def expired(service: Service) -> ExpiredList:
 async def cleanup(service: Service, body: CleanupIn | None = None) -> CleanupResult:
     """Hard-delete expired facts (these ids, or all of them)."""
     ids = body.ids if body is not None else None
-    deleted, skipped = await asyncio.to_thread(console.cleanup, _memory(service), ids)
+    deleted, skipped = await asyncio.to_thread(console.cleanup, require_memory(service), ids)
     return CleanupResult(deleted=deleted, skipped=skipped)
 
 
 @router.get("/conflicts", response_model=ConflictList)
 async def conflicts(service: Service) -> ConflictList:
     """Pending facts that contradict an active one, each beside the fact it contradicts."""
-    pairs = await asyncio.to_thread(console.conflicts, _memory(service))
+    pairs = await asyncio.to_thread(console.conflicts, require_memory(service))
     return ConflictList(
         conflicts=[
             ConflictOut(pending=FactDetail.of(new), current=FactDetail.of(old) if old else None)
@@ -179,7 +176,7 @@ async def conflicts(service: Service) -> ConflictList:
 @router.post("/conflicts/{fact_id}/resolve", response_model=ConflictResolution)
 async def resolve(service: Service, fact_id: str, body: ConflictResolve) -> ConflictResolution:
     """Keep the new version (it supersedes the old one) or the old one (the new is deleted)."""
-    done = await asyncio.to_thread(console.resolve, _memory(service), fact_id, body.keep)
+    done = await asyncio.to_thread(console.resolve, require_memory(service), fact_id, body.keep)
     return ConflictResolution(
         kept=FactDetail.of(done.kept), superseded=done.superseded, deleted=done.deleted
     )

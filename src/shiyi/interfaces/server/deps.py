@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import Request
 
-from shiyi.interfaces.server.service import AgentService
+from shiyi.interfaces.server.service import AgentService, Conflict
+
+if TYPE_CHECKING:
+    from shiyi.memory.service import Memory
 
 
 async def get_service(request: Request) -> AgentService:
@@ -13,3 +18,10 @@ async def get_service(request: Request) -> AgentService:
     service = request.app.state.service
     assert isinstance(service, AgentService)
     return service
+
+
+def require_memory(service: AgentService) -> Memory:
+    """The service's memory, or a 409 naming the setting that turned it off."""
+    if service.memory is None:
+        raise Conflict("memory is disabled (memory.enabled is false in the server's settings)")
+    return service.memory

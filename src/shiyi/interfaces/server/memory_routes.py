@@ -19,21 +19,14 @@ from shiyi.api.schemas import (
     MemoryHitOut,
     MemoryHits,
 )
-from shiyi.interfaces.server.deps import get_service
+from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.service import AgentService, Conflict, NotFound
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
-from shiyi.memory.service import Memory
 
 router = APIRouter(prefix="/v1/memory", tags=["memory"])
 Service = Annotated[AgentService, Depends(get_service)]
 MemoryId = Annotated[str, "an event or fact id"]
-
-
-def _memory(service: AgentService) -> Memory:
-    if service.memory is None:
-        raise Conflict("memory is disabled (memory.enabled is false in the server's settings)")
-    return service.memory
 
 
 @router.get("/search", response_model=MemoryHits)
@@ -44,7 +37,7 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     kind: Annotated[list[FactKind] | None, Query()] = None,
 ) -> MemoryHits:
-    memory = _memory(service)
+    memory = require_memory(service)
     hits = await asyncio.to_thread(memory.search, q, mode=mode, kinds=kind, limit=limit)
     return MemoryHits(hits=[MemoryHitOut.of(hit) for hit in hits])
 
@@ -52,7 +45,7 @@ async def search(
 @router.post("", status_code=201, response_model=FactOut)
 async def remember(service: Service, body: FactIn) -> FactOut:
     """Remember a fact explicitly (long term, full confidence), like the remember tool."""
-    memory = _memory(service)
+    memory = require_memory(service)
     return FactOut.of(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
 
 
@@ -73,7 +66,7 @@ async def expand(
     window: Annotated[int, Query(ge=0, le=50)] = 3,
 ) -> MemoryEvents:
     """The remembered turns around an anchor."""
-    events = await asyncio.to_thread(_memory(service).expand, anchor, window)
+    events = await asyncio.to_thread(require_memory(service).expand, anchor, window)
     return MemoryEvents(events=[EventOut.of(event) for event in events])
 
 
@@ -91,7 +84,7 @@ async def health(service: Service) -> MemoryHealth:
 
 @router.get("/{memory_id}", response_model=EventOut | FactOut)
 async def get_memory(service: Service, memory_id: MemoryId) -> EventOut | FactOut:
-    found = await asyncio.to_thread(_memory(service).get, memory_id)
+    found = await asyncio.to_thread(require_memory(service).get, memory_id)
     if isinstance(found, EventRecord):
         return EventOut.of(found)
     if isinstance(found, FactRecord):
@@ -101,7 +94,7 @@ async def get_memory(service: Service, memory_id: MemoryId) -> EventOut | FactOu
 
 @router.patch("/{memory_id}", response_model=FactOut)
 async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) -> FactOut:
-    memory = _memory(service)
+    memory = require_memory(service)
     found = await asyncio.to_thread(memory.get, memory_id)
     if isinstance(found, EventRecord):
         raise Conflict(f"{memory_id} is an event: events are read-only, only facts change")
@@ -120,6 +113,6 @@ async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) 
 
 @router.delete("/{memory_id}", status_code=204, response_class=Response)
 async def delete_memory(service: Service, memory_id: MemoryId) -> Response:
-    if _memory(service).forget([memory_id]) == 0:
+    if require_memory(service).forget([memory_id]) == 0:
         raise NotFound(f"no memory {memory_id!r}")
     return Response(status_code=204)
