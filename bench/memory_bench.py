@@ -10,16 +10,14 @@ and ``semantic`` the vector-only baseline.
 
 The scale run embeds ``--scale`` events for real (about 15 minutes for 100k on two idle
 cores); ``--scale-dir`` keeps that store, so later runs reopen it and only measure queries.
-numpy's OpenBLAS runs two threads by default: on a two-core machine shared with other work
-that stalls single-query embedding (p95 ~300 ms measured), so compare runs with
-``OPENBLAS_NUM_THREADS=1`` too; the scale run prints which was used.
+shiyi runs BLAS on one thread (``shiyi.memory.blas``: two threads doubled the p95 on two
+cores); ``SHIYI_BLAS_THREADS=2`` or ``OPENBLAS_NUM_THREADS`` compares; the run prints which.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import sys
@@ -33,6 +31,7 @@ from pathlib import Path
 from shiyi.config import load_settings
 from shiyi.config.settings import Settings
 from shiyi.llm.types import Message
+from shiyi.memory.blas import wanted_threads
 from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
@@ -228,8 +227,9 @@ def scale_run(count: int, scale_dir: Path | None = None) -> None:
     With ``scale_dir`` the store is kept there: built on the first run, reopened (no insert,
     no embedding) on later ones, so query-side work can be re-measured in seconds.
     """
-    blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    print(f"\nscale run: {count:,} synthetic events (OPENBLAS_NUM_THREADS={blas})")
+    threads = wanted_threads()
+    blas = "set by OPENBLAS_NUM_THREADS etc." if threads is None else str(threads)
+    print(f"\nscale run: {count:,} synthetic events (BLAS threads: {blas})")
     with tempfile.TemporaryDirectory() as tmp:
         home = scale_dir or Path(tmp) / "scale"
         settings = settings_for(home)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from shiyi.memory.event_rows import EventRows
 from shiyi.memory.keyword import KeywordIndex
 from shiyi.memory.kuzu_graph import KuzuGraph
 from shiyi.memory.lock import StoreLock
@@ -22,6 +23,7 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
+from shiyi.memory.sqlite_file import SqliteFile
 
 GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"
@@ -50,7 +52,10 @@ class EmbeddedStore:
                 embedding_model=embedding_model,
                 check_model=check_model,
             )
-            self.keywords = KeywordIndex(directory / SQLITE_NAME)
+            self.sqlite = SqliteFile(directory / SQLITE_NAME)
+            self.keywords = KeywordIndex(self.sqlite)
+            self.event_rows = EventRows(self.sqlite)
+            self.event_rows.backfill(self.graph.all_events)
         except BaseException:
             self.lock.release()
             raise
@@ -71,6 +76,8 @@ class EmbeddedStore:
 
     def add_events(self, events: Sequence[EventRecord]) -> int:
         added = self.graph.add_events(events)
+        # After the graph: a crash in between leaves the mirror short, which reads survive.
+        self.event_rows.add(events)
         self.keywords.add([(e.id, "event", e.content) for e in events])
         return added
 
@@ -94,6 +101,8 @@ class EmbeddedStore:
         self.graph.touch(ids, at)
 
     def delete(self, ids: Sequence[str]) -> int:
+        # Before the graph: a crash in between leaves the mirror short, never stale.
+        self.event_rows.delete(ids)
         removed = self.graph.delete(ids)
         self.keywords.delete(ids)
         return removed
@@ -113,7 +122,12 @@ class EmbeddedStore:
         return self.graph.recent_events(limit, session_id)
 
     def get_events(self, ids: Sequence[str]) -> list[EventRecord]:
-        return self.graph.get_events(ids)
+        wanted = list(dict.fromkeys(ids))
+        found = self.event_rows.get(wanted)
+        missing = [i for i in wanted if i not in found]
+        if missing:  # facts asked as events, or an event written just before a crash
+            found.update((e.id, e) for e in self.graph.get_events(missing))
+        return [found[i] for i in wanted if i in found]
 
     def get_facts(self, ids: Sequence[str]) -> list[FactRecord]:
         return self.graph.get_facts(ids)
@@ -194,7 +208,7 @@ class EmbeddedStore:
 
     def close(self) -> None:
         try:
-            self.keywords.close()
+            self.sqlite.close()
             self.graph.close()
         finally:
             self.lock.release()

@@ -14,17 +14,16 @@ the terms under the same rowid.
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from shiyi.errors import StorageError
 from shiyi.memory.models import Scored
+from shiyi.memory.sqlite_file import SqliteFile
 from shiyi.memory.text import query_terms, tokenize
 
-IndexedNode: TypeAlias = Literal["event", "fact"]
+# "chunk" and "summary": the knowledge base keeps its own index of this kind in its own file.
+IndexedNode: TypeAlias = Literal["event", "fact", "chunk", "summary"]
 
 # Every non-space character our tokenizer can put inside a term must be a token char here,
 # otherwise FTS5 would split e.g. "main.py" at the dot.
@@ -45,7 +44,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS kw_fts USING fts5(
 # this many: keeps p95 well under 20 ms on 100k documents.
 _SCORE_BUDGET = 4000
 _SEARCH = """
-SELECT d.id, bm25(kw_fts) AS rank_score
+SELECT d.id, bm25(kw_fts) AS rank_score, d.node
 FROM kw_fts JOIN kw_docs AS d ON d.seq = kw_fts.rowid
 WHERE kw_fts MATCH ? AND kw_fts.rowid >= ? {node_filter}
 ORDER BY rank_score
@@ -53,6 +52,10 @@ LIMIT ?
 """
 _CAPPED_COUNT = "SELECT count(*) FROM (SELECT 1 FROM kw_fts WHERE kw_fts MATCH ? LIMIT ?)"
 _NTH_NEWEST = "SELECT rowid FROM kw_fts WHERE kw_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+
+
+def _node(kind: str) -> Literal["event", "fact"] | None:
+    return "event" if kind == "event" else "fact" if kind == "fact" else None
 
 
 def match_expression(query: str) -> str:
@@ -103,52 +106,13 @@ def _capped_count(conn: sqlite3.Connection, term: str, cap: int) -> int:
 
 
 class KeywordIndex:
-    """BM25 keyword search over events and facts; safe to share between threads.
+    """BM25 keyword search over events and facts; safe to share between threads."""
 
-    Each thread gets its own connection (SQLite connections must not be used concurrently);
-    WAL lets readers run while one writer commits, and a lock serialises our own writers so
-    they queue in Python instead of spinning on ``SQLITE_BUSY``.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self._path = Path(path)
-        self._local = threading.local()
-        self._write_lock = threading.Lock()
-        self._all_lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
-        self._closed = False
-        with self._errors("create the keyword index"):
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn().executescript(_SCHEMA)
-
-    # --- connections -----------------------------------------------------------------
-    def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise StorageError(f"keyword index {self._path} is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open()
-            self._local.conn = conn
-        return conn
-
-    def _open(self) -> sqlite3.Connection:
-        # check_same_thread=False only so close() may close every thread's connection.
-        conn = sqlite3.connect(self._path, timeout=30.0, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        with self._all_lock:
-            self._connections.append(conn)
-        return conn
-
-    @contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise StorageError(
-                f"could not {action} in {self._path}: {exc}; "
-                "check the file is not corrupt or locked by another process"
-            ) from exc
+    def __init__(self, path: Path | SqliteFile) -> None:
+        self._file = path if isinstance(path, SqliteFile) else SqliteFile(path)
+        self._owns_file = not isinstance(path, SqliteFile)
+        with self._file.errors("create the keyword index"):
+            self._file.conn().executescript(_SCHEMA)
 
     # --- writes ----------------------------------------------------------------------
     def add(self, items: Sequence[tuple[str, IndexedNode, str]]) -> int:
@@ -157,11 +121,9 @@ class KeywordIndex:
         rows = [(doc_id, node, " ".join(tokenize(text))) for doc_id, node, text in items]
         if not rows:
             return 0
-        with self._errors("index documents"), self._write_lock:
-            conn = self._conn()
-            with conn:
-                for doc_id, node, terms in rows:
-                    self._upsert(conn, doc_id, node, terms)
+        with self._file.write("index documents") as conn:
+            for doc_id, node, terms in rows:
+                self._upsert(conn, doc_id, node, terms)
         return len(rows)
 
     @staticmethod
@@ -177,16 +139,14 @@ class KeywordIndex:
     def delete(self, ids: Sequence[str]) -> int:
         """Remove these ids from the index; returns how many were present."""
         removed = 0
-        with self._errors("delete documents"), self._write_lock:
-            conn = self._conn()
-            with conn:
-                for doc_id in ids:
-                    row = conn.execute(
-                        "DELETE FROM kw_docs WHERE id = ? RETURNING seq", (doc_id,)
-                    ).fetchone()
-                    if row is not None:
-                        conn.execute("DELETE FROM kw_fts WHERE rowid = ?", (row[0],))
-                        removed += 1
+        with self._file.write("delete documents") as conn:
+            for doc_id in ids:
+                row = conn.execute(
+                    "DELETE FROM kw_docs WHERE id = ? RETURNING seq", (doc_id,)
+                ).fetchone()
+                if row is not None:
+                    conn.execute("DELETE FROM kw_fts WHERE rowid = ?", (row[0],))
+                    removed += 1
         return removed
 
     # --- reads -----------------------------------------------------------------------
@@ -200,29 +160,26 @@ class KeywordIndex:
         if not terms or limit <= 0:
             return []
         node_filter = "AND d.node = ?" if node is not None else ""
-        with self._errors("search the keyword index"):
-            conn = self._conn()
+        with self._file.errors("search the keyword index"):
+            conn = self._file.conn()
             expression, min_rowid = _plan(conn, terms)
             if not expression:
                 return []
             params: tuple[object, ...] = (expression, min_rowid)
             params += (node, limit) if node is not None else (limit,)
             rows = conn.execute(_SEARCH.format(node_filter=node_filter), params)
-            return [Scored(doc_id, -score) for doc_id, score in rows]
+            return [Scored(doc_id, -score, _node(kind)) for doc_id, score, kind in rows]
 
     def count(self, node: IndexedNode | None = None) -> int:
-        with self._errors("count documents"):
+        with self._file.errors("count documents"):
             if node is None:
-                row = self._conn().execute("SELECT count(*) FROM kw_docs").fetchone()
+                row = self._file.conn().execute("SELECT count(*) FROM kw_docs").fetchone()
             else:
                 sql = "SELECT count(*) FROM kw_docs WHERE node = ?"
-                row = self._conn().execute(sql, (node,)).fetchone()
+                row = self._file.conn().execute(sql, (node,)).fetchone()
         return int(row[0])
 
     def close(self) -> None:
-        """Close every thread's connection; later calls raise :class:`StorageError`."""
-        self._closed = True
-        with self._all_lock:
-            connections, self._connections = self._connections, []
-        for conn in connections:
-            conn.close()
+        """Close the file's connections if this index opened it; later calls raise."""
+        if self._owns_file:
+            self._file.close()

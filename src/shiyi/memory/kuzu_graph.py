@@ -356,6 +356,12 @@ class KuzuGraph:
         found = {str(r[0]): q.fact_from_row(r, *links.get(str(r[0]), ([], []))) for r in rows}
         return [found[i] for i in wanted if i in found]
 
+    def all_events(self, batch: int = 5000) -> Iterator[list[EventRecord]]:
+        """Every event, in batches (one read; copying them elsewhere is rare)."""
+        rows = self._read(f"MATCH (e:Event) RETURN {q.EVENT_RETURN}")
+        for start in range(0, len(rows), batch):
+            yield [q.event_from_row(r) for r in rows[start : start + batch]]
+
     def fact_ids(self, limit: int) -> list[str]:
         """Ids of stored facts, newest first (for export and re-embedding)."""
         rows = self._read(

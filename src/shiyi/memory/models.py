@@ -135,6 +135,8 @@ class Scored:
 
     id: str
     score: float
+    node: Literal["event", "fact"] | None = None
+    """What the id is, when the path knows (the keyword index does); None: either."""
 
 
 @dataclass(slots=True)

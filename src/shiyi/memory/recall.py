@@ -1,14 +1,15 @@
 """Running the recall paths side by side and loading the records of what they found.
 
 Measured at 100k events, the hybrid query's time went to the vector path (embedding the query,
-then scanning the vector matrix) and to loading records from Kuzu (one primary-key lookup per
-id).  numpy, SQLite and Kuzu all release the GIL, so while the calling thread embeds and scans,
-one pool thread runs the cheap paths (keyword, graph, recency) and already loads their records;
-only the vector path's ids that are still missing are loaded afterwards.
+then scanning the vector matrix) and to loading records (one Kuzu primary-key lookup per id,
+until events were mirrored in SQLite: see :mod:`shiyi.memory.event_rows`).  numpy, SQLite and
+Kuzu all release the GIL, so while the calling thread embeds and scans, one pool thread runs
+the cheap paths (keyword, graph, recency) and already loads their records; only the vector
+path's ids that are still missing are loaded afterwards.
 
 Each path also says what it knows about its ids, so a record is looked up only where it can
-be: vector and graph ids are known events or facts, recency ids come with their records, and
-only keyword ids (the index holds both kinds) are looked up as both.
+be: vector, graph and keyword ids are known events or facts (the keyword index records each
+document's kind), and recency ids come with their records.
 """
 
 from __future__ import annotations

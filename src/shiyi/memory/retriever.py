@@ -116,7 +116,12 @@ class Retriever:
         if name == "vector":
             return self._vector(query)
         if name == "keyword":
-            return Found(self.store.keyword_search(query, self.candidates))
+            found = self.store.keyword_search(query, self.candidates)
+            return Found(
+                found,
+                {s.id for s in found if s.node == "event"},
+                {s.id for s in found if s.node == "fact"},
+            )
         if name == "graph":
             return self._graph(query)
         recent = {e.id: e for e in self.store.recent_events(RECENT_DEPTH)}

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
+from shiyi.memory.blas import limit_blas_threads
 from shiyi.memory.models import Scored
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ class VectorCache:
             return
         import numpy as np
 
+        limit_blas_threads()
         ids, matrix = self._loader()
         matrix = np.asarray(matrix, dtype=np.float32).reshape(len(ids), self.dimension)
         self._loaded = True

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shiyi.errors import ModelUnavailable
+from shiyi.memory.blas import limit_blas_threads
 
 if TYPE_CHECKING:
     import numpy as np
@@ -216,6 +217,7 @@ class _Runtime:
     """Loaded tokenizer and weights; stateless once built, so safe to share across threads."""
 
     def __init__(self, folder: Path) -> None:
+        limit_blas_threads()
         self.tokenizer = _load_tokenizer(folder / "tokenizer.json")
         self.weights = _load_weights(folder / "model.safetensors")
 

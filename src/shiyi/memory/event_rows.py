@@ -1,0 +1,135 @@
+"""Event records mirrored in SQLite, so recall loads its candidates in one indexed query.
+
+Measured at 100k events: loading ~40 recall candidates from Kuzu costs one primary-key lookup
+each (Kuzu scans the table for ``id IN $ids``), 12-20 ms of a 50 ms hybrid query; the same
+rows come out of SQLite's primary-key index in well under a millisecond.  Events never change
+once written (a repeated id is ignored, deletion removes them), so the mirror stays exact when
+it is written with every insert and delete.  Kuzu stays the source of truth: ids missing here
+(a crash between the two writes, a store from before the mirror) are read from the graph,
+and :meth:`EventRows.backfill` copies what an older store lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import cast
+
+from shiyi.memory.models import EventRecord, SegmentType
+from shiyi.memory.sqlite_file import SqliteFile
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ev_rows (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    ts REAL NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    segment INTEGER NOT NULL,
+    segment_type TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ev_rows_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_COLUMNS = (
+    "id, session_id, run_id, ts, role, content, summary, iteration, segment, segment_type, "
+    "user_id, agent_id"
+)
+_INSERT = f"INSERT OR IGNORE INTO ev_rows({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+_BATCH = 500  # ids per SELECT: far below SQLite's 32766 bound on parameters
+_COMPLETE = "complete"
+
+
+def _row(event: EventRecord) -> tuple[object, ...]:
+    return (
+        event.id,
+        event.session_id,
+        event.run_id,
+        event.ts,
+        event.role,
+        event.content,
+        event.summary,
+        event.iteration,
+        event.segment,
+        event.segment_type,
+        event.user_id,
+        event.agent_id,
+    )
+
+
+def _record(row: Sequence[object]) -> EventRecord:
+    return EventRecord(
+        id=str(row[0]),
+        session_id=str(row[1]),
+        run_id=str(row[2]),
+        ts=float(cast(float, row[3])),
+        role=str(row[4]),
+        content=str(row[5]),
+        summary=str(row[6]),
+        iteration=int(cast(int, row[7])),
+        segment=int(cast(int, row[8])),
+        segment_type=cast(SegmentType, row[9]),
+        user_id=str(row[10]),
+        agent_id=str(row[11]),
+    )
+
+
+class EventRows:
+    """The ``ev_rows`` table: event records by id, for reads that need no graph."""
+
+    def __init__(self, file: SqliteFile) -> None:
+        self._file = file
+        with file.errors("create the event table"):
+            file.conn().executescript(_SCHEMA)
+
+    def add(self, events: Iterable[EventRecord]) -> None:
+        rows = [_row(e) for e in events]
+        if rows:
+            with self._file.write("store event records") as conn:
+                conn.executemany(_INSERT, rows)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            with self._file.write("delete event records") as conn:
+                conn.executemany("DELETE FROM ev_rows WHERE id = ?", [(i,) for i in ids])
+
+    def get(self, ids: Sequence[str]) -> dict[str, EventRecord]:
+        """The mirrored records among ``ids`` (absent ids are simply missing)."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, EventRecord] = {}
+        with self._file.errors("read event records"):
+            conn = self._file.conn()
+            for start in range(0, len(wanted), _BATCH):
+                batch = wanted[start : start + _BATCH]
+                marks = ",".join("?" * len(batch))
+                sql = f"SELECT {_COLUMNS} FROM ev_rows WHERE id IN ({marks})"
+                found.update((str(r[0]), _record(r)) for r in conn.execute(sql, batch))
+        return found
+
+    @property
+    def complete(self) -> bool:
+        """True once every event the graph held when the mirror began has been copied."""
+        with self._file.errors("read the event table's state"):
+            row = (
+                self._file.conn()
+                .execute("SELECT value FROM ev_rows_meta WHERE key = ?", (_COMPLETE,))
+                .fetchone()
+            )
+        return row is not None
+
+    def backfill(self, batches: Callable[[], Iterable[Sequence[EventRecord]]]) -> int:
+        """Copy the graph's events once (a store written before the mirror existed)."""
+        if self.complete:
+            return 0
+        copied = 0
+        for batch in batches():
+            self.add(batch)
+            copied += len(batch)
+        with self._file.write("mark the event table complete") as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO ev_rows_meta(key, value) VALUES (?, '1')", (_COMPLETE,)
+            )
+        return copied

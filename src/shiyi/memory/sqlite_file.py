@@ -1,0 +1,77 @@
+"""Per-thread SQLite connections to one file, shared by the indexes kept in it."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from shiyi.errors import StorageError
+
+
+class SqliteFile:
+    """One SQLite file used from many threads.
+
+    Each thread gets its own connection (SQLite connections must not be used concurrently);
+    WAL lets readers run while one writer commits, and a lock serialises our own writers so
+    they queue in Python instead of spinning on ``SQLITE_BUSY``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._all_lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+        with self.errors("open the database"):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn()
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        if self._closed:
+            raise StorageError(f"{self.path} is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        # check_same_thread=False only so close() may close every thread's connection.
+        conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        with self._all_lock:
+            self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def errors(self, action: str) -> Iterator[None]:
+        """sqlite3 errors inside become a :class:`StorageError` saying what failed and why."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StorageError(
+                f"could not {action} in {self.path}: {exc}; "
+                "check the file is not corrupt or locked by another process"
+            ) from exc
+
+    @contextmanager
+    def write(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One transaction, our writers taking turns; committed on success."""
+        with self.errors(action), self._write_lock:
+            conn = self.conn()
+            with conn:
+                yield conn
+
+    def close(self) -> None:
+        """Close every thread's connection; later calls raise :class:`StorageError`."""
+        self._closed = True
+        with self._all_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
