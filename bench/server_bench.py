@@ -59,7 +59,7 @@ def make_server(home: Path, port: int, *, memory: bool) -> uvicorn.Server:
         }
     )
     model = ScriptedModel([scripted_step], repeat_last=True, chunk_size=16)
-    app = create_app(AgentService(settings, model=model))
+    app = create_app(AgentService(settings, model=model, freeze_gc=True))
     return uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
 
 

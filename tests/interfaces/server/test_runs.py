@@ -6,8 +6,15 @@ import threading
 import time
 from pathlib import Path
 
-from shiyi.llm.scripted import ScriptedReply, call, reply
-from tests.interfaces.server.conftest import LiveFactory, read_sse, stream_events
+from shiyi.config import Settings
+from shiyi.interfaces.server import AgentService
+from shiyi.llm.scripted import ScriptedModel, ScriptedReply, call, reply
+from tests.interfaces.server.conftest import (
+    LiveFactory,
+    read_sse,
+    server_settings,
+    stream_events,
+)
 
 
 def test_tool_run_streams_events_in_order(live: LiveFactory, workspace: Path) -> None:
@@ -128,3 +135,26 @@ def _wait_for_active(server: object) -> None:
     while not server.service.active_run_ids():  # type: ignore[attr-defined]
         assert time.monotonic() < deadline
         time.sleep(0.01)
+
+
+def test_a_served_process_freezes_its_start_up_objects(settings: Settings) -> None:
+    """``shiyi serve`` exempts start-up objects from GC (a full collection stalled the first
+    burst by 161 ms); a service inside someone else's process leaves their GC alone."""
+    import gc
+
+    gc.unfreeze()
+    host_service = AgentService(server_settings(settings, memory=False), model=ScriptedModel([]))
+    host_service.start()
+    try:
+        assert gc.get_freeze_count() == 0
+    finally:
+        host_service.close()
+    owned = AgentService(
+        server_settings(settings, memory=False), model=ScriptedModel([]), freeze_gc=True
+    )
+    owned.start()
+    try:
+        assert gc.get_freeze_count() > 1000
+    finally:
+        owned.close()
+        gc.unfreeze()

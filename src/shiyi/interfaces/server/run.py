@@ -69,7 +69,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     sock = bind(settings.server.host, settings.server.port)
     settings = with_address(settings, None, int(sock.getsockname()[1]))
     try:
-        service = AgentService(settings)
+        service = AgentService(settings, freeze_gc=True)
     except BaseException:
         sock.close()
         raise
