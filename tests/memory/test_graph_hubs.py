@@ -1,31 +1,33 @@
-"""The graph path does not expand hub entities (mentioned by very many events): real Kuzu."""
+"""The graph path does not expand hub entities (mentioned by very many events): both backends."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from shiyi.memory import kuzu_queries
-from shiyi.memory.kuzu_graph import KuzuGraph
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord
+from shiyi.memory.postgres import graph as postgres_graph
+from shiyi.memory.protocol import MemoryStore
+
+
+def cap_hubs(monkeypatch: pytest.MonkeyPatch, mentions: int) -> None:
+    monkeypatch.setattr(kuzu_queries, "HUB_MENTIONS", mentions)
+    monkeypatch.setattr(postgres_graph, "HUB_MENTIONS", mentions)
 
 
 @pytest.fixture
-def graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[KuzuGraph]:
-    monkeypatch.setattr(kuzu_queries, "HUB_MENTIONS", 3)
-    g = KuzuGraph(tmp_path / "graph.kuzu", dimension=4, embedding_model="test-model")
-    g.add_events(
+def graph(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
+    cap_hubs(monkeypatch, 3)
+    store.add_events(
         [
             EventRecord(f"e{i}", "s1", "r1", float(i), "user", f"turn {i}", "user_message", i)
             for i in range(6)
         ]
     )
-    g.upsert_entities([EntityRecord("hub", "concept"), EntityRecord("rare", "concept")])
+    store.upsert_entities([EntityRecord("hub", "concept"), EntityRecord("rare", "concept")])
     # "hub" is in five events (over the cap of 3), "rare" in two of them.
-    g.link_mentions([(f"e{i}", "hub") for i in range(5)] + [("e1", "rare"), ("e4", "rare")])
-    g.upsert_facts(
+    store.link_mentions([(f"e{i}", "hub") for i in range(5)] + [("e1", "rare"), ("e4", "rare")])
+    store.upsert_facts(
         [
             FactRecord(
                 id="f1", key="", value="the hub is busy", kind="semantic", confidence=1.0,
@@ -33,25 +35,24 @@ def graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[KuzuGraph
             )
         ]
     )  # fmt: skip
-    yield g
-    g.close()
+    return store
 
 
-def test_a_hub_adds_no_events_but_keeps_its_facts(graph: KuzuGraph) -> None:
+def test_a_hub_adds_no_events_but_keeps_its_facts(graph: MemoryStore) -> None:
     around = graph.neighbourhood(["hub"], hops=2, limit=10)
     assert around.event_ids == []
     assert [s.id for s in around.fact_ids] == ["f1"]
 
 
-def test_specific_entities_next_to_a_hub_still_expand(graph: KuzuGraph) -> None:
+def test_specific_entities_next_to_a_hub_still_expand(graph: MemoryStore) -> None:
     around = graph.neighbourhood(["hub", "rare"], hops=2, limit=10)
     assert [s.id for s in around.event_ids] == ["e4", "e1"]  # newest first on equal score
 
 
 def test_under_the_cap_every_mention_counts(
-    graph: KuzuGraph, monkeypatch: pytest.MonkeyPatch
+    graph: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(kuzu_queries, "HUB_MENTIONS", 5)
+    cap_hubs(monkeypatch, 5)
     around = graph.neighbourhood(["hub", "rare"], hops=2, limit=10)
     # e1 and e4 touch both entities, so they outrank the events touching only the hub.
     assert [s.id for s in around.event_ids] == ["e4", "e1", "e3", "e2", "e0"]

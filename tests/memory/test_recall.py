@@ -1,5 +1,5 @@
 """Recall paths run side by side, records loaded where they can be, access counts written
-behind the search: real Kuzu, real SQLite, the real embedding model."""
+behind the search: both real backends, the real embedding model."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from shiyi.memory.models import EventRecord, FactRecord, Scored
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall import Found, Records, run_paths, touch_later
 from shiyi.memory.service import Memory
+from tests.memory.conftest import event_access
 
 BASE = 1_700_000_000.0
 CORPUS = [
@@ -32,8 +33,11 @@ QUERIES = ["Biscuit the dog", "error 404 on login", "when is the report due?", "
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return load_settings(cwd=tmp_path, workspace=tmp_path)
+def settings(tmp_path: Path, memory_store: str) -> Settings:
+    """Once per backend (``memory_store``: 'embedded' or a PostgreSQL URL)."""
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    loaded.memory.store = memory_store
+    return loaded
 
 
 @pytest.fixture
@@ -146,10 +150,7 @@ def test_a_failing_path_fails_the_search_wherever_it_runs(memory: Memory) -> Non
 
 
 def access(memory: Memory, event_id: str) -> int:
-    rows = memory.store.graph._read(  # type: ignore[attr-defined]
-        "MATCH (e:Event {id: $id}) RETURN e.access_count", {"id": event_id}
-    )
-    return int(rows[0][0] or 0)
+    return event_access(memory.store, event_id)[0]
 
 
 def test_facts_are_counted_at_once_and_events_behind_the_search(memory: Memory) -> None:

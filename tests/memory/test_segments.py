@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.jobs import JobQueue
+from shiyi.memory.jobs import SqliteJobQueue
 from shiyi.memory.segments import MAX_SEGMENT_CHARS, to_events
 from shiyi.memory.worker import INGEST
 from shiyi.memory.writer import MemoryWriter
@@ -36,7 +36,7 @@ def test_tool_results_are_clipped_for_memory() -> None:
 
 
 def test_writer_numbers_segments_within_an_iteration_and_queues_durably(tmp_path: Path) -> None:
-    jobs = JobQueue(tmp_path / "q.sqlite3")
+    jobs = SqliteJobQueue(tmp_path / "q.sqlite3")
     woken: list[bool] = []
     writer = MemoryWriter(jobs, lambda: woken.append(True))
     first = writer.record(

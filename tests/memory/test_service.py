@@ -1,4 +1,5 @@
-"""The memory service end to end: real Kuzu, real SQLite, the real embedding model."""
+"""The memory service end to end on both backends (Kuzu + SQLite, PostgreSQL), the real
+embedding model."""
 
 from __future__ import annotations
 
@@ -46,8 +47,11 @@ CORPUS = [
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return load_settings(cwd=tmp_path, workspace=tmp_path)
+def settings(tmp_path: Path, memory_store: str) -> Settings:
+    """Once per backend (``memory_store``: 'embedded' or a PostgreSQL URL)."""
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    loaded.memory.store = memory_store
+    return loaded
 
 
 @pytest.fixture
@@ -162,6 +166,7 @@ def test_second_process_gets_a_clear_message(settings: Settings, tmp_path: Path)
             from shiyi.config import load_settings
             from shiyi.memory.service import Memory
             s = load_settings(home={str(settings.data_dir)!r}, workspace={str(tmp_path)!r})
+            s.memory.store = {settings.memory.store!r}
             s.memory.lock_timeout = 0.5
             Memory.open(s)
             """
@@ -184,6 +189,7 @@ def test_kill_9_mid_batch_loses_nothing_and_duplicates_nothing(settings: Setting
         from shiyi.memory.models import EventRecord
         from shiyi.memory.service import Memory
         s = load_settings(home={str(settings.data_dir)!r}, workspace={str(settings.workspace)!r})
+        s.memory.store = {settings.memory.store!r}
         m = Memory.open(s, start_worker=False)
         m.import_events([EventRecord(f"k{{i}}", "s", "r", 1.7e9 + i, "user",
                          f"note number {{i}} about topic {{i % 7}}", "imported", iteration=i)

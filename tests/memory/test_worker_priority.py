@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.jobs import JobQueue
+from shiyi.memory.jobs import SqliteJobQueue
 from shiyi.memory.worker import MemoryWorker
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
 def test_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
-    jobs = JobQueue(tmp_path / "jobs.sqlite3")
+    jobs = SqliteJobQueue(tmp_path / "jobs.sqlite3")
     worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.05)  # type: ignore[arg-type]
     base = os.getpriority(os.PRIO_PROCESS, 0)
     worker.start()
@@ -36,7 +36,7 @@ def test_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
 def test_worker_waits_while_a_server_owes_first_events(tmp_path: Path) -> None:
     from shiyi.memory.worker import ENTITIES
 
-    jobs = JobQueue(tmp_path / "jobs.sqlite3")
+    jobs = SqliteJobQueue(tmp_path / "jobs.sqlite3")
     worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.01)  # type: ignore[arg-type]
     handled: list[int] = []
     worker._handlers[ENTITIES] = lambda batch: handled.extend(j.id for j in batch)

@@ -202,7 +202,9 @@ def test_lookup_helpers(registry: ToolRegistry) -> None:
 
 # --- the built-in set -------------------------------------------------------------------
 
-BUILTINS = ["read_file", "write_file", "edit_file", "list_dir", "grep", "bash"]
+BUILTINS = [
+    "read_file", "write_file", "edit_file", "list_dir", "grep", "bash", "web_search", "repo_map",
+]  # fmt: skip
 
 
 def test_builtin_tools() -> None:
@@ -216,6 +218,8 @@ def test_builtin_tools() -> None:
             assert prop.get("description"), item.spec.name
     flags = {t.spec.name: (t.read_only, t.sequential) for t in tools}
     assert flags["read_file"] == flags["list_dir"] == flags["grep"] == (True, False)
+    assert flags["web_search"] == (True, False)
+    assert flags["repo_map"] == (True, False)
     assert flags["write_file"] == flags["edit_file"] == flags["bash"] == (False, True)
 
 

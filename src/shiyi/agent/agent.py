@@ -125,6 +125,11 @@ class Agent:
             for item in memory_tools(memory):
                 if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
                     tools.register(item)
+        from shiyi.tools.builtins.knowledge import knowledge_tools_for
+
+        for item in knowledge_tools_for(settings, memory):  # only when a knowledge base exists
+            if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
+                tools.register(item)
         try:
             agent = cls(
                 chat_model,

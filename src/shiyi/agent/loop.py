@@ -14,7 +14,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeAlias, TypeVar
 
 from shiyi.agent.hooks import RunHooks
@@ -113,15 +113,18 @@ class RunLoop:
         self.goal = goal
         self._model = model
         self._tools = tools
-        self._ctx = tool_context
+        self.inputs: list[str] = [goal]
+        """The goal and every message that joined the run (what routing compares with)."""
+        # The run's own context: the agent's one is shared by its concurrent runs.
+        self._ctx = replace(
+            tool_context, session_id=session_id, run_id=run_id, conversation=self.inputs
+        )
         self._log = session_log
         self._transcript = transcript
         self._hooks = hooks
         self._limits = limits
         self._offload = offload
         self._inbox: list[str] = []
-        self.inputs: list[str] = [goal]
-        """The goal and every message that joined the run (what routing compares with)."""
         self.last_input = time.monotonic()
         self._current: asyncio.Task[None] | None = None
         self._cancel_reason: str | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -161,6 +162,8 @@ def load_settings(
     _apply_preset(settings)
     _resolve_keys(settings, env)
     settings.home = (settings.home or default_data_dir()).expanduser()
+    if settings.tools.repo_map.cache is None:
+        settings.tools.repo_map.cache = settings.home / "repomap.sqlite3"
     settings.workspace = settings.workspace.expanduser().resolve()
     for model, price in DEFAULT_PRICES.items():
         settings.prices.setdefault(model, ModelPrice(**price))
@@ -176,6 +179,8 @@ def masked_dump(settings: Settings) -> dict[str, Any]:
     data = settings.model_dump(mode="json", exclude={"models"})
     key = settings.memory.embed_api_key
     data["memory"]["embed_api_key"] = _mask(key.get_secret_value()) if key else None
+    # A postgresql:// store URL may carry a password: user:****@host.
+    data["memory"]["store"] = re.sub(r"(://[^:/@]+):[^@]*@", r"\1:****@", settings.memory.store)
     token = settings.server.token
     data["server"]["token"] = _mask(token.get_secret_value()) if token else None
     data["models"] = {}

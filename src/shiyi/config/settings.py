@@ -56,6 +56,42 @@ class ModelPrice(_Strict):
     output: float = Field(ge=0, description="USD per million completion tokens")
 
 
+class WebSearchSettings(_Strict):
+    """``web_search``: which provider answers, with what key, and how long it may take."""
+
+    provider: Literal["auto", "tavily", "ddgs", "none"] = Field(
+        default="auto",
+        description="auto: tavily when a key is set, else ddgs when installed, else none.",
+    )
+    api_key: SecretStr | None = Field(default=None, description="Tavily API key.")
+    api_key_env: str = Field(
+        default="TAVILY_API_KEY", description="Environment variable read when api_key is unset."
+    )
+    base_url: str = Field(default="https://api.tavily.com", description="Tavily API root.")
+    timeout: float = Field(default=8.0, gt=0, description="Seconds per search request.")
+    max_results: int = Field(default=5, ge=1, le=10, description="Results when not asked.")
+    max_retries: int = Field(default=2, ge=0, le=5, description="Retries after HTTP 429.")
+    retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff, seconds.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"must start with http:// or https:// (got {value!r})")
+        return value
+
+
+class RepoMapSettings(_Strict):
+    """``repo_map`` and ``shiyi repomap``: the map's size and its tag cache."""
+
+    max_tokens: int = Field(
+        default=1024, ge=64, le=8192, description="Map size when none is asked for."
+    )
+    cache: Path | None = Field(
+        default=None, description="SQLite tag cache (default: <data dir>/repomap.sqlite3)."
+    )
+
+
 class ToolSettings(_Strict):
     output_cap_chars: int = Field(default=16000, ge=200)
     default_timeout: float = Field(default=60.0, gt=0)
@@ -78,6 +114,8 @@ class ToolSettings(_Strict):
     enabled: list[str] | None = Field(
         default=None, description="Tool names to offer; None offers every built-in."
     )
+    repo_map: RepoMapSettings = Field(default_factory=RepoMapSettings)
+    web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
 
 
 class AgentSettings(_Strict):
@@ -134,7 +172,9 @@ class MemorySettings(_Strict):
 
     enabled: bool = True
     store: str = Field(
-        default="embedded", description="'embedded' (Kuzu + SQLite in the data dir)."
+        default="embedded",
+        description="'embedded' (Kuzu + SQLite in the data dir) or a postgresql:// URL"
+        " (PostgreSQL with pgvector; needs `pip install 'shiyi[postgres]'`).",
     )
     embedder: Literal["local", "openai_compat", "none"] = "local"
     embed_base_url: str | None = None
@@ -150,6 +190,38 @@ class MemorySettings(_Strict):
     user_id: str = "default"
     agent_id: str = "shiyi"
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+
+    @field_validator("store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        if value == "embedded" or value.startswith(("postgresql://", "postgres://")):
+            return value
+        raise ValueError(
+            "must be 'embedded' or a postgresql://user:password@host:port/database URL"
+        )
+
+
+class KnowledgeSettings(_Strict):
+    """The document knowledge base (``shiyi kb``, ``search_knowledge``; seed 001 section 5)."""
+
+    enabled: bool = Field(
+        default=True, description="Offer search_knowledge when a knowledge base exists."
+    )
+    chunk_chars: int = Field(default=900, ge=200, description="Largest chunk, in characters.")
+    max_file_mb: float = Field(default=20.0, gt=0, description="Larger files are refused.")
+    summarize_with_model: bool = Field(
+        default=True, description="Summaries by the fast model (extractive without one)."
+    )
+    rewrite: bool = Field(default=True, description="Multi-query rewriting by the fast model.")
+    rewrite_queries: int = Field(default=3, ge=0, le=8)
+    hyde: bool = Field(default=False, description="Also search with a hypothetical answer.")
+    summary_routing: bool = Field(default=True, description="Summary-first recall path.")
+    expand: bool = Field(default=True, description="Widen hits to their section or neighbours.")
+    window: int = Field(default=1, ge=0, le=5, description="Neighbours on each side of a hit.")
+    parent_max_chars: int = Field(
+        default=1600, ge=0, description="A hit's section is returned whole up to this size."
+    )
+    candidates: int = Field(default=20, ge=1, description="Candidates per recall path.")
 
 
 class ContextSettings(_Strict):
@@ -225,8 +297,9 @@ class ServerSettings(_Strict):
     cors_origins: list[str] = Field(default_factory=list, description="Empty: CORS off.")
     tools: list[str] | None = Field(
         default_factory=lambda: [
-            "read_file", "list_dir", "grep", "write_file", "edit_file",
-            "query_memory", "expand_memory", "remember", "create_plan", "update_plan",
+            "read_file", "list_dir", "grep", "write_file", "edit_file", "repo_map",
+            "web_search", "query_memory", "expand_memory", "remember", "create_plan",
+            "update_plan", "search_knowledge",
         ],
         description="Tools the server lets the model run (bash is off unless listed); None: all.",
     )  # fmt: skip
@@ -302,6 +375,7 @@ class Settings(BaseSettings):
     complexity: ComplexitySettings = Field(default_factory=ComplexitySettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
 
     def model_role(self, role: Literal["main", "fast"]) -> ModelSettings:
         if role in self.models:
@@ -320,3 +394,7 @@ class Settings(BaseSettings):
     @property
     def memory_dir(self) -> Path:
         return self.data_dir / "memory"
+
+    @property
+    def knowledge_dir(self) -> Path:
+        return self.data_dir / "knowledge"

@@ -22,9 +22,10 @@ _EXACT_KEYS = frozenset({"pattern", "old_text", "new_text", "content", "command"
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "list_dir": {"path": ".", "depth": 1},
     "grep": {"path": ".", "ignore_case": False},
+    "repo_map": {"path": "."},
 }
 _FILE_TOOLS = frozenset({"read_file"})
-_TREE_TOOLS = frozenset({"list_dir", "grep"})
+_TREE_TOOLS = frozenset({"list_dir", "grep", "repo_map"})
 _MISSING = (-1, -1, -1)
 
 

@@ -1,9 +1,14 @@
-"""A durable job queue in SQLite: what the memory worker still has to do.
+"""The durable job queue: what the memory worker still has to do.
 
-Jobs survive ``kill -9``: a job claimed by a process that died is ``running`` in the file,
-and :meth:`JobQueue.recover` puts it back to ``pending`` when the store is opened again (the
-store lock guarantees no other live process is working on it).  Handlers are idempotent, so
-re-running a half-done job neither loses nor duplicates anything.
+:class:`JobQueue` is the interface; :class:`SqliteJobQueue` keeps the jobs in a local SQLite
+file (the embedded store: one owning process), and
+:class:`~shiyi.memory.postgres.jobs.PostgresJobQueue` keeps them in PostgreSQL, where workers
+on several machines claim them with leases.  :func:`open_job_queue` picks the configured one.
+
+In SQLite, jobs survive ``kill -9``: a job claimed by a process that died is ``running`` in the
+file, and :meth:`SqliteJobQueue.recover` puts it back to ``pending`` when the store is opened
+again (the store lock guarantees no other live process is working on it).  Handlers are
+idempotent, so re-running a half-done job neither loses nor duplicates anything.
 """
 
 from __future__ import annotations
@@ -15,9 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from shiyi.errors import ShiyiError, StorageError
+from shiyi.errors import ConfigError, ShiyiError, StorageError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -70,7 +75,81 @@ class FailedJob:
     updated_at: float
 
 
-class JobQueue:
+class JobQueue(Protocol):
+    """What the worker, the writer and the lifecycle need from a job queue."""
+
+    def enqueue(self, kind: str, payload: dict[str, Any], *, max_attempts: int = 5) -> int:
+        """Queue a job; returns its id."""
+        ...
+
+    def enqueue_once(self, kind: str, payload: dict[str, Any], *, max_attempts: int = 5) -> bool:
+        """Queue unless a job of this kind with the same payload exists (in any state)."""
+        ...
+
+    def claim(self, kinds: Sequence[str], limit: int = 1) -> list[Job]:
+        """Take up to ``limit`` ready jobs of these kinds, oldest first, for this process."""
+        ...
+
+    def complete(self, ids: Sequence[int]) -> int:
+        """Mark claimed jobs done; returns how many were (a lost claim is not)."""
+        ...
+
+    def fail(self, job: Job, error: str, *, retry_in: float) -> bool:
+        """Record a failure; True when the job will be retried, False when now ``failed``."""
+        ...
+
+    def defer(self, job: Job, reason: str, *, retry_in: float) -> None:
+        """Put a claimed job back without using up an attempt."""
+        ...
+
+    def recover(self) -> int:
+        """Put jobs claimed by dead processes back in the queue; returns how many."""
+        ...
+
+    def retry_failed(self) -> int: ...
+
+    def pending_count(self, kinds: Sequence[str] | None = None) -> int:
+        """Jobs pending or running (of these kinds)."""
+        ...
+
+    def ready_count(self, kinds: Sequence[str] | None = None) -> int:
+        """Jobs claimable now or running (which may queue follow-ups): a draining worker
+        is done when this is 0; jobs waiting out a retry delay do not count."""
+        ...
+
+    def summary(self) -> list[JobSummary]: ...
+
+    def failed(self, limit: int = 20) -> list[FailedJob]: ...
+
+    def purge_done(self, older_than: float) -> int:
+        """Delete done jobs last updated before ``older_than`` (epoch seconds)."""
+        ...
+
+    def rewrite_payloads(
+        self, edit: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> tuple[int, int]:
+        """Pass every payload through ``edit`` (None deletes the job); (edited, deleted)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def open_job_queue(store: str, local_db: Path) -> JobQueue:
+    """The queue that goes with ``memory.store``: PostgreSQL for a URL (shared by every
+    worker process), else the SQLite file beside the embedded store."""
+    if store == "embedded":
+        return SqliteJobQueue(local_db)
+    try:
+        from shiyi.memory.postgres.jobs import PostgresJobQueue
+    except ImportError as exc:
+        raise ConfigError(
+            f"memory.store is a PostgreSQL URL but its driver is missing ({exc}); "
+            "install it with `pip install 'shiyi[postgres]'`"
+        ) from exc
+    return PostgresJobQueue(store)
+
+
+class SqliteJobQueue:
     """Thread-safe: one connection guarded by a lock (jobs are tiny; contention is low)."""
 
     def __init__(self, path: Path) -> None:
@@ -137,12 +216,13 @@ class JobQueue:
                 raise
         return [Job(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
 
-    def complete(self, ids: Sequence[int]) -> None:
+    def complete(self, ids: Sequence[int]) -> int:
         with self._lock:
-            self._db.executemany(
-                "UPDATE jobs SET status='done', updated_at=? WHERE id=?",
+            cursor = self._db.executemany(
+                "UPDATE jobs SET status='done', updated_at=? WHERE id=? AND status='running'",
                 [(time.time(), job_id) for job_id in ids],
             )
+        return cursor.rowcount
 
     def fail(self, job: Job, error: str, *, retry_in: float) -> bool:
         """Record a failure; the job retries after ``retry_in`` s until its attempts run out.
@@ -200,6 +280,18 @@ class JobQueue:
         if kinds:
             query += f" AND kind IN ({','.join('?' for _ in kinds)})"
             params = tuple(kinds)
+        with self._lock:
+            return int(self._db.execute(query, params).fetchone()[0])
+
+    def ready_count(self, kinds: Sequence[str] | None = None) -> int:
+        query = (
+            "SELECT COUNT(*) FROM jobs"
+            " WHERE (status='running' OR (status='pending' AND run_after <= ?))"
+        )
+        params: tuple[object, ...] = (time.time(),)
+        if kinds:
+            query += f" AND kind IN ({','.join('?' for _ in kinds)})"
+            params += tuple(kinds)
         with self._lock:
             return int(self._db.execute(query, params).fetchone()[0])
 

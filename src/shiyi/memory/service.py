@@ -10,9 +10,9 @@ from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
-from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.backends import open_store
 from shiyi.memory.fusion import RerankWeights
-from shiyi.memory.jobs import JobQueue
+from shiyi.memory.jobs import JobQueue, open_job_queue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
 from shiyi.memory.lifecycle.forget import DataPaths, ForgetReport, Forgetter
 from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
@@ -126,35 +126,35 @@ class Memory:
         start_worker: bool = True,
         switch_model: bool = False,
         extraction_model: ModelSource | None = None,
+        shared: bool = False,
     ) -> Memory:
         """Open the data dir's store (waiting for another owner up to ``lock_timeout``).
 
         ``switch_model`` (for ``shiyi memory reindex``) accepts a store embedded with another
         model and drops its vectors so they can be rebuilt with the configured one.
         ``extraction_model`` overrides the configured ``fast`` model for extraction.
+        ``shared`` (PostgreSQL only; for ``shiyi worker``) leaves the data directory's lock to
+        others: the queue is in the database, so any number of processes may work on it.
         """
         config = settings.memory
-        directory = settings.memory_dir
-        store = EmbeddedStore(
-            directory,
-            dimension=config.embed_dimension,
-            embedding_model=config.embed_model,
-            lock_timeout=config.lock_timeout,
-            check_model=not switch_model,
-        )
-        if switch_model:
-            store.graph.reset_vectors(config.embed_dimension, config.embed_model)
+        exclusive = not shared or config.store == "embedded"
+        store, local_db = open_store(settings, switch_model=switch_model, exclusive=exclusive)
+        jobs: JobQueue | None = None
         try:
-            jobs = JobQueue(store.sqlite_path)
-            jobs.recover()  # we own the store: anything 'running' was cut off by a crash
+            jobs = open_job_queue(config.store, local_db)
+            # SQLite: we own the store, so anything 'running' was cut off by a crash.
+            # PostgreSQL: only jobs of dead workers (lease expired, or pid gone here).
+            jobs.recover()
             memory = cls(
                 store,
                 jobs,
-                build_embedder(config, store.sqlite_path),
+                build_embedder(config, local_db),
                 config,
                 extraction_model=extraction_model or extraction_model_source(settings),
             )
         except BaseException:
+            if jobs is not None:
+                jobs.close()
             store.close()
             raise
         memory.data_paths = DataPaths(settings.sessions_db, settings.data_dir / "summaries.sqlite3")
@@ -407,10 +407,12 @@ class Memory:
         counts["pending_jobs"] = self.jobs.pending_count()
         return counts
 
-    def close(self) -> None:
+    def close(self, *, flush: bool = True) -> None:
+        """``flush=False``: a ``shiyi worker`` told to stop leaves queued jobs to the others."""
         self.retriever.flush()  # a background access-count write must not outlive the store
         self.worker.stop()
-        self.worker.flush_graph()
+        if flush:
+            self.worker.flush_graph()
         self.jobs.close()
         self.store.close()
 

@@ -33,6 +33,8 @@ Loader: TypeAlias = "Callable[[], tuple[list[str], Matrix]]"
 """Every stored vector: the ids and an (n, dimension) matrix, row i belonging to ids[i].
 The cache takes the matrix over (it normalises it in place), so hand over a fresh one."""
 
+TIE_DECIMALS = 6
+"""Similarities are rounded to this many decimals; equal ones rank by embedding order."""
 _GROWTH = 1.25  # spare rows added when the buffer is full (amortised O(1) appends)
 _MIN_CAPACITY = 1024
 
@@ -88,10 +90,8 @@ class VectorCache:
             # A row slice of a C-contiguous buffer is itself contiguous: BLAS gemv, no copy.
             scores = self._buffer[:size] @ query
             ids = self._ids
-        count = min(limit, size)
-        top = np.argpartition(-scores, count - 1)[:count]
-        best = top[np.argsort(-scores[top], kind="stable")]
-        return [Scored(ids[i], float(scores[i])) for i in best.tolist()]
+        rows, rounded = _best_rows(scores, min(limit, size))
+        return [Scored(ids[i], score) for i, score in zip(rows, rounded, strict=True)]
 
     # --- internals (called with the lock held) ----------------------------------------
 
@@ -165,6 +165,27 @@ class VectorCache:
         self._row = {key: i for i, key in enumerate(self._ids)}
         if self._buffer is not None:
             self._buffer = self._buffer[keep]  # a fresh, exactly sized copy
+
+
+def _best_rows(scores: Matrix, count: int) -> tuple[list[int], list[float]]:
+    """Rows of the ``count`` best scores, best first, with their scores to ``TIE_DECIMALS``.
+
+    Identical texts embed identically, yet BLAS scores their rows a few 1e-9 apart (blocked
+    sums), and argpartition picks among equal scores arbitrarily.  So similarities are
+    rounded (6 decimals is far finer than any real difference in relevance), and ties rank
+    (and are cut at ``count``) by row, i.e. by when they were first embedded: the PostgreSQL
+    store returns the same rounded scores in the same order.
+    """
+    import numpy as np
+
+    top = np.argpartition(-scores, count - 1)[:count]
+    floor = np.round(scores[top].astype(np.float64), TIE_DECIMALS).min()
+    # Rows tied with the last one taken may lie outside ``top``: a pass over the scores.
+    near = np.flatnonzero(scores >= floor - 10.0**-TIE_DECIMALS)
+    rounded = np.round(scores[near].astype(np.float64), TIE_DECIMALS)
+    near, rounded = near[rounded >= floor], rounded[rounded >= floor]
+    order = np.lexsort((near, -rounded))[:count]
+    return near[order].tolist(), rounded[order].tolist()
 
 
 def _normalise_into(rows: Matrix, out: Matrix) -> None:

@@ -218,9 +218,14 @@ class MemoryWorker:
         for hook in self.after_ingest:
             hook(events)
         ids = [e.id for e in events]
-        self.jobs.enqueue(ENTITIES, {"ids": ids})
-        if self.embedder is not None:
-            self.jobs.enqueue(EMBED, {"node": "event", "ids": ids})
+        # Follow-ups in jobs of at most ``batch`` ids: with several worker processes on one
+        # queue (PostgreSQL), a bulk import's follow-ups then spread over all of them
+        # instead of one worker claiming a whole import's embedding at once.
+        for start in range(0, len(ids), self.batch):
+            chunk = ids[start : start + self.batch]
+            self.jobs.enqueue(ENTITIES, {"ids": chunk})
+            if self.embedder is not None:
+                self.jobs.enqueue(EMBED, {"node": "event", "ids": chunk})
 
     def _entities(self, jobs: list[Job]) -> None:
         """Link events to the entities they name: newly extracted ones, and known ones.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, get_type_hints, overload, runtime_checkable
@@ -26,6 +26,9 @@ class ToolContext:
     settings: ToolSettings = field(default_factory=ToolSettings)
     session_id: str | None = None
     run_id: str | None = None
+    conversation: Sequence[str] = ()
+    """What the user said in this run (its goal, then messages that joined), oldest first:
+    tools may favour what was mentioned (``repo_map`` ranks toward named identifiers)."""
 
     @classmethod
     def for_dir(cls, root: Path, settings: ToolSettings | None = None) -> ToolContext:

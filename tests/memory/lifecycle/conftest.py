@@ -47,8 +47,11 @@ def user_event(
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return load_settings(cwd=tmp_path, workspace=tmp_path)
+def settings(tmp_path: Path, memory_store: str) -> Settings:
+    """Once per backend (``memory_store``: 'embedded' or a PostgreSQL URL)."""
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    loaded.memory.store = memory_store
+    return loaded
 
 
 MemoryFactory = Callable[..., Memory]

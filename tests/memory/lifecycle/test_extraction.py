@@ -17,6 +17,16 @@ from tests.memory.lifecycle.conftest import MemoryFactory, extraction, fact, say
 
 
 def _jobs(memory: object, kind: str) -> list[tuple[str, int, str]]:
+    store = memory.settings.store  # type: ignore[attr-defined]
+    if store != "embedded":  # the job queue is in the database too
+        import psycopg
+
+        with psycopg.connect(store) as pg:
+            rows = pg.execute(
+                "SELECT status, attempts, last_error FROM shiyi_jobs WHERE kind = %s ORDER BY id",
+                (kind,),
+            ).fetchall()
+        return [(str(s), int(a), str(e)) for s, a, e in rows]
     path = memory.store.sqlite_path  # type: ignore[attr-defined]
     with sqlite3.connect(path) as db:
         rows = db.execute(

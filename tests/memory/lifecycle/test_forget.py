@@ -1,10 +1,11 @@
-"""Forgetting end to end: real Kuzu, SQLite files on disk and the real embedding model."""
+"""Forgetting end to end on both backends: the store's own files (Kuzu's, or PostgreSQL's),
+the SQLite files on disk and the real embedding model."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.service import Memory
 from shiyi.memory.session_log import SessionLog
 from shiyi.memory.worker import EMBED
+from tests.support.postgres import database_files
 
 SECRET = "zebra-7731"
 SECRET_TEXT = f"my {SECRET} password is in the blue vault"
@@ -28,8 +30,11 @@ OTHER_TEXTS = ["Alice adopted a dog named Biscuit last spring.", "Lunch with Bob
 
 
 @pytest.fixture
-def forget_settings(tmp_path: Path) -> Settings:
-    return load_settings(cwd=tmp_path, workspace=tmp_path)
+def forget_settings(tmp_path: Path, memory_store: str) -> Settings:
+    """Once per backend (``memory_store``: 'embedded' or a PostgreSQL URL)."""
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    loaded.memory.store = memory_store
+    return loaded
 
 
 @pytest.fixture
@@ -78,6 +83,11 @@ def _cached(memory: Memory, *texts: str) -> dict[str, list[float]]:
 
 
 def _job_payloads(memory: Memory) -> list[str]:
+    if memory.settings.store != "embedded":  # the job queue is in the database too
+        import psycopg
+
+        with psycopg.connect(memory.settings.store) as pg:
+            return [str(row[0]) for row in pg.execute("SELECT payload::text FROM shiyi_jobs")]
     with sqlite3.connect(memory.store.sqlite_path) as conn:  # type: ignore[attr-defined]
         return [str(row[0]) for row in conn.execute("SELECT payload FROM jobs")]
 
@@ -92,8 +102,26 @@ def _logged_texts(chat: Chat) -> list[str]:
     return [*texts, chat.log.get_session(chat.session_id).title]
 
 
+def _store_files(
+    memory: Memory, settings: Settings, request: pytest.FixtureRequest
+) -> Callable[[], list[Path]]:
+    """The files holding the store's rows, listed when called: the Kuzu graph file, or the
+    PostgreSQL database's files after a checkpoint."""
+    if settings.memory.store == "embedded":
+        graph_file: Path = memory.store.graph.path  # type: ignore[attr-defined]
+        return lambda: [graph_file]
+    server = request.getfixturevalue("local_postgres")
+    if server is None:
+        pytest.skip("the bytes check needs the test session's own PostgreSQL server")
+    return lambda: database_files(server, settings.memory.store)
+
+
 def test_forget_by_query_leaves_no_trace_in_any_store(
-    memory: Memory, chat: Chat, forget_settings: Settings, monkeypatch: pytest.MonkeyPatch
+    memory: Memory,
+    chat: Chat,
+    forget_settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     secret_event = f"ev_{chat.rows[0]}_0"
     # The secret is really everywhere first, so the absence checks below mean something.
@@ -103,8 +131,8 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
     assert any(SECRET in t for t in _logged_texts(chat))
     assert any(SECRET.encode() in p.read_bytes() for p in _sqlite_files(forget_settings.data_dir))
 
-    graph_file = memory.store.graph.path  # type: ignore[attr-defined]
-    assert SECRET.encode() in graph_file.read_bytes()
+    store_files = _store_files(memory, forget_settings, request)
+    assert any(SECRET.encode() in path.read_bytes() for path in store_files())
     report = memory.forget_query(f"{SECRET} password", limit=2, compact=True)
 
     assert (report.events, report.facts, report.keyword_docs) == (1, 1, 2)
@@ -126,9 +154,10 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
     memory.close()
     monkeypatch.setattr(memory, "close", lambda: None)  # already closed for the fixture
     chat.log.close()
-    for path in [*_sqlite_files(forget_settings.data_dir), graph_file]:
+    for path in [*_sqlite_files(forget_settings.data_dir), *store_files()]:
         assert SECRET.encode() not in path.read_bytes(), path
-    assert report.compacted  # Kuzu keeps deleted bytes until its file is rewritten
+    # Kuzu keeps deleted bytes until its file is rewritten; PostgreSQL until VACUUM FULL.
+    assert report.compacted
 
 
 def test_forget_ids_keeps_the_old_forget_contract(memory: Memory, chat: Chat) -> None:

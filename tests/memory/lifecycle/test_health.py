@@ -1,4 +1,4 @@
-"""Memory health: exact counts over a real store."""
+"""Memory health: exact counts over a real store, on both backends."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from shiyi.memory.service import Memory
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    opened = Memory.open(load_settings(cwd=tmp_path, workspace=tmp_path), start_worker=False)
+def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    """Once per backend (``memory_store``: 'embedded' or a PostgreSQL URL)."""
+    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    settings.memory.store = memory_store
+    opened = Memory.open(settings, start_worker=False)
     yield opened
     opened.close()
 

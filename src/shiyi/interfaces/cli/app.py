@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from shiyi.interfaces.cli.kb_cmd import kb_app
 from shiyi.interfaces.cli.memory_cmd import memory_app
+from shiyi.interfaces.cli.repomap_cmd import repomap
+from shiyi.interfaces.cli.worker_cmd import worker
 
 if TYPE_CHECKING:
     from shiyi.config import Settings
@@ -29,7 +32,10 @@ config_app = typer.Typer(
 )
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(memory_app, name="memory")
+app.add_typer(kb_app, name="kb")
 app.add_typer(config_app, name="config")
+app.command("repomap")(repomap)
+app.command("worker")(worker)
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from shiyi.interfaces.cli import memory_remote as remote
+from shiyi.interfaces.cli.memory_migrate import migrate
 from shiyi.interfaces.cli.memory_remote import connected
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 memory_app = typer.Typer(
     help="Search, inspect and edit long-term memory.", no_args_is_help=True, rich_markup_mode=None
 )
+memory_app.command("migrate")(migrate)
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
 ]

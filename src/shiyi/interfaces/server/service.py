@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +20,8 @@ from shiyi.errors import SessionNotFound, ShiyiError
 from shiyi.events import Event, RunEnd
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.session_log import RunRecord, SessionLog
+from shiyi.tools.base import Tool
+from shiyi.tools.builtins import builtin_tools
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory
@@ -49,7 +51,7 @@ class RunInfo:
 RUN_THREADS = 2
 GREETING_WAIT = 0.25
 """Longest a run's set-up waits for other requests' first events (seconds)."""
-BUILTIN_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "grep", "bash"})
+BUILTIN_TOOLS = frozenset(item.spec.name for item in builtin_tools())
 
 
 def server_settings_for_agents(settings: Settings) -> Settings:
@@ -65,8 +67,12 @@ def server_settings_for_agents(settings: Settings) -> Settings:
     return settings.model_copy(update={"tools": tools, "memory": memory})
 
 
-def add_extra_tools(agent: Agent, allowed: list[str] | None, memory: Memory | None) -> None:
-    """The memory and plan tools of ``allowed`` (all of them when ``allowed`` is None)."""
+def add_extra_tools(
+    agent: Agent, allowed: list[str] | None, memory: Memory | None, shared: Sequence[Tool] = ()
+) -> None:
+    """The memory and plan tools of ``allowed`` (all of them when ``allowed`` is None), and
+    ``shared`` ones every agent uses as they are (the knowledge tools: one open knowledge
+    base for the whole server)."""
     from shiyi.agent.plan_tools import plan_tools
 
     extra = [] if allowed is None else list(plan_tools(lambda: agent.context.plan))
@@ -74,6 +80,7 @@ def add_extra_tools(agent: Agent, allowed: list[str] | None, memory: Memory | No
         from shiyi.tools.builtins.memory import memory_tools
 
         extra += memory_tools(memory)
+    extra += [item for item in shared if item.spec.name not in agent.tools]
     for item in extra:
         if allowed is None or (item.spec.name in allowed and item.spec.name not in BUILTIN_TOOLS):
             agent.tools.register(item)
@@ -109,6 +116,7 @@ class AgentService:
         # the work holds the GIL, and more of them would only starve the event loop that
         # streams every session's events.
         self._executor = ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="shiyi-run")
+        self._shared_tools: list[Tool] = []
         self._greeting = 0  # requests whose first event is not out yet
         self._greeted: asyncio.Event | None = None
         if self._owns_memory:
@@ -133,6 +141,7 @@ class AgentService:
         self._log = SessionLog(self.settings.sessions_db)
         self._persona = load_persona(self.settings)
         self._summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
+        self._shared_tools = self._knowledge_tools()
         _warm_up()
         self._warm_up_agents()
         if self.freeze_gc:
@@ -140,6 +149,15 @@ class AgentService:
         if self.memory is not None:
             self.memory.worker.defer_while = lambda: self._greeting > 0
         write_owner(self.settings.data_dir, self.address)
+
+    def _knowledge_tools(self) -> list[Tool]:
+        """``search_knowledge`` over one knowledge base for all sessions, if one exists when
+        the server starts and the server allows the tool (a restart picks up a new one)."""
+        from shiyi.tools.builtins.knowledge import knowledge_tools_for
+
+        allowed = self.settings.server.tools
+        found = knowledge_tools_for(self.settings, self.memory)
+        return [t for t in found if allowed is None or t.spec.name in allowed]
 
     def _warm_up_agents(self) -> None:
         """Build (and drop) one agent so the first burst of requests does not pay for lazy
@@ -158,7 +176,7 @@ class AgentService:
         )
         # The memory and plan tools too: building their argument models took ~100 ms of the
         # first burst's event loop (pydantic builds a model class once per tool function).
-        add_extra_tools(agent, self.settings.server.tools, self.memory)
+        add_extra_tools(agent, self.settings.server.tools, self.memory, self._shared_tools)
 
     def close(self) -> None:
         for agent in self._agents.values():
@@ -213,7 +231,7 @@ class AgentService:
             )
             agent.attach(session_id)
             agent.memory = self.memory
-            add_extra_tools(agent, self.settings.server.tools, self.memory)
+            add_extra_tools(agent, self.settings.server.tools, self.memory, self._shared_tools)
             self._agents[session_id] = agent
         return agent
 

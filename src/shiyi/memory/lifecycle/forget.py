@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import ShiyiError, StorageError
-from shiyi.memory.embedded import EmbeddedStore
 from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
@@ -230,8 +229,9 @@ class Forgetter:
         self, plan: ForgetPlan, ids: list[str], linked: list[str], report: ForgetReport
     ) -> list[str]:
         """Delete from the graph, vectors and keyword index; returns the entities removed."""
-        if isinstance(self.store, EmbeddedStore):
-            report.keyword_docs = self.store.keywords.delete(ids)
+        keywords = getattr(self.store, "keywords", None)  # both stores' keyword index
+        if keywords is not None:
+            report.keyword_docs = keywords.delete(ids)
         self.store.delete(ids)
         orphans = [n for n in linked if n not in plan.entity_names and self._orphan(n)]
         names = [*plan.entity_names, *orphans]
@@ -287,7 +287,9 @@ class Forgetter:
             return int(conn.execute("DELETE FROM summaries").rowcount)
 
     def _memory_db(self) -> Path | None:
-        return self.store.sqlite_path if isinstance(self.store, EmbeddedStore) else None
+        # The local SQLite file beside either store (job queue, embedding cache, FTS).
+        path = getattr(self.store, "sqlite_path", None)
+        return path if isinstance(path, Path) else None
 
     def _scrub_files(self, report: ForgetReport) -> None:
         targets = [(self._memory_db(), ("kw_fts",)), (self.paths.sessions_db, ()),

@@ -1,4 +1,4 @@
-"""The built-in tools: files, search and shell."""
+"""The built-in tools: files, search, shell and web search."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from shiyi.config.settings import ToolSettings
 from shiyi.errors import ConfigError
 from shiyi.tools.base import Tool
 from shiyi.tools.builtins.files import edit_file, list_dir, read_file, write_file
+from shiyi.tools.builtins.repomap import repo_map
 from shiyi.tools.builtins.search import grep
 from shiyi.tools.builtins.shell import bash, bash_for
+from shiyi.tools.builtins.web_search import web_search
 from shiyi.tools.registry import ToolRegistry
 
 __all__ = [
@@ -18,18 +20,24 @@ __all__ = [
     "grep",
     "list_dir",
     "read_file",
+    "repo_map",
+    "web_search",
     "write_file",
 ]
 
 
 # Tools registered by the memory and the agent (not built here), valid in tools.enabled.
-OTHER_TOOLS = ("query_memory", "expand_memory", "remember", "create_plan", "update_plan")
+OTHER_TOOLS = (
+    "query_memory", "expand_memory", "remember", "create_plan", "update_plan", "search_knowledge",
+)  # fmt: skip
 
 
 def builtin_tools(settings: ToolSettings | None = None) -> list[Tool]:
     """The built-in tools, limited to ``settings.enabled`` when that is set."""
     shell = bash_for(settings) if settings is not None else bash
-    tools: list[Tool] = [read_file, write_file, edit_file, list_dir, grep, shell]
+    tools: list[Tool] = [
+        read_file, write_file, edit_file, list_dir, grep, shell, web_search, repo_map,
+    ]  # fmt: skip
     if settings is None or settings.enabled is None:
         return tools
     by_name = {item.spec.name: item for item in tools}

@@ -2,71 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
 from shiyi.errors import ToolError
+from shiyi.gitignore import rules_down_to, walk_files
 from shiyi.tools.base import ToolContext, tool
 from shiyi.tools.builtins.files import looks_binary
 
 MAX_SHOWN_LINE_CHARS = 300
-
-
-@dataclass(slots=True, frozen=True)
-class _IgnoreFile:
-    """The rules of one .gitignore; they apply to paths below ``base``."""
-
-    base: Path
-    spec: GitIgnoreSpec
-
-    def decide(self, path: Path, is_dir: bool) -> bool | None:
-        """True = ignored, False = re-included by a ``!`` rule, None = no rule matched."""
-        rel = path.relative_to(self.base).as_posix() + ("/" if is_dir else "")
-        return self.spec.check_file(rel).include
-
-
-@dataclass(slots=True)
-class _Ignores:
-    """The .gitignore files in effect for a directory, outermost first."""
-
-    files: list[_IgnoreFile] = field(default_factory=list)
-
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        # Like git, the deepest .gitignore with a matching rule has the last word.
-        for ignore in reversed(self.files):
-            decision = ignore.decide(path, is_dir)
-            if decision is not None:
-                return decision
-        return False
-
-    def entering(self, directory: Path) -> _Ignores:
-        loaded = _load_gitignore(directory)
-        return _Ignores([*self.files, loaded]) if loaded else self
-
-
-def _load_gitignore(directory: Path) -> _IgnoreFile | None:
-    try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
-        spec = GitIgnoreSpec.from_lines(lines.splitlines())
-    except (OSError, ValueError):
-        return None  # unreadable or malformed: search as if it were not there
-    return _IgnoreFile(directory, spec)
-
-
-def _ignores_above(root: Path, start: Path) -> _Ignores:
-    """The .gitignore files from the workspace root down to ``start``'s parent."""
-    ignores = _Ignores()
-    if start == root or not start.is_relative_to(root):
-        return ignores
-    for directory in [root, *(root / p for p in reversed(start.relative_to(root).parents[:-1]))]:
-        ignores = ignores.entering(directory)
-    # Searching inside an ignored directory on purpose (say node_modules/) must still work.
-    return _Ignores() if ignores.ignored(start, is_dir=True) else ignores
 
 
 @tool(read_only=True)
@@ -152,12 +99,14 @@ def _candidate_files(root: Path, start: Path, only: GitIgnoreSpec | None) -> Ite
         if _is_text(start):
             yield start
         return
-    for file in _walk(start, _ignores_above(root, start)):
-        if only is not None and not only.match_file(file.relative_to(start).as_posix()):
+    rel_start = "" if start == root else start.relative_to(root).as_posix()
+    skip = len(rel_start) + 1 if rel_start else 0
+    for rel, entry in walk_files(root, rel_start, rules=rules_down_to(root, rel_start)):
+        if only is not None and not only.match_file(rel[skip:]):
             continue
-        if not _is_text(file):
-            continue
-        yield file
+        file = Path(entry.path)
+        if _is_text(file):
+            yield file
 
 
 def _is_text(file: Path) -> bool:
@@ -165,28 +114,6 @@ def _is_text(file: Path) -> bool:
         return not looks_binary(file)
     except OSError:
         return False
-
-
-def _walk(directory: Path, ignores: _Ignores) -> Iterator[Path]:
-    ignores = ignores.entering(directory)
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name == ".git":
-            continue
-        path = Path(entry.path)
-        # Symlinks are not followed: they could lead out of the workspace or loop forever.
-        if entry.is_symlink():
-            continue
-        is_dir = entry.is_dir()
-        if ignores.ignored(path, is_dir):
-            continue
-        if is_dir:
-            yield from _walk(path, ignores)
-        elif entry.is_file():
-            yield path
 
 
 def _matching_lines(file: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:

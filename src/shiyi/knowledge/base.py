@@ -1,0 +1,209 @@
+"""The knowledge base facade the CLI, the tool and the bench use: one object per file."""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from shiyi.config.settings import KnowledgeSettings, Settings
+from shiyi.knowledge.ingest import IngestOptions, Ingestor, Progress
+from shiyi.knowledge.models import DocumentInfo, IngestReport, Passage
+from shiyi.knowledge.rewrite import ModelRewriter, fast_model
+from shiyi.knowledge.search import KnowledgeSearch, SearchOptions, SearchResult
+from shiyi.knowledge.store import KnowledgeStore
+from shiyi.knowledge.summaries import ExtractiveSummarizer, ModelSummarizer, Summarizer
+from shiyi.llm.protocol import ChatModel
+from shiyi.memory.protocol import Embedder
+
+FILE_NAME = "knowledge.sqlite3"
+
+
+class _Default(enum.Enum):
+    FROM_SETTINGS = enum.auto()
+
+
+FROM_SETTINGS = _Default.FROM_SETTINGS
+"""Build this part from the settings (the default of :meth:`KnowledgeBase.open`)."""
+
+
+class KnowledgeBase:
+    def __init__(
+        self,
+        store: KnowledgeStore,
+        embedder: Embedder | None,
+        settings: KnowledgeSettings,
+        *,
+        fast: ChatModel | None = None,
+        owns_embedder: bool = False,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.fast = fast
+        self._owns_embedder = owns_embedder
+        helper = ModelRewriter(fast) if fast is not None else None
+        self.searcher = KnowledgeSearch(store, embedder, rewriter=helper, hyde=helper)
+
+    @staticmethod
+    def path_for(settings: Settings) -> Path:
+        return settings.knowledge_dir / FILE_NAME
+
+    @classmethod
+    def exists(cls, settings: Settings) -> bool:
+        return cls.path_for(settings).is_file()
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        embedder: Embedder | _Default | None = FROM_SETTINGS,
+        fast_model: ChatModel | _Default | None = FROM_SETTINGS,
+    ) -> KnowledgeBase:
+        """Open (creating if needed) the data dir's knowledge base.
+
+        ``embedder`` defaults to the memory's configured one, with its own cache in this
+        file (pass the memory's embedder to share a loaded model); ``fast_model`` to the
+        usable ``fast`` model, if any (None: extractive summaries, no rewriting, no HyDE).
+        """
+        path = cls.path_for(settings)
+        owns = embedder is FROM_SETTINGS
+        if embedder is FROM_SETTINGS:
+            from shiyi.memory.service import build_embedder
+
+            embedder = build_embedder(settings.memory, path)
+        if fast_model is FROM_SETTINGS:
+            fast_model = fast_model_for(settings)
+        try:
+            store = KnowledgeStore(
+                path,
+                embed_model=embedder.model_id if embedder is not None else None,
+                dimension=embedder.dimension if embedder is not None else None,
+            )
+        except BaseException:
+            if owns:
+                _close_cache(embedder)
+            raise
+        return cls(store, embedder, settings.knowledge, fast=fast_model, owns_embedder=owns)
+
+    # --- documents -------------------------------------------------------------------------
+
+    async def add(
+        self, paths: Sequence[Path], progress: Progress | None = None, *, force: bool = False
+    ) -> IngestReport:
+        summarizer: Summarizer = (
+            ModelSummarizer(self.fast)
+            if self.fast is not None and self.settings.summarize_with_model
+            else ExtractiveSummarizer()
+        )
+        options = IngestOptions(
+            chunk_chars=self.settings.chunk_chars,
+            max_file_bytes=int(self.settings.max_file_mb * 1024 * 1024),
+            force=force,
+        )
+        return await Ingestor(self.store, self.embedder, summarizer, options).add(paths, progress)
+
+    def remove(self, targets: Sequence[str]) -> tuple[list[DocumentInfo], list[str]]:
+        """Remove documents by path (a directory removes everything below it, whether or
+        not the files still exist) or by id; returns (removed, targets that matched none)."""
+        removed: list[DocumentInfo] = []
+        unmatched: list[str] = []
+        for target in targets:
+            matched = self._match(target)
+            if not matched:
+                unmatched.append(target)
+            for document in matched:
+                self.store.remove_document(document.id)
+                removed.append(document)
+        return removed, unmatched
+
+    def _match(self, target: str) -> list[DocumentInfo]:
+        by_id = self.store.documents_by_id([target])
+        if by_id:
+            return list(by_id.values())
+        absolute = os.path.abspath(os.path.expanduser(target))
+        return self.store.documents(under=absolute)
+
+    def documents(self) -> list[DocumentInfo]:
+        return self.store.documents()
+
+    def counts(self) -> dict[str, int]:
+        return self.store.counts()
+
+    # --- search ----------------------------------------------------------------------------
+
+    def options(
+        self,
+        *,
+        limit: int | None = None,
+        rewrite: bool | None = None,
+        hyde: bool | None = None,
+        expand: bool | None = None,
+        summaries: bool | None = None,
+    ) -> SearchOptions:
+        """Search options from the settings; a given argument overrides its setting."""
+        s = self.settings
+        return SearchOptions(
+            limit=limit if limit is not None else 5,
+            rewrite=s.rewrite if rewrite is None else rewrite,
+            rewrite_queries=s.rewrite_queries,
+            hyde=s.hyde if hyde is None else hyde,
+            expand=s.expand if expand is None else expand,
+            summaries=s.summary_routing if summaries is None else summaries,
+            candidates=s.candidates,
+            window=s.window,
+            parent_max_chars=s.parent_max_chars,
+        )
+
+    async def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
+        return await self.searcher.search(query, options or self.options())
+
+    def close(self) -> None:
+        self.store.close()
+        if self._owns_embedder:
+            _close_cache(self.embedder)
+
+
+def _close_cache(embedder: Embedder | None) -> None:
+    """Close the embedding cache of an embedder this module built (a CachedEmbedder)."""
+    cache = getattr(embedder, "cache", None)
+    if cache is not None:
+        cache.close()
+
+
+def fast_model_for(settings: Settings) -> ChatModel | None:
+    """The fast model when any knowledge feature would use it (else not even built)."""
+    k = settings.knowledge
+    return fast_model(settings) if (k.summarize_with_model or k.rewrite or k.hyde) else None
+
+
+def format_passages(
+    passages: Sequence[Passage], root: Path | None = None, max_chars: int = 8000
+) -> str:
+    """Passages for the model: numbered, with source, heading path and recall paths."""
+    if not passages:
+        return "No passages in the knowledge base matched."
+    blocks: list[str] = []
+    used = 0
+    for number, passage in enumerate(passages, start=1):
+        paths = ",".join(dict.fromkeys(p.split("~")[0] for p in passage.paths))
+        head = f"[{number}] {display_path(passage.doc_path, root)} › {passage.heading_path}"
+        block = f"{head}  ({paths}; {passage.expansion})\n{passage.text}"
+        if used + len(block) > max_chars and blocks:
+            blocks.append(f"… {len(passages) - number + 1} more passages cut to fit")
+            break
+        blocks.append(block)
+        used += len(block)
+    return "\n\n".join(blocks)
+
+
+def display_path(path: str, root: Path | None) -> str:
+    """``path`` relative to ``root`` when below it (shorter for people and models)."""
+    if root is None:
+        return path
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return path

@@ -1,0 +1,263 @@
+"""``kb add``: files and directories in, chunks, summaries and vectors out; incremental.
+
+A file is skipped when its content hash matches what is stored (``force`` re-ingests it);
+a changed file replaces its previous version in one transaction.  Everything a version
+needs (blocks, chunks, summaries, vectors) is computed before anything is written, so a
+file that fails at any step leaves its stored version as it was: a bad file is reported
+and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from shiyi.gitignore import walk_files
+from shiyi.knowledge.chunking import Chunked, ChunkOptions, chunk_document
+from shiyi.knowledge.loaders import format_of, load, unsupported_message
+from shiyi.knowledge.models import (
+    ChunkRecord,
+    DocumentInfo,
+    IngestError,
+    IngestReport,
+    SectionRecord,
+    SummaryDraft,
+    SummaryRecord,
+)
+from shiyi.knowledge.store import DocumentRows, KnowledgeStore
+from shiyi.knowledge.summaries import Summarizer, summarize_document
+from shiyi.memory.protocol import Embedder
+from shiyi.memory.vector_cache import Matrix
+
+Progress = Callable[[str, str], None]
+"""(file, what happened): called as each file is done, and before long embeddings."""
+Outcome = Literal["added", "updated", "unchanged"]
+
+# Directories that hold dependencies or build output, not the user's documents.
+_SKIP_DIRS = frozenset(
+    {"node_modules", "__pycache__", "venv", "site-packages", "dist", "build", "target"}
+)
+_EMBED_NOTICE = 64  # announce embeddings of more texts than this (they take seconds)
+
+
+@dataclass(slots=True, frozen=True)
+class IngestOptions:
+    chunk_chars: int = 900
+    max_file_bytes: int = 20 * 1024 * 1024
+    force: bool = False
+
+
+def document_id(path: str) -> str:
+    return "d" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:12]
+
+
+class Ingestor:
+    def __init__(
+        self,
+        store: KnowledgeStore,
+        embedder: Embedder | None,
+        summarizer: Summarizer,
+        options: IngestOptions | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder if store.vectors else None
+        self.summarizer = summarizer
+        self.options = options or IngestOptions()
+
+    async def add(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestReport:
+        started = time.perf_counter()
+        report = IngestReport()
+        notify = progress or (lambda _path, _message: None)
+        for path in self._files(paths, report):
+            try:
+                outcome, chunks = await self._ingest(path, report, notify)
+            except IngestError as exc:
+                report.failed.append((str(path), str(exc)))
+                notify(str(path), "failed (see below)")
+                continue
+            getattr(report, outcome).append(str(path))
+            report.chunks += chunks
+            plural = "" if chunks == 1 else "s"
+            notify(
+                str(path),
+                outcome if outcome == "unchanged" else f"{outcome}: {chunks} chunk{plural}",
+            )
+        await asyncio.to_thread(self.store.sweep)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    # --- finding files -------------------------------------------------------------------
+
+    def _files(self, paths: Sequence[Path], report: IngestReport) -> Iterator[Path]:
+        """Named files (an unsupported one is an error) and the supported files below named
+        directories (others are counted as skipped)."""
+        for raw in paths:
+            path = raw.expanduser()
+            if path.is_dir():
+                for found in _walk(path):
+                    if format_of(found) is None:
+                        report.skipped.append(str(found))
+                    else:
+                        yield found
+            elif path.is_file():
+                if format_of(path) is None:
+                    report.failed.append((str(path), unsupported_message(path)))
+                else:
+                    yield path
+            elif path.exists():
+                report.failed.append((str(path), f"{path}: not a regular file or directory"))
+            else:
+                report.failed.append((str(path), f"{path}: no such file or directory"))
+
+    # --- one file ------------------------------------------------------------------------
+
+    async def _ingest(
+        self, path: Path, report: IngestReport, notify: Progress
+    ) -> tuple[Outcome, int]:
+        resolved, data = await asyncio.to_thread(_read, path, self.options.max_file_bytes)
+        digest = hashlib.sha256(data).hexdigest()
+        existing = await asyncio.to_thread(self.store.document_by_path, str(resolved))
+        if existing is not None and existing.content_hash == digest and not self.options.force:
+            return "unchanged", 0
+        loaded = await asyncio.to_thread(load, resolved, data)
+        chunked = chunk_document(loaded, ChunkOptions(self.options.chunk_chars))
+        if not any(c.text.strip() for c in chunked.chunks):
+            hint = " (a scanned PDF needs OCR first)" if loaded.format == "pdf" else ""
+            raise IngestError(f"{path}: no text found{hint}")
+        drafts = await summarize_document(loaded.title, chunked, self.summarizer)
+        rows = _rows(str(resolved), digest, len(data), loaded.title, loaded.format, chunked, drafts)
+        texts = [c.text for c in rows.chunks] + [s.text for s in rows.summaries]
+        if self.embedder is not None:
+            if len(texts) > _EMBED_NOTICE:
+                notify(str(path), f"embedding {len(texts)} texts…")
+            embed_started = time.perf_counter()
+            matrix = await asyncio.to_thread(_embed, self.embedder, texts)
+            report.embed_seconds += time.perf_counter() - embed_started
+            rows.chunk_vectors = matrix[: len(rows.chunks)]
+            rows.summary_vectors = matrix[len(rows.chunks) :]
+        await asyncio.to_thread(self.store.replace_document, rows)
+        return ("added" if existing is None else "updated"), len(rows.chunks)
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Files below ``root`` that git would see, in a stable order, skipping hidden files and
+    dependency folders."""
+    for _rel, entry in walk_files(root, prune=_pruned):
+        if not entry.name.startswith("."):
+            yield Path(entry.path)
+
+
+def _pruned(name: str) -> bool:
+    return name.startswith(".") or name in _SKIP_DIRS
+
+
+def _read(path: Path, limit: int) -> tuple[Path, bytes]:
+    """The absolute path (documents are keyed by it) and the file's bytes."""
+    try:
+        path = path.resolve()
+        size = path.stat().st_size
+        if size > limit:
+            raise IngestError(
+                f"{path}: {size / 1e6:.1f} MB is over the {limit / 1e6:.0f} MB limit "
+                "(knowledge.max_file_mb)"
+            )
+        return path, path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
+def _embed(embedder: Embedder, texts: list[str]) -> Matrix:
+    """Vectors of ``texts`` in order, embedded in groups of similar length.
+
+    A batch is padded to its longest text, and a document's texts range from a heading to
+    a full chunk: measured on the bench's pages (17 texts of 44-873 characters), one call
+    took 2.1 s and length-sorted groups 0.5 s for the same vectors.
+    """
+    import numpy as np
+
+    matrix = np.empty((len(texts), embedder.dimension), dtype=np.float32)
+    for group in length_groups([len(t) for t in texts]):
+        vectors = embedder.embed([texts[i] for i in group])
+        matrix[group] = np.asarray(vectors, dtype=np.float32).reshape(len(group), -1)
+    return matrix
+
+
+def length_groups(lengths: list[int], ratio: float = 1.5, cap: int = 64) -> list[list[int]]:
+    """Indices sorted by length, cut wherever the longest would exceed ``ratio`` times the
+    group's shortest (texts under 100 characters count as 100: they cost little anyway)."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for index in sorted(range(len(lengths)), key=lengths.__getitem__):
+        floor = max(lengths[current[0]], 100) if current else 0
+        if current and (len(current) >= cap or lengths[index] > ratio * floor):
+            groups.append(current)
+            current = []
+        current.append(index)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _rows(
+    path: str,
+    digest: str,
+    size: int,
+    title: str,
+    kind: str,
+    chunked: Chunked,
+    drafts: list[SummaryDraft],
+) -> DocumentRows:
+    """Records with ids ``<doc>.<version>.<part>``: parents, neighbours and summaries linked."""
+    doc = document_id(path)
+    base = f"{doc}.{digest[:10]}"
+
+    def section_id(ordinal: int) -> str:
+        return f"{base}.s{ordinal}"
+
+    sections = [
+        SectionRecord(
+            section_id(s.ordinal),
+            doc,
+            None if s.parent is None else section_id(s.parent),
+            s.ordinal,
+            s.level,
+            s.title,
+            s.heading_path,
+        )
+        for s in chunked.sections
+    ]
+    ids = [f"{base}.c{c.ordinal}" for c in chunked.chunks]
+    chunks = [
+        ChunkRecord(
+            ids[i],
+            doc,
+            section_id(c.section),
+            c.ordinal,
+            c.text,
+            ids[i - 1] if i > 0 else None,
+            ids[i + 1] if i + 1 < len(ids) else None,
+        )
+        for i, c in enumerate(chunked.chunks)
+    ]
+    summaries = [
+        SummaryRecord(
+            f"{base}.d" if d.section is None else f"{base}.m{d.section}",
+            doc,
+            None if d.section is None else section_id(d.section),
+            d.level,
+            d.text,
+            d.method,
+        )
+        for d in drafts
+    ]
+    methods = sorted({d.method for d in drafts})
+    info = DocumentInfo(
+        doc, path, digest[:10], digest, kind, title, size, time.time(), len(chunks),
+        len(sections), "+".join(methods),
+    )  # fmt: skip
+    return DocumentRows(info, sections, chunks, summaries)

@@ -1,0 +1,73 @@
+"""The graph recall path on PostgreSQL: up to two hops from the query's entities.
+
+Hop 1: events MENTIONING and facts ABOUT a seed entity.  Hop 2: the same for entities one
+RELATED_TO edge away from a seed.  Each event or fact scores the sum over the entities it
+touches (seed 1.0, neighbour 0.5), ties broken by recency then id; entities mentioned by more
+than ``HUB_MENTIONS`` events add no events (like a stop word), but keep their facts.  This is
+the embedded store's rule (:func:`shiyi.memory.kuzu_queries.neighbourhood`), here as joins
+scored and ranked inside PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from shiyi.memory.models import Neighbourhood, Scored
+from shiyi.memory.postgres.rows import relation_from_row
+from shiyi.memory.postgres.schema import Conn
+
+DIRECT_SCORE = 1.0
+INDIRECT_SCORE = 0.5
+HUB_MENTIONS = 1000
+"""Same cap as the embedded store's ``kuzu_queries.HUB_MENTIONS``."""
+
+_RELATIONS_OF = (
+    "SELECT src, dst, type, weight, valid_from, valid_to FROM relations"
+    " WHERE src = ANY(%(names)s) OR dst = ANY(%(names)s) ORDER BY seq"
+)
+# The degree is counted only up to the cap + 1 (an index range scan), not over a hub's
+# every mention.
+_EVENTS = """
+WITH weights AS (
+    SELECT w.name, w.weight FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
+    WHERE (SELECT count(*) FROM (SELECT 1 FROM mentions AS m WHERE m.entity = w.name
+                                 LIMIT %(hub)s + 1) AS capped) <= %(hub)s
+)
+SELECT e.id, sum(w.weight) AS score
+FROM weights AS w JOIN mentions AS m ON m.entity = w.name JOIN events AS e ON e.id = m.event_id
+GROUP BY e.id, e.ts ORDER BY score DESC, e.ts DESC, e.id LIMIT %(n)s
+"""
+_FACTS = """
+SELECT f.id, sum(w.weight) AS score
+FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
+JOIN about AS a ON a.entity = w.name JOIN facts AS f ON f.id = a.fact_id
+GROUP BY f.id, f.updated_at, f.created_at
+ORDER BY score DESC, coalesce(f.updated_at, f.created_at, 0) DESC, f.id LIMIT %(n)s
+"""
+
+
+def neighbourhood(conn: Conn, seeds: list[str], hops: int, limit: int) -> Neighbourhood:
+    """Events and facts around ``seeds`` (normalised entity names that exist)."""
+    if not seeds or hops < 1 or limit <= 0:
+        return Neighbourhood(list(seeds), [], [], [])
+    rows = conn.execute(_RELATIONS_OF, {"names": seeds}).fetchall()
+    relations = [relation_from_row(r) for r in rows]
+    weights = dict.fromkeys(seeds, DIRECT_SCORE)
+    if hops >= 2:
+        for rel in relations:
+            for name in (rel.src, rel.dst):
+                weights.setdefault(name, INDIRECT_SCORE)
+    params = {
+        "names": list(weights),
+        "weights": list(weights.values()),
+        "hub": HUB_MENTIONS,
+        "n": limit,
+    }
+    events = _scored(conn.execute(_EVENTS, params).fetchall())
+    facts = _scored(conn.execute(_FACTS, params).fetchall())
+    return Neighbourhood(list(weights), events, facts, relations)
+
+
+def _scored(rows: Sequence[Sequence[Any]]) -> list[Scored]:
+    return [Scored(str(node_id), float(score)) for node_id, score in rows]

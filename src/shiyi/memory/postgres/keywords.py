@@ -1,0 +1,177 @@
+"""Keyword recall on PostgreSQL: shiyi's own terms in a GIN-indexed tsvector, ranked by the
+same BM25 (k1 = 1.2, b = 0.75, IDF clamped at 1e-6) as SQLite FTS5 computes for the embedded
+store, over the same scoring budget, so both backends return the same hits in the same order.
+
+Documents are tokenised by :func:`shiyi.memory.text.tokenize` (numbers, identifiers, paths and
+jieba-segmented Chinese kept).  The tsvector holds the distinct terms (matching), ``tf`` the
+count of each (scoring), ``length`` the number of terms (BM25's document length); triggers keep
+the corpus statistics (see :mod:`shiyi.memory.postgres.schema`).  Queries are built from the
+terms as tsquery literals, so nothing the user types is parsed as query syntax.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Literal, TypeAlias
+
+from shiyi.memory.models import Scored
+from shiyi.memory.postgres.schema import Conn
+from shiyi.memory.text import query_terms, tokenize
+
+K1 = 1.2
+B = 0.75
+SCORE_BUDGET = 4000
+"""Documents scored per query at most, as in :mod:`shiyi.memory.keyword` (same plan)."""
+IndexedNode: TypeAlias = Literal["event", "fact"]
+_MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector words
+_MAX_TSVECTOR_BYTES = 1_000_000  # and tsvectors over 1 MB
+
+_UPSERT = (
+    "INSERT INTO keyword_docs (id, node, terms, tf, length)"
+    " SELECT d.id, d.node, array_to_tsvector(d.terms::text[]), d.tf, d.length"
+    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::jsonb[], %s::integer[])"
+    "   AS d(id, node, terms, tf, length)"
+    " ON CONFLICT (id) DO UPDATE SET node = excluded.node, terms = excluded.terms,"
+    " tf = excluded.tf, length = excluded.length"
+)
+_SEARCH = """
+SELECT d.id, d.node, s.score FROM keyword_docs AS d,
+LATERAL (
+    SELECT sum(q.idf * (tf.n * (%(k1)s + 1.0)) / (tf.n + %(k1)s * (1.0 - %(b)s + %(b)s * d.length / %(avgdl)s))) AS score
+    FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS q(term, idf),
+    LATERAL (SELECT (d.tf ->> q.term)::float8 AS n) AS tf
+    WHERE tf.n IS NOT NULL
+) AS s
+WHERE d.terms @@ %(query)s::tsquery AND d.seq >= %(min_seq)s {node_filter}
+ORDER BY s.score DESC, d.seq
+LIMIT %(limit)s
+"""  # noqa: E501
+_NTH_NEWEST = (
+    "SELECT seq FROM keyword_docs WHERE terms @@ %s::tsquery ORDER BY seq DESC LIMIT 1 OFFSET %s"
+)
+
+
+def document(doc_id: str, node: IndexedNode, text: str) -> tuple[str, str, str, str, int]:
+    """(id, node, terms as a text[] literal, tf as JSON, length) for :data:`_UPSERT`."""
+    terms = tokenize(text)
+    counts = Counter(t for t in terms if len(t.encode()) <= _MAX_LEXEME_BYTES)
+    kept: dict[str, int] = {}
+    size = 0
+    for term, count in counts.items():
+        size += len(term.encode()) + 8  # a lexeme's bytes plus its entry
+        if size > _MAX_TSVECTOR_BYTES:
+            break  # a huge document keeps its first terms; its length still counts all
+        kept[term] = count
+    return doc_id, node, _text_array(list(kept)), json.dumps(kept), len(terms)
+
+
+def _text_array(items: Sequence[str]) -> str:
+    quoted = ('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"' for item in items)
+    return "{" + ",".join(quoted) + "}"
+
+
+def index(conn: Conn, items: Sequence[tuple[str, IndexedNode, str]]) -> int:
+    """Index (id, node, text) items, replacing any earlier text of the same id."""
+    # Last text wins for an id repeated in one batch (ON CONFLICT cannot touch a row twice).
+    latest = {doc_id: (node, text) for doc_id, node, text in items}
+    rows = [document(doc_id, node, text) for doc_id, (node, text) in latest.items()]
+    if not rows:
+        return 0
+    columns = list(zip(*rows, strict=True))
+    conn.execute(_UPSERT, [list(column) for column in columns])
+    return len(rows)
+
+
+def delete(conn: Conn, ids: Sequence[str]) -> int:
+    cursor = conn.execute("DELETE FROM keyword_docs WHERE id = ANY(%s)", (list(ids),))
+    return cursor.rowcount
+
+
+def tsquery(terms: Sequence[str]) -> str:
+    """A tsquery literal OR-ing the terms exactly as written (no parsing, no stemming)."""
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) -> list[Scored]:
+    """Best matches first; score is BM25 (higher is better), as FTS5's ``-bm25()``."""
+    terms = query_terms(query)
+    if not terms or limit <= 0:
+        return []
+    docs, tokens, frequency = _statistics(conn, terms)
+    chosen, min_seq = _plan(conn, terms, frequency)
+    if not chosen:
+        return []
+    idfs = [_idf(docs, frequency[t]) for t in chosen]
+    params: dict[str, Any] = {
+        "k1": K1,
+        "b": B,
+        "avgdl": tokens / docs,
+        "terms": chosen,
+        "idfs": idfs,
+        "query": tsquery(chosen),
+        "min_seq": min_seq,
+        "limit": limit,
+        "node": node,
+    }
+    node_filter = "AND d.node = %(node)s" if node is not None else ""
+    rows = conn.execute(_SEARCH.format(node_filter=node_filter), params).fetchall()
+    return [Scored(str(i), float(score), _node(kind)) for i, kind, score in rows]
+
+
+def _node(kind: str) -> IndexedNode | None:
+    return "event" if kind == "event" else "fact" if kind == "fact" else None
+
+
+def _corpus(conn: Conn) -> tuple[int, int]:
+    row = conn.execute("SELECT docs, tokens FROM keyword_stats").fetchone()
+    assert row is not None, "keyword_stats has its row from the first migration"
+    return int(row[0]), int(row[1])
+
+
+def _statistics(conn: Conn, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+    """(documents, tokens, documents holding each term) in one round trip."""
+    row = conn.execute(
+        "SELECT s.docs, s.tokens, coalesce(("
+        "  SELECT json_object_agg(term, docs) FROM keyword_df WHERE term = ANY(%s)), '{}')"
+        " FROM keyword_stats AS s",
+        (list(terms),),
+    ).fetchone()
+    assert row is not None, "keyword_stats has its row from the first migration"
+    found = {str(term): int(count) for term, count in dict(row[2]).items()}
+    return int(row[0]), int(row[1]), {t: found.get(t, 0) for t in terms}
+
+
+def _idf(docs: int, hits: int) -> float:
+    idf = math.log((docs - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else 1e-6
+
+
+def _plan(conn: Conn, terms: Sequence[str], frequency: dict[str, int]) -> tuple[list[str], int]:
+    """(terms to score, lowest seq to score): the embedded index's plan, term for term.
+
+    Rarest terms first while their documents fit the budget; if even the rarest is too
+    common, every term but only the newest budget's worth of matching documents.  Counts
+    are capped at budget + 1 as the embedded plan caps them, so ties order the same way.
+    """
+    capped = {t: min(frequency[t], SCORE_BUDGET + 1) for t in terms}
+    present = sorted((t for t in terms if capped[t] > 0), key=capped.__getitem__)
+    if not present:
+        return [], 0
+    chosen: list[str] = []
+    total = 0
+    for term in present:
+        if chosen and total + capped[term] > SCORE_BUDGET:
+            break
+        chosen.append(term)
+        total += capped[term]
+    if total <= SCORE_BUDGET:
+        return chosen, 0
+    row = conn.execute(_NTH_NEWEST, (tsquery(present), SCORE_BUDGET - 1)).fetchone()
+    return present, int(row[0]) if row else 0
+
+
+def count(conn: Conn) -> int:
+    return _corpus(conn)[0]

@@ -1,0 +1,99 @@
+"""`shiyi kb ...` end to end as subprocesses on a real knowledge base."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.interfaces.cli.conftest import Cli
+from tests.knowledge.conftest import write_corpus
+
+
+def test_add_search_list_update_remove(cli: Cli) -> None:
+    docs = write_corpus(cli.workspace / "docs")
+    none_yet = cli.run("kb", "search", "anything")
+    assert none_yet.returncode == 1
+    assert "no knowledge base in" in none_yet.stderr and "shiyi kb add PATH" in none_yet.stderr
+    assert "The knowledge base is empty" in cli.run("kb", "list").stdout
+    assert not (Path(cli.env["SHIYI_HOME"]) / "knowledge").exists()  # asking created nothing
+    added = cli.run("kb", "add", "docs")
+    assert added.returncode == 0, added.stderr
+    assert "summaries: extractive" in added.stderr  # no usable fast model: offline
+    assert "added: 3 chunks" in added.stderr and "docs/falcon.md" in added.stderr
+    assert added.stdout.startswith("6 added, 0 updated, 0 unchanged, 0 failed")
+
+    found = cli.run("kb", "search", "Which region does Project Osprey run in?", "--limit", "2")
+    assert found.returncode == 0, found.stderr
+    assert "rewrite:" not in found.stdout
+    assert "[2] docs/osprey.md › Project Osprey › Infrastructure" in found.stdout
+    assert "ap-south-1" in found.stdout
+    as_json = cli.run("kb", "search", "AUTH-401", "--json", "--no-expand")
+    first = json.loads(as_json.stdout.splitlines()[0])
+    assert "AUTH-401" in first["text"] and first["expansion"] == "none"
+    assert "keyword" in first["paths"]
+
+    again = cli.run("kb", "add", "docs")
+    assert again.stdout.startswith("0 added, 0 updated, 6 unchanged")
+
+    docs["Falcon"].write_text("# Project Falcon\n\nFalcon now runs in zephyr-9.\n")
+    updated = cli.run("kb", "add", "docs/falcon.md")
+    assert updated.stdout.startswith("0 added, 1 updated")
+    assert "zephyr-9" in cli.run("kb", "search", "zephyr-9", "--limit", "1").stdout
+    assert "eu-west-2" not in cli.run("kb", "search", "eu-west-2 region").stdout
+
+    docs["Heron"].unlink()
+    listed = cli.run("kb", "list").stdout.splitlines()
+    assert len(listed) == 6
+    heron = next(line for line in listed if "heron.md" in line)
+    assert "[file missing: shiyi kb remove it]" in heron
+    removed = cli.run("kb", "remove", "docs/heron.md")
+    assert removed.returncode == 0
+    assert removed.stdout.startswith("removed d") and "docs/heron.md" in removed.stdout
+    assert "heron.md" not in cli.run("kb", "list").stdout
+    nothing = cli.run("kb", "remove", "docs/heron.md")
+    assert nothing.returncode == 1
+    assert "no document in the knowledge base matches docs/heron.md" in nothing.stderr
+    cli.run("kb", "remove", "docs")
+    assert "The knowledge base is empty" in cli.run("kb", "list").stdout
+
+
+def test_bad_input_is_reported_and_loses_nothing(cli: Cli) -> None:
+    docs = cli.workspace / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nThe launch code word is marigold.\n")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.5\nnot really a pdf")
+    (docs / "data.bin").write_bytes(b"\x00\x01")
+    result = cli.run("kb", "add", "docs", "missing.md", "docs/data.bin")
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("shiyi: error:")]
+    assert len(errors) == 3
+    assert any("broken.pdf: cannot read this PDF" in line for line in errors)
+    assert any("missing.md: no such file or directory" in line for line in errors)
+    assert any("data.bin: unsupported file type .bin" in line for line in errors)
+    assert result.stdout.startswith("1 added, 0 updated, 0 unchanged, 3 failed, 1 skipped")
+    assert "marigold" in cli.run("kb", "search", "launch code word").stdout
+
+    (docs / "good.md").write_bytes(b"\x00\x00 overwritten by a binary")
+    broken = cli.run("kb", "add", "docs/good.md")
+    assert broken.returncode == 1 and "looks binary" in broken.stderr
+    assert "marigold" in cli.run("kb", "search", "launch code word").stdout  # kept
+
+
+def test_rewriting_with_a_scripted_fast_model(cli: Cli) -> None:
+    write_corpus(cli.workspace / "docs")
+    script = cli.workspace / "fast.json"
+    queries = ["login authentication error fix", "AUTH-401 sign-in failure"]
+    script.write_text(
+        json.dumps(
+            [{"tool_calls": [{"name": "search_queries", "arguments": {"queries": queries}}]}]
+        )
+    )
+    cli.config(f"models:\n  fast:\n    provider: scripted\n    model_path: {script}\n")
+    added = cli.run("kb", "add", "docs")
+    assert added.returncode == 0, added.stderr
+    assert "summaries: scripted" in added.stderr  # short documents: summaries stay extractive
+    found = cli.run("kb", "search", "怎么修那个登录的 bug", "--limit", "1")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.splitlines()[:2] == [f"rewrite: {q}" for q in queries]
+    assert "[1] docs/auth.txt › auth" in found.stdout
+    assert "AUTH-401" in found.stdout

@@ -1,0 +1,113 @@
+"""What only the PostgreSQL store has: versioned migrations, connection errors, selection by
+URL, VACUUM as compaction and the HNSW path for large tables (a real server)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from shiyi.config import load_settings
+from shiyi.errors import ConfigError, StorageError
+from shiyi.memory.models import EventRecord
+from shiyi.memory.postgres import reads, schema
+from shiyi.memory.postgres.store import PostgresStore
+from shiyi.memory.service import Memory
+
+
+def events(count: int) -> list[EventRecord]:
+    return [EventRecord(f"e{i}", "s", "r", float(i), "user", f"note {i}", "imported", i)
+            for i in range(count)]  # fmt: skip
+
+
+def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: str) -> None:
+    PostgresStore(postgres_url, dimension=4, embedding_model="m").close()
+    PostgresStore(postgres_url, dimension=4, embedding_model="m").close()  # nothing to do
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        rows = conn.execute("SELECT version, description FROM schema_migrations").fetchall()
+        assert rows == [(1, "initial schema")]
+        conn.execute(
+            "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",
+            (schema.LATEST_VERSION + 1,),
+        )
+    with pytest.raises(StorageError, match="newer than this shiyi understands"):
+        PostgresStore(postgres_url, dimension=4, embedding_model="m")
+
+
+def test_unreachable_server_and_bad_urls_say_what_to_fix() -> None:
+    with pytest.raises(StorageError) as caught:
+        PostgresStore("postgresql://shiyi:secret@127.0.0.1:9/memory", connect_timeout=2)
+    message = str(caught.value)
+    assert "cannot connect to the memory database postgresql://127.0.0.1:9/memory" in message
+    assert "check that the server is running" in message
+    assert "secret" not in message  # the password never shows
+    with pytest.raises(ConfigError, match="postgresql:// URL"):
+        PostgresStore("mysql://localhost/memory")
+    with pytest.raises(ConfigError, match="bad port"):
+        PostgresStore("postgresql://localhost:99999999/memory")
+
+
+def test_a_missing_database_is_named(postgres_server: str) -> None:
+    missing = postgres_server.rsplit("/", 1)[0] + "/no_such_db"
+    with pytest.raises(StorageError, match='database "no_such_db" does not exist'):
+        PostgresStore(missing)
+
+
+def test_settings_accept_only_embedded_or_a_postgresql_url(tmp_path: Path) -> None:
+    (tmp_path / "shiyi.yaml").write_text("memory:\n  store: sqlite:///memory.db\n")
+    with pytest.raises(ConfigError, match="must be 'embedded' or a postgresql://"):
+        load_settings(cwd=tmp_path, workspace=tmp_path)
+
+
+def test_a_postgresql_url_selects_the_postgres_store(tmp_path: Path, postgres_url: str) -> None:
+    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    settings.memory.store = postgres_url
+    settings.memory.embedder = "none"
+    memory = Memory.open(settings, start_worker=False)
+    try:
+        assert isinstance(memory.store, PostgresStore)
+        assert not (settings.memory_dir / "graph.kuzu").exists()
+    finally:
+        memory.close()
+
+
+def test_compact_keeps_the_data(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url, dimension=4, embedding_model="m")
+    try:
+        store.add_events(events(50))
+        store.delete([f"e{i}" for i in range(40)])
+        store.compact()  # VACUUM FULL: no transaction around it
+        assert store.counts()["events"] == 10
+        assert [h.id for h in store.keyword_search("note 45", 1)] == ["e45"]
+    finally:
+        store.close()
+
+
+def test_large_tables_use_hnsw_with_the_same_answers(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(9)
+    store = PostgresStore(postgres_url, dimension=8, embedding_model="m")
+    try:
+        store.add_events(events(300))
+        store.set_embeddings("event", [(f"e{i}", [rng.gauss(0, 1) for _ in range(8)])
+                                       for i in range(300)])  # fmt: skip
+        queries = [[rng.gauss(0, 1) for _ in range(8)] for _ in range(20)]
+        exact = [[h.id for h in store.vector_search("event", q, 10)] for q in queries]
+        monkeypatch.setattr(reads, "EXACT_SCAN_ROWS", 0)  # every table counts as large
+        store.analyze()
+        with store._tx() as conn:
+            reads.nearest(conn, "events", "id", "[" + ",".join(["0.5"] * 8) + "]", 10,
+                          exact=False)  # fmt: skip
+            plan = conn.execute(  # with the settings that search left in the transaction
+                "EXPLAIN SELECT id FROM events ORDER BY embedding <=> %s::vector LIMIT 10",
+                ("[" + ",".join(["0.5"] * 8) + "]",),
+            ).fetchall()
+        assert any("events_embedding" in str(line) for line in plan), plan
+        approximate = [[h.id for h in store.vector_search("event", q, 10)] for q in queries]
+        agree = sum(len(set(a) & set(e)) for a, e in zip(approximate, exact, strict=True))
+        assert agree / 200 >= 0.95  # ef_search 200 over 300 vectors: (nearly) exact
+    finally:
+        store.close()
