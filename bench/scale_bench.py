@@ -33,6 +33,7 @@ import hashlib
 import multiprocessing
 import os
 import re
+import shutil
 import statistics
 import tempfile
 import threading
@@ -329,6 +330,7 @@ def server(url: str | None, durable: bool) -> Iterator[str]:
         yield local.url
     finally:
         local.stop()
+        shutil.rmtree(directory, ignore_errors=True)  # gigabytes at 1M events
 
 
 def main() -> None:

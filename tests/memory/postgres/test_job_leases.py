@@ -48,7 +48,8 @@ def row(url: str, job_id: int) -> tuple[str, int, str, str | None]:
             (job_id,),
         ).fetchone()
     assert found is not None
-    return found  # type: ignore[return-value]
+    status, attempts, error, claimed_by = found
+    return str(status), int(attempts), str(error), claimed_by
 
 
 def test_the_heartbeat_keeps_a_long_job_claimed(open_queue: Factory, postgres_url: str) -> None:

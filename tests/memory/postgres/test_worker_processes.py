@@ -82,7 +82,8 @@ def test_four_workers_complete_every_job_once_though_one_is_killed(postgres_url:
                 worker.kill()
                 worker.wait()
 
-    statuses = dict(conn.execute("SELECT status, count(*) FROM shiyi_jobs GROUP BY 1").fetchall())
+    rows = conn.execute("SELECT status, count(*) FROM shiyi_jobs GROUP BY 1").fetchall()
+    statuses = {str(status): int(count) for status, count in rows}
     assert statuses == {"done": JOBS}
     completed, distinct = conn.execute(
         "SELECT count(*), count(DISTINCT job_id) FROM completions"

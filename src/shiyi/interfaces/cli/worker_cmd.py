@@ -14,8 +14,6 @@ idempotent); a second signal abandons the batch.  Jobs still claimed go back to 
 
 from __future__ import annotations
 
-import logging
-import multiprocessing
 import os
 import signal
 import sys
@@ -34,8 +32,6 @@ if TYPE_CHECKING:
     from shiyi.memory.jobs import JobQueue
     from shiyi.memory.service import Memory
     from shiyi.memory.worker import MemoryWorker
-
-log = logging.getLogger(__name__)
 
 RETRY_AFTER_ERROR = 2.0
 """Seconds a worker waits after the database failed, before trying again."""
@@ -215,6 +211,8 @@ def _say(message: str) -> None:
 
 def run_children(options: WorkerOptions, processes: int) -> int:
     """Start ``processes`` workers and wait for them; signals here are passed on to them."""
+    import multiprocessing  # here: `shiyi --help` should not pay for it
+
     context = multiprocessing.get_context("spawn")
     children = [
         context.Process(target=child_main, args=(options,), name=f"shiyi-worker-{n}")

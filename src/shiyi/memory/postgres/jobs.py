@@ -24,13 +24,11 @@ import io
 import json
 import logging
 import os
-import socket
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -40,6 +38,13 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from shiyi.errors import StorageError
 from shiyi.memory.jobs import FailedJob, Job, JobSummary
 from shiyi.memory.postgres.jobs_schema import JOBS_TABLE, migrate
+from shiyi.memory.postgres.leases import (
+    Heartbeat,
+    Leases,
+    dead_pids,
+    default_worker_id,
+    machine_identity,
+)
 from shiyi.memory.postgres.schema import Conn
 from shiyi.memory.postgres.store import check_url, redacted
 
@@ -94,89 +99,6 @@ _HELD = "FROM unnest(%s::bigint[], %s::uuid[]) AS held(id, token)"
 _MINE = "j.id = held.id AND j.lease_token = held.token AND j.status = 'running'"
 
 
-def default_worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def machine_identity() -> str:
-    """Whose process ids this process can check: the same kernel boot and pid namespace
-    (a container has its own).  Empty when unknown (not Linux): no pid is checked then."""
-    try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
-        namespace = os.stat("/proc/self/ns/pid").st_ino
-    except OSError:
-        return ""
-    return f"{boot}/pidns:{namespace}"
-
-
-def _dead(pids: Sequence[int]) -> list[int]:
-    """The pids with no process behind them (a reused pid counts as alive: the lease then
-    decides, which is merely slower)."""
-    dead = []
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            dead.append(pid)
-        except PermissionError:  # another user's live process
-            continue
-    return dead
-
-
-class _Leases:
-    """Job id -> lease token of the jobs this queue holds; shared with the heartbeat."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._tokens: dict[int, uuid.UUID] = {}
-
-    def add(self, ids: Sequence[int], token: uuid.UUID) -> None:
-        with self._lock:
-            self._tokens.update(dict.fromkeys(ids, token))
-
-    def pop(self, ids: Sequence[int]) -> list[tuple[int, uuid.UUID]]:
-        with self._lock:
-            found = [(i, self._tokens.pop(i)) for i in ids if i in self._tokens]
-        return found
-
-    def snapshot(self) -> list[tuple[int, uuid.UUID]]:
-        with self._lock:
-            return list(self._tokens.items())
-
-    def forget(self, pairs: Sequence[tuple[int, uuid.UUID]]) -> list[int]:
-        """Drop leases that were lost; returns their ids.  A pair no longer held (finished
-        meanwhile) or held under a newer claim is left alone."""
-        dropped = []
-        with self._lock:
-            for job_id, token in pairs:
-                if self._tokens.get(job_id) == token:
-                    del self._tokens[job_id]
-                    dropped.append(job_id)
-        return dropped
-
-
-class _Heartbeat:
-    """A daemon thread calling ``beat`` every ``interval`` seconds until stopped."""
-
-    def __init__(self, beat: Callable[[], object], interval: float) -> None:
-        self._beat = beat
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="shiyi-job-leases", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            try:
-                self._beat()
-            except Exception as exc:  # the database may be back at the next beat
-                log.warning("could not renew job leases: %s", exc)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(self._interval + 5)
-
-
 def _split(pairs: Sequence[tuple[int, uuid.UUID]]) -> tuple[list[int], list[uuid.UUID]]:
     return [job_id for job_id, _ in pairs], [token for _, token in pairs]
 
@@ -200,8 +122,8 @@ class PostgresJobQueue:
         self.lease = lease
         self.worker_id = worker_id or default_worker_id()
         self.machine = machine_identity()
-        self._leases = _Leases()
-        self._heartbeat: _Heartbeat | None = None
+        self._leases = Leases()
+        self._heartbeat: Heartbeat | None = None
         self._start_lock = threading.Lock()
         # Expired leases are looked for at most this often (each claim would be a wasted
         # round trip); a dead worker's jobs are back within lease + this.
@@ -231,7 +153,7 @@ class PostgresJobQueue:
     def _start_heartbeat(self) -> None:
         with self._start_lock:
             if self._heartbeat is None and not self._closed:
-                self._heartbeat = _Heartbeat(self.renew_leases, self.lease / 3)
+                self._heartbeat = Heartbeat(self.renew_leases, self.lease / 3)
 
     # --- queueing ----------------------------------------------------------------------
 
@@ -329,7 +251,7 @@ class PostgresJobQueue:
             " WHERE status = 'running' AND claimed_host = %s AND claimed_pid <> %s",
             (self.machine, os.getpid()),
         ).fetchall()
-        return _dead([int(r[0]) for r in rows if r[0] is not None])
+        return dead_pids([int(r[0]) for r in rows if r[0] is not None])
 
     def renew_leases(self) -> int:
         """Extend the leases of the jobs this queue holds (the heartbeat calls it); leases
