@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiyi.config.settings import Settings
-from shiyi.errors import ConfigError
 from shiyi.memory.embedded import EmbeddedStore
 
 if TYPE_CHECKING:
@@ -59,8 +58,7 @@ def _postgres_store_class() -> type[PostgresStore]:
     try:
         from shiyi.memory.postgres.store import PostgresStore
     except ImportError as exc:
-        raise ConfigError(
-            f"memory.store is a PostgreSQL URL but its driver is missing ({exc}); "
-            "install it with `pip install 'shiyi[postgres]'`"
-        ) from exc
+        from shiyi.memory.postgres import driver_missing
+
+        raise driver_missing(exc) from exc
     return PostgresStore

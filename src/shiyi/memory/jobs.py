@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from shiyi.errors import ConfigError, ShiyiError, StorageError
+from shiyi.errors import ShiyiError, StorageError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -142,10 +142,9 @@ def open_job_queue(store: str, local_db: Path) -> JobQueue:
     try:
         from shiyi.memory.postgres.jobs import PostgresJobQueue
     except ImportError as exc:
-        raise ConfigError(
-            f"memory.store is a PostgreSQL URL but its driver is missing ({exc}); "
-            "install it with `pip install 'shiyi[postgres]'`"
-        ) from exc
+        from shiyi.memory.postgres import driver_missing
+
+        raise driver_missing(exc) from exc
     return PostgresJobQueue(store)
 
 

@@ -33,10 +33,11 @@ from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from shiyi.errors import StorageError
 from shiyi.memory.jobs import FailedJob, Job, JobSummary
+from shiyi.memory.postgres.connect import open_pool, unreachable
 from shiyi.memory.postgres.jobs_schema import JOBS_TABLE, migrate
 from shiyi.memory.postgres.leases import (
     Heartbeat,
@@ -131,7 +132,16 @@ class PostgresJobQueue:
         self._last_reap = float("-inf")
         self._closed = False
         _migrate(url, self.where, connect_timeout)
-        self._pool = _open_pool(url, self.where, pool_size, connect_timeout)
+        self._pool = open_pool(
+            url,
+            "job queue",
+            self.where,
+            name="shiyi-jobs",
+            min_size=1,
+            max_size=max(2, pool_size),  # the heartbeat must not wait behind a long claim
+            timeout=connect_timeout,
+            autocommit=True,
+        )
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -452,35 +462,6 @@ def _migrate(url: str, where: str, timeout: float) -> None:
         with psycopg.connect(url, connect_timeout=max(1, int(timeout))) as conn:
             migrate(conn, where)
     except psycopg.OperationalError as exc:
-        raise StorageError(_unreachable(where, exc)) from exc
+        raise unreachable("job queue", where, exc) from exc
     except psycopg.Error as exc:
         raise StorageError(f"could not set up the job queue in {where}: {exc}") from exc
-
-
-def _unreachable(where: str, exc: Exception) -> str:
-    detail = " ".join(str(exc).split())
-    return (
-        f"cannot connect to the job queue database {where}: {detail}. Check that the server "
-        "is running and reachable, and the user, password and database in memory.store"
-    )
-
-
-def _open_pool(url: str, where: str, size: int, timeout: float) -> ConnectionPool[Conn]:
-    pool: ConnectionPool[Conn] = ConnectionPool(
-        url,
-        min_size=1,
-        max_size=max(2, size),  # the heartbeat must not wait behind a long claim
-        kwargs={
-            "autocommit": True,
-            "connect_timeout": max(1, int(timeout)),
-            "application_name": "shiyi-jobs",
-        },
-        open=False,
-        name="shiyi-jobs",
-    )
-    try:
-        pool.open(wait=True, timeout=timeout)
-    except PoolTimeout as exc:
-        pool.close()
-        raise StorageError(_unreachable(where, exc)) from exc
-    return pool

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from shiyi.errors import ConfigError, StorageError
 from shiyi.memory.lock import StoreLock
@@ -36,6 +36,7 @@ from shiyi.memory.models import (
 )
 from shiyi.memory.postgres import graph, keywords, reads, schema, writes
 from shiyi.memory.postgres import lifecycle as lc
+from shiyi.memory.postgres.connect import connect, open_pool
 from shiyi.memory.postgres.keywords import IndexedNode
 from shiyi.memory.postgres.schema import Conn
 
@@ -120,14 +121,22 @@ class PostgresStore:
             self.lock.acquire(timeout=lock_timeout)
         try:
             self._migrate(connect_timeout, check_model)
-            self._pool = _open_pool(url, self.where, pool_size, connect_timeout)
+            self._pool = open_pool(
+                url,
+                "memory",
+                self.where,
+                name="shiyi",
+                min_size=1,
+                max_size=max(1, pool_size),
+                timeout=connect_timeout,
+            )
         except BaseException:
             if self.lock is not None:
                 self.lock.release()
             raise
 
     def _migrate(self, timeout: float, check_model: bool) -> None:
-        with _connect(self.url, self.where, timeout) as conn:
+        with connect(self.url, "memory", self.where, timeout) as conn:
             try:
                 schema.migrate(
                     conn, self.where, self.dimension, self.embedding_model, check_model=check_model
@@ -385,35 +394,3 @@ class PostgresStore:
         finally:
             if self.lock is not None:
                 self.lock.release()
-
-
-def _connect(url: str, where: str, timeout: float) -> Conn:
-    try:
-        return psycopg.connect(url, connect_timeout=max(1, int(timeout)))
-    except psycopg.OperationalError as exc:
-        raise StorageError(_unreachable(where, exc)) from exc
-
-
-def _unreachable(where: str, exc: Exception) -> str:
-    detail = " ".join(str(exc).split())
-    return (
-        f"cannot connect to the memory database {where} ({detail}); check that the server "
-        "is running and reachable, and the user, password and database in memory.store"
-    )
-
-
-def _open_pool(url: str, where: str, size: int, timeout: float) -> ConnectionPool[Conn]:
-    pool: ConnectionPool[Conn] = ConnectionPool(
-        url,
-        min_size=1,
-        max_size=max(1, size),
-        kwargs={"connect_timeout": max(1, int(timeout)), "application_name": "shiyi"},
-        open=False,
-        name="shiyi-memory",
-    )
-    try:
-        pool.open(wait=True, timeout=timeout)
-    except PoolTimeout as exc:
-        pool.close()
-        raise StorageError(_unreachable(where, exc)) from exc
-    return pool
