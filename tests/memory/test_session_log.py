@@ -87,3 +87,13 @@ def test_delete_session_removes_messages(log: SessionLog) -> None:
     assert log.messages(sid) == []
     with pytest.raises(SessionNotFound):
         log.get_session(sid)
+
+
+def test_a_closed_log_says_so(tmp_path: Path) -> None:
+    """A run abandoned while the server shuts down meets a clear StorageError, which the
+    agent can tell apart, rather than sqlite3's ProgrammingError."""
+    log = SessionLog(tmp_path / "s.sqlite3")
+    session = log.create_session()
+    log.close()
+    with pytest.raises(StorageError, match=r"the session log .* is closed"):
+        log.get_session(session)

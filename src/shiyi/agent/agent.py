@@ -18,6 +18,7 @@ from shiyi.agent.transcript import Transcript
 from shiyi.config.settings import Settings
 from shiyi.context.builder import ContextBuilder
 from shiyi.context.summaries import Summarizer, SummaryStore
+from shiyi.errors import StorageError
 from shiyi.events import Event, Routed, UserMessageInjected
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
@@ -449,8 +450,12 @@ class Agent:
 
 
 def _abandon_when_ready(setup: asyncio.Future[RunLoop]) -> None:
-    if not setup.cancelled() and setup.exception() is None:
+    if setup.cancelled() or setup.exception() is not None:
+        return
+    try:
         setup.result().abandon("the caller went away before the run started")
+    except StorageError as exc:  # shutting down: the log closed before the set-up finished
+        log.debug("abandoned run not recorded: %s", exc)
 
 
 def router_model_for(settings: Settings) -> ChatModel | None:

@@ -112,6 +112,8 @@ def _locked(
     @functools.wraps(method)
     def wrapper(self: SessionLog, /, *args: P.args, **kwargs: P.kwargs) -> R:
         with self._lock:
+            if self._closed:
+                raise StorageError(f"the session log {self.path} is closed")
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -128,6 +130,7 @@ class SessionLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.RLock()
+        self._closed = False
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(
@@ -179,7 +182,9 @@ class SessionLog:
 
     @_locked
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._closed = True
+            self._db.close()
 
     # --- sessions --------------------------------------------------------------------------
 
