@@ -95,5 +95,6 @@ def test_a_closed_log_says_so(tmp_path: Path) -> None:
     log = SessionLog(tmp_path / "s.sqlite3")
     session = log.create_session()
     log.close()
+    log.close()  # closing twice is fine
     with pytest.raises(StorageError, match=r"the session log .* is closed"):
         log.get_session(session)

@@ -180,8 +180,8 @@ class SessionLog:
             raise
         self._db.execute("COMMIT")
 
-    @_locked
     def close(self) -> None:
+        """Idempotent; later calls of other methods raise :class:`StorageError`."""
         with self._lock:
             self._closed = True
             self._db.close()
