@@ -29,13 +29,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
 
 from shiyi.config.settings import ModelSettings
+from tests.support.loopback import LoopbackServer
 from tests.support.openai_wire import (
     FakeError,
     FakeReply,
@@ -74,8 +74,10 @@ class RecordedRequest:
 # --- the server ------------------------------------------------------------------------
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackServer):
     """Serves ``POST /v1/chat/completions`` from a queue of scripted steps in a thread."""
+
+    thread_name = "fake-openai"
 
     def __init__(
         self,
@@ -91,7 +93,6 @@ class FakeOpenAIServer:
         self.recorded: list[RecordedRequest] = []
         self._http = _HTTPServer((host, port), _Handler)
         self._http.fake = self
-        self._thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -131,33 +132,6 @@ class FakeOpenAIServer:
         }
         values.update(overrides)
         return ModelSettings(**values)
-
-    def start(self) -> FakeOpenAIServer:
-        if self._thread is None:
-            # A short poll interval keeps shutdown (one per test) fast.
-            self._thread = threading.Thread(
-                target=self._http.serve_forever, args=(0.05,), name="fake-openai", daemon=True
-            )
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._http.shutdown()
-            self._thread.join(timeout=5)
-            self._thread = None
-        self._http.server_close()
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     # Called from handler threads.
     def _take(self, request: RecordedRequest) -> tuple[FakeStep | None, int]:

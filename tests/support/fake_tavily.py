@@ -19,8 +19,9 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from tests.support.loopback import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,10 @@ class TavilyRequest:
     body: dict[str, Any]
 
 
-class FakeTavilyServer:
+class FakeTavilyServer(LoopbackServer):
     """Answers each request with the next queued step (404 once the queue is empty)."""
+
+    thread_name = "fake-tavily"
 
     def __init__(self, steps: Iterable[TavilyStep] = ()) -> None:
         self._steps: deque[TavilyStep] = deque(steps)
@@ -61,7 +64,6 @@ class FakeTavilyServer:
         self.recorded: list[TavilyRequest] = []
         self._http = _HTTPServer(("127.0.0.1", 0), _Handler)
         self._http.fake = self
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -70,31 +72,6 @@ class FakeTavilyServer:
     def enqueue(self, *steps: TavilyStep) -> None:
         with self._lock:
             self._steps.extend(steps)
-
-    def start(self) -> FakeTavilyServer:
-        self._thread = threading.Thread(
-            target=self._http.serve_forever, args=(0.05,), name="fake-tavily", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._http.shutdown()
-            self._thread.join(timeout=5)
-            self._thread = None
-        self._http.server_close()
-
-    def __enter__(self) -> FakeTavilyServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def _take(self, request: TavilyRequest) -> TavilyStep:
         with self._lock:
