@@ -165,6 +165,13 @@ class AgentService:
         import anyio._backends._asyncio
         import anyio.streams.memory  # noqa: F401
 
+        # With the memory and plan tools: building their argument models took ~100 ms of the
+        # first burst's event loop (pydantic builds a model class once per tool function).
+        self._new_agent()
+
+    def _new_agent(self) -> Agent:
+        """An agent sharing the service's model, log, persona, summaries and threads, with
+        the tools the server allows."""
         agent = Agent.from_settings(
             self.agent_settings,
             model=self.model,
@@ -174,9 +181,8 @@ class AgentService:
             summaries=self._summaries,
             executor=self._executor,
         )
-        # The memory and plan tools too: building their argument models took ~100 ms of the
-        # first burst's event loop (pydantic builds a model class once per tool function).
         add_extra_tools(agent, self.settings.server.tools, self.memory, self._shared_tools)
+        return agent
 
     def close(self) -> None:
         for agent in self._agents.values():
@@ -220,18 +226,9 @@ class AgentService:
         tool schemas are shared): the session's history loads in its first run's thread."""
         agent = self._agents.get(session_id)
         if agent is None:
-            agent = Agent.from_settings(
-                self.agent_settings,
-                model=self.model,
-                session_log=self.log,
-                router_model=self.router_model,
-                persona=self._persona,
-                summaries=self._summaries,
-                executor=self._executor,
-            )
+            agent = self._new_agent()
             agent.attach(session_id)
             agent.memory = self.memory
-            add_extra_tools(agent, self.settings.server.tools, self.memory, self._shared_tools)
             self._agents[session_id] = agent
         return agent
 
