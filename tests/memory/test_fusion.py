@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from shiyi.memory.fusion import RerankWeights, rerank, rrf
+import pytest
+
+from shiyi.memory.fusion import RerankWeights, rerank, rrf, score_fusion
 from shiyi.memory.models import MemoryHit, Scored
 
 DAY = 86400.0
@@ -44,3 +46,60 @@ def test_frequently_used_memories_rank_higher() -> None:
         MemoryHit("used", "fact", "", 0.0, score=1.0, fact_kind="semantic", access_count=20),
     ]
     assert rerank(hits, RerankWeights())[0].id == "used"
+
+
+def test_score_fusion_follows_a_match_that_stands_out() -> None:
+    # keyword: "x" stands far above the rest; vector: "a" and "x" nearly level at the top
+    keyword = [Scored("x", 12.0), Scored("a", 3.0), Scored("b", 2.9), Scored("c", 2.8)]
+    vector = [Scored("a", 0.60), Scored("x", 0.59), Scored("b", 0.40), Scored("c", 0.39)]
+    scores, ranks = score_fusion({"keyword": keyword, "vector": vector})
+    assert sorted(scores, key=scores.__getitem__, reverse=True)[:2] == ["x", "a"]
+    assert scores["x"] - scores["a"] > 0.5
+    assert ranks["x"] == {"keyword": 1, "vector": 2}
+    # RRF sees ranks only: first and second place swapped between paths is a tie
+    rrf_scores, _ = rrf({"keyword": keyword, "vector": vector}, k=60)
+    assert rrf_scores["a"] == pytest.approx(rrf_scores["x"])
+
+
+def test_an_id_a_path_missed_gets_that_paths_lowest_score() -> None:
+    keyword = [Scored("a", 9.0), Scored("b", 5.0), Scored("c", 1.0)]
+    vector = [Scored("d", 0.9), Scored("b", 0.5)]
+    scores, _ = score_fusion({"keyword": keyword, "vector": vector})
+    # "d" is best by vector but missed by keyword: it counts as keyword's last, like "c"
+    assert scores["a"] > scores["c"]
+    assert scores["b"] > scores["c"]
+    assert scores["d"] > scores["c"]
+
+
+def test_graph_and_recency_break_ties_but_never_lift_a_weak_match() -> None:
+    keyword = [Scored("strong", 10.0), Scored("weak", 5.0)]
+    keyword += [Scored(f"other{i}", 4.0 - i) for i in range(4)]
+    scores, ranks = score_fusion(
+        {"keyword": keyword, "graph": [Scored("weak", 1.0)], "recent": [Scored("weak", 1.0)]}
+    )
+    assert scores["strong"] > scores["weak"] > scores["other0"]
+    assert "graph" in ranks["weak"]
+    # found only by the graph path: still below everything that matched the query
+    scores, _ = score_fusion({"keyword": keyword, "graph": [Scored("hub", 1.0)]})
+    assert scores["hub"] < scores["weak"]
+
+
+def test_recency_is_a_tie_breaker_unless_the_query_asks_for_it() -> None:
+    old, new = 1_000_000_000.0 - 365 * DAY, 1_000_000_000.0
+
+    def hits() -> list[MemoryHit]:
+        return [
+            MemoryHit("better", "event", "", old, score=1.10),
+            MemoryHit("newer", "event", "", new, score=1.0),
+        ]
+
+    assert rerank(hits(), RerankWeights(), recent=False)[0].id == "better"
+    assert rerank(hits(), RerankWeights(), recent=True)[0].id == "newer"
+
+
+def test_the_kind_an_intent_prefers_wins_a_tie() -> None:
+    hits = [
+        MemoryHit("fact", "fact", "", 0.0, score=1.0, fact_kind="semantic"),
+        MemoryHit("howto", "fact", "", 0.0, score=1.0, fact_kind="episodic"),
+    ]
+    assert rerank(hits, RerankWeights(), prefer=("episodic",))[0].id == "howto"

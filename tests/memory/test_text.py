@@ -22,6 +22,19 @@ def test_keeps_numbers_dates_and_identifiers(text: str, expected: list[str]) -> 
     assert tokenize(text) == expected
 
 
+def test_with_stems_plain_english_words_also_give_their_stem() -> None:
+    # "paint" finds "painted"; identifiers and their parts are never stemmed
+    assert tokenize("Melanie painted sunsets") == ["melanie", "painted", "sunsets"]
+    assert tokenize("Melanie painted sunsets", stems=True) == [
+        "melanie", "melani", "painted", "paint", "sunsets", "sunset"
+    ]  # fmt: skip
+    assert tokenize("running_total paintedWall") == [
+        "running_total", "running", "total", "paintedwall", "painted", "wall"
+    ]  # fmt: skip
+    found = set(query_terms("What did she paint?", stems=True))
+    assert found & set(tokenize("She painted it", stems=True)) == {"paint"}
+
+
 def test_file_path_gives_whole_path_basename_and_stem() -> None:
     terms = tokenize("see src/app/main.py")
     assert terms[:2] == ["see", "src/app/main.py"]

@@ -182,7 +182,12 @@ class MemorySettings(_Strict):
     embed_model: str = "all-MiniLM-L6-v2"
     embed_dimension: int = Field(default=384, gt=0)
     embed_batch: int = Field(default=64, ge=1)
-    candidates: int = Field(default=20, ge=1, description="Candidates per recall path.")
+    candidates: int = Field(default=40, ge=1, description="Candidates per recall path.")
+    fusion: Literal["score", "rrf"] = Field(
+        default="score",
+        description="How hybrid recall fuses its paths: by z-scored path scores with query"
+        " boosts (default), or reciprocal-rank fusion (the older behaviour).",
+    )
     rrf_k: int = Field(default=60, ge=1)
     recency_half_life_days: float = Field(default=30.0, gt=0)
     prefetch_limit: int = Field(default=2, ge=0)

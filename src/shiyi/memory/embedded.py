@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.event_rows import EventRows
 from shiyi.memory.keyword import KeywordIndex
 from shiyi.memory.kuzu_graph import KuzuGraph
@@ -53,7 +54,7 @@ class EmbeddedStore:
                 check_model=check_model,
             )
             self.sqlite = SqliteFile(directory / SQLITE_NAME)
-            self.keywords = KeywordIndex(self.sqlite)
+            self.keywords = KeywordIndex(self.sqlite, stems=True)
             self.event_rows = EventRows(self.sqlite)
             self.event_rows.backfill(self.graph.all_events)
         except BaseException:
@@ -78,7 +79,8 @@ class EmbeddedStore:
         added = self.graph.add_events(events)
         # After the graph: a crash in between leaves the mirror short, which reads survive.
         self.event_rows.add(events)
-        self.keywords.add([(e.id, "event", e.content) for e in events])
+        texts = indexed_texts(events)
+        self.keywords.add([(e.id, "event", t) for e, t in zip(events, texts, strict=True)])
         return added
 
     def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:

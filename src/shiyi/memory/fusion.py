@@ -1,4 +1,20 @@
-"""Reciprocal-rank fusion and reranking of memories found by several recall paths."""
+"""Fusing what several recall paths found, and reranking the fused memories.
+
+Two fusions:
+
+* :func:`score_fusion` (hybrid's default): each path's scores become z-scores over what that
+  path returned, and an id is scored by the weighted mean of its paths' z-scores; an id a path
+  did not return gets that path's lowest z-score (its true score is at most that).  A match
+  that stands far above the rest of its path (a rare exact keyword) keeps that lead; RRF sees
+  only ranks, so a path's first and second place count nearly alike however far apart their
+  scores are.  On the LoCoMo dev conversations (BM25 + MiniLM, recall@10) score fusion gave
+  0.683, RRF 0.629 and BM25 alone 0.652: RRF fell below its best input.
+* :func:`rrf`, reciprocal-rank fusion, kept for the ``fusion="rrf"`` comparison.
+
+Paths that only say "related" or "new" (graph, recency) do not vote in either: they add
+small tie-breaking bonuses (:data:`TIE_BREAKERS`) that can never lift a weak match over a
+strong one.
+"""
 
 from __future__ import annotations
 
@@ -31,12 +47,23 @@ DEFAULT_PATH_WEIGHTS: dict[str, float] = {
 }
 
 
+SCORED_PATHS = ("vector", "keyword")
+"""Paths whose scores measure how well a memory matches the query."""
+TIE_BREAKERS: dict[str, float] = {"graph": 0.1, "recent": 0.05}
+"""Bonus (in z-score units, 1/rank of the path's list) for being found by these paths."""
+
+
 @dataclass(slots=True, frozen=True)
 class RerankWeights:
     rrf_k: int = 60
     path_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS))
     recency_half_life_days: float = 30.0
     recency_weight: float = 0.3
+    """Recency's full boost, used when the query asks for what is recent ("latest",
+    "currently"); otherwise :attr:`recency_tie_weight` applies."""
+    recency_tie_weight: float = 0.02
+    """A tie-breaker: a 30% boost for the newest turn pushed older, better matches out of an
+    imported history (hybrid below keyword alone on real conversations)."""
     frequency_weight: float = 0.05
     """Small: every retrieval counts as a use, so a larger boost lets often-shown memories
     crowd out better matches (lifecycle bench: 0.1 ranked the current value first in 92%
@@ -63,21 +90,68 @@ def rrf(
     return scores, ranks
 
 
-def rerank(hits: Sequence[MemoryHit], weights: RerankWeights) -> list[MemoryHit]:
+def _z_scores(found: Sequence[Scored]) -> dict[str, float]:
+    values = [item.score for item in found]
+    mean = sum(values) / len(values)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    if spread < 1e-9:  # one result, or all equal: each is as good as the path can say
+        return {item.id: 1.0 for item in found}
+    return {item.id: (item.score - mean) / spread for item in found}
+
+
+def score_fusion(
+    paths: Mapping[str, Sequence[Scored]],
+    weights: Mapping[str, float] | None = None,
+) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
+    """Fuse by z-scores (see the module doc); returns the fused score and the ranks per id.
+
+    Only :data:`SCORED_PATHS` vote; :data:`TIE_BREAKERS` paths add their small bonus.
+    """
+    ranks: dict[str, dict[str, int]] = {}
+    for name, found in paths.items():
+        for rank, item in enumerate(found, start=1):
+            ranks.setdefault(item.id, {}).setdefault(name, rank)
+    voters = {n: f for n, f in paths.items() if n not in TIE_BREAKERS and f}
+    total = sum(1.0 if weights is None else weights.get(n, 1.0) for n in voters) or 1.0
+    scores = dict.fromkeys(ranks, 0.0)
+    for name, found in voters.items():
+        weight = (1.0 if weights is None else weights.get(name, 1.0)) / total
+        z = _z_scores(found)
+        floor = min(z.values())
+        for key in scores:
+            scores[key] += weight * z.get(key, floor)
+    for name, bonus in TIE_BREAKERS.items():
+        for rank, item in enumerate(paths.get(name, ()), start=1):
+            scores[item.id] += bonus / rank
+    return scores, ranks
+
+
+def rerank(
+    hits: Sequence[MemoryHit],
+    weights: RerankWeights,
+    *,
+    recent: bool = True,
+    prefer: Sequence[str] = (),
+) -> list[MemoryHit]:
     """Order hits by fused relevance adjusted for recency, kind, confidence and use.
 
     Recency decays from the newest memory among the candidates, not from the wall clock, so
-    an imported old history still ranks its latest turns first.
+    an imported old history still ranks its latest turns first; unless ``recent`` (the query
+    asks for what is new) it only breaks ties.  ``prefer``: fact kinds the query's intent
+    favours (a procedure for "how do I ..."), boosted like a kind weight of 1.2.
     """
     if not hits:
         return []
     newest = max(hit.ts for hit in hits)
     half_life = weights.recency_half_life_days * 86400.0
+    recency = weights.recency_weight if recent else weights.recency_tie_weight
     for hit in hits:
         age = max(0.0, newest - hit.ts)
         decay = 0.5 ** (age / half_life) if half_life > 0 else 1.0
         kind = weights.kind_weights.get(hit.fact_kind or "event", 1.0)
+        if hit.fact_kind in prefer:
+            kind *= 1.2
         use = 1.0 + weights.frequency_weight * math.log1p(hit.access_count)
         confidence = 0.5 + 0.5 * max(0.0, min(1.0, hit.confidence))
-        hit.score *= (1.0 + weights.recency_weight * decay) * kind * use * confidence
+        hit.score *= (1.0 + recency * decay) * kind * use * confidence
     return sorted(hits, key=lambda h: h.score, reverse=True)

@@ -108,7 +108,10 @@ def _capped_count(conn: sqlite3.Connection, term: str, cap: int) -> int:
 class KeywordIndex:
     """BM25 keyword search over events and facts; safe to share between threads."""
 
-    def __init__(self, path: Path | SqliteFile) -> None:
+    def __init__(self, path: Path | SqliteFile, *, stems: bool = False) -> None:
+        """``stems``: index and query plain English words with their stems too (see
+        :func:`~shiyi.memory.text.tokenize`); an index must always be used the same way."""
+        self._stems = stems
         self._file = path if isinstance(path, SqliteFile) else SqliteFile(path)
         self._owns_file = not isinstance(path, SqliteFile)
         with self._file.errors("create the keyword index"):
@@ -118,7 +121,10 @@ class KeywordIndex:
     def add(self, items: Sequence[tuple[str, IndexedNode, str]]) -> int:
         """Index (id, node, text) items, replacing any earlier text of the same id."""
         # Tokenise outside the lock: jieba is the slow part and needs no database.
-        rows = [(doc_id, node, " ".join(tokenize(text))) for doc_id, node, text in items]
+        rows = [
+            (doc_id, node, " ".join(tokenize(text, stems=self._stems)))
+            for doc_id, node, text in items
+        ]
         if not rows:
             return 0
         with self._file.write("index documents") as conn:
@@ -156,7 +162,7 @@ class KeywordIndex:
         Terms are OR-ed so a document matching only some of them still ranks; BM25 puts
         documents matching more (and rarer) terms first.
         """
-        terms = query_terms(query)
+        terms = query_terms(query, stems=self._stems)
         if not terms or limit <= 0:
             return []
         node_filter = "AND d.node = ?" if node is not None else ""

@@ -3,25 +3,35 @@
 Each path is a separate store query (one combined Cypher query was measured 50x slower);
 the paths run side by side and their records load while the vector path still scans (see
 :mod:`shiyi.memory.recall`).
+
+A hybrid search reads the query first (:mod:`shiyi.memory.query_signals`: names, time
+windows, intent), fuses the paths by score (:func:`~shiyi.memory.fusion.score_fusion`),
+adjusts the fused scores by what the candidates' records say (:mod:`shiyi.memory.boosts`:
+speakers, time windows, episodes, neighbours) and reranks by kind, confidence and use.
+Single-path modes return that path's own order: they are the baselines hybrid must beat.
 """
 
 from __future__ import annotations
 
-import re
+import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
 from typing import Literal, TypeAlias
 
+from shiyi.memory.boosts import Boosts, apply_boosts
+from shiyi.memory.contextual import speaker_name
 from shiyi.memory.entities import extract_entities, normalize_name
-from shiyi.memory.fusion import RerankWeights, rerank, rrf
-from shiyi.memory.models import Anchor, MemoryHit, Scored
+from shiyi.memory.fusion import RerankWeights, rerank, rrf, score_fusion
+from shiyi.memory.models import Anchor, EventRecord, MemoryHit, Scored
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.query_signals import QuerySignals, understand
 from shiyi.memory.recall import Found, Records, run_paths, touch_later
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text import query_terms
 
 Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
+Fusion: TypeAlias = Literal["score", "rrf"]
 MODES: tuple[Mode, ...] = ("hybrid", "semantic", "graph", "recent", "keyword")
 _PATHS: dict[Mode, tuple[str, ...]] = {
     "hybrid": ("vector", "keyword", "graph", "recent"),
@@ -31,17 +41,12 @@ _PATHS: dict[Mode, tuple[str, ...]] = {
     "recent": ("recent",),
 }
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
-HISTORY_CUES = re.compile(
-    r"\b(before|previous(ly)?|used to|formerly|earlier|old|history|past|originally|changed)\b"
-    r"|以前|之前|原来|过去|曾经|以往|历史",
-    re.IGNORECASE,
-)
+BRIDGE_SEEDS = 2
+"""How many of the best matches the graph bridge starts from."""
+BRIDGE_SHARE = 0.3
+"""What a bridged turn gains, as a share of its seed's fused score."""
 SUPERSEDED_WEIGHT = 0.8
 """History questions still prefer what is current, by a little."""
-
-
-def asks_about_history(query: str) -> bool:
-    return bool(HISTORY_CUES.search(query))
 
 
 class Retriever:
@@ -50,12 +55,17 @@ class Retriever:
         store: MemoryStore,
         embedder: Embedder | None,
         weights: RerankWeights | None = None,
-        candidates: int = 20,
+        candidates: int = 40,
+        *,
+        fusion: Fusion = "score",
+        boosts: Boosts | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.weights = weights or RerankWeights()
         self.candidates = candidates
+        self.fusion: Fusion = fusion
+        self.boosts = Boosts() if boosts is None else boosts
         self._touching: Future[None] | None = None
 
     def search(
@@ -77,23 +87,52 @@ class Retriever:
         if mode not in _PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         who = viewer or Viewer()
-        past = asks_about_history(query) if history is None else history
+        signals = understand(query, self._now)
+        past = signals.history if history is None else history
         found, records = run_paths(self.store, _PATHS[mode], lambda name: self._path(name, query))
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
         shown = _showable(records, everything, who, past)
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
-        scores, ranks = rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
+        scores, ranks = self._fuse(ranked, records, signals, single=len(ranked) == 1)
         hits = [
             h
             for h in self._materialize(scores, ranks, who, past, records)
             if _kind_matches(h, kinds)
         ]
-        best = rerank(hits, self.weights)[:limit]
+        best = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)[:limit]
         if touch and best:
             self._touch(best)
         return best
+
+    def _now(self) -> float:
+        """What relative times ("last week") count back from: the newest memory's time (an
+        imported history asks about its own past), or the clock when memory is empty."""
+        newest = self.store.recent_events(1)
+        return newest[0].ts if newest else time.time()
+
+    def _fuse(
+        self,
+        ranked: dict[str, list[Scored]],
+        records: Records,
+        signals: QuerySignals,
+        *,
+        single: bool,
+    ) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
+        """Fused scores, positive and multiplicative (for :func:`rerank`), with ranks."""
+        if self.fusion == "rrf":
+            return rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
+        scores, ranks = score_fusion(ranked, self.weights.path_weights)
+        if not single and scores:
+            ids = list(scores)
+            events = {e.id: e for e in records.events_in(ids)}
+            facts = {f.id: f for f in records.facts_in(ids)}
+            apply_boosts(scores, events, facts, signals, self.boosts)
+            if self.boosts.bridge:
+                self._bridge(scores, ranks, records, events, signals)
+        # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
+        return {key: math.exp(value) for key, value in scores.items()}, ranks
 
     def _touch(self, hits: Sequence[MemoryHit]) -> None:
         """Facts now (their counts feed reranking and promotion); events in the background."""
@@ -155,6 +194,45 @@ class Retriever:
             {s.id for s in around.fact_ids},
         )
 
+    def _bridge(
+        self,
+        scores: dict[str, float],
+        ranks: dict[str, dict[str, int]],
+        records: Records,
+        events: dict[str, EventRecord],
+        signals: QuerySignals,
+    ) -> None:
+        """The second hop of a multi-hop question ("what did the puppy Jon's sister adopted
+        chew?"): the entities a best match mentions but the query does not name (the puppy's
+        name) lead to other turns that mention them, which gain a share of that match's
+        score (and join the candidates if no path found them)."""
+        speakers = {e.role for e in events.values()}
+        seeds = sorted(events, key=scores.__getitem__, reverse=True)[:BRIDGE_SEEDS]
+        gains: dict[str, tuple[float, int]] = {}
+        for seed in seeds:
+            if scores[seed] <= 0:
+                break
+            names = [
+                n
+                for n in self.store.mentioned_entities([seed])
+                if n not in signals.names and n not in speakers
+            ]
+            found = (
+                self.store.neighbourhood(names, hops=1, limit=self.candidates) if names else None
+            )
+            for rank, item in enumerate(found.event_ids if found else [], start=1):
+                gain = BRIDGE_SHARE * scores[seed]
+                if item.id not in seeds and gain > gains.get(item.id, (0.0, 0))[0]:
+                    gains[item.id] = (gain, rank)
+        fresh = [key for key in gains if key not in scores]
+        if fresh:
+            records.load(self.store, [Found([Scored(k, 0.0) for k in fresh], set(fresh))])
+        floor = min(scores.values())
+        for key, (gain, rank) in gains.items():
+            if key in records.events:
+                scores[key] = scores.get(key, floor) + gain
+                ranks.setdefault(key, {})["bridge"] = rank
+
     # --- from ids to hits ----------------------------------------------------------------
 
     def _materialize(
@@ -176,7 +254,7 @@ class Retriever:
                 MemoryHit(
                     id=event.id,
                     node="event",
-                    text=f"{event.role}: {event.content}",
+                    text=f"{speaker_name(event.role)}: {event.content}",
                     ts=event.ts,
                     score=scores[event.id],
                     anchor=event.anchor,

@@ -11,6 +11,7 @@ from shiyi.errors import ConfigError, ShiyiError
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_store
+from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.jobs import JobQueue, open_job_queue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
@@ -116,6 +117,7 @@ class Memory:
                 rrf_k=settings.rrf_k, recency_half_life_days=settings.recency_half_life_days
             ),
             candidates=settings.candidates,
+            fusion=settings.fusion,
         )
 
     @classmethod
@@ -394,7 +396,7 @@ class Memory:
             raise ConfigError("memory.embedder is 'none': there is nothing to embed with.")
         done = 0
         while batch := self.store.events_missing_embeddings(REINDEX_CHUNK):
-            vectors = self.embedder.embed([e.content for e in batch])
+            vectors = self.embedder.embed(indexed_texts(batch))
             pairs = [(e.id, v) for e, v in zip(batch, vectors, strict=True)]
             self.store.set_embeddings("event", pairs)
             done += len(batch)

@@ -14,6 +14,13 @@ dictionary words plus their shorter in-dictionary sub-words (``中华人民共�
 have kept one long word.  Index and query are segmented the same way, so the extra sub-words
 cost only a little precision, which BM25's length normalisation absorbs.
 
+With ``stems`` (the memory's keyword index; the knowledge base keeps exact words), an
+English word is also emitted as its Snowball stem when that differs (``painted`` ->
+``painted paint``), so "paint" finds "painted" and "studies" finds "study". The word itself
+stays, so exact forms still rank first and an index written before stems existed keeps
+matching. Measured on the LoCoMo dev conversations (BM25 alone, R@10): words only 0.606,
+stems replacing words 0.647, word plus stem 0.641 (kept: no re-index of old stores).
+
 jieba loads its dictionary on first use (~0.5-1 s); call :func:`warm_up` at start-up to pay
 that in a background thread instead of on the first message.
 """
@@ -60,6 +67,10 @@ STOP_WORDS: frozenset[str] = word_set(
 )
 
 _log = logging.getLogger(__name__)
+_STEMMABLE = re.compile(r"[a-z]{4,}")
+# Shorter words are left alone ("was" is not "wa").
+_stemmer_lock = threading.Lock()
+_stem_words: Callable[[str], str] | None = None
 _jieba_lock = threading.Lock()
 _cut_for_search: Callable[[str], list[str]] | None = None
 
@@ -179,12 +190,32 @@ _EXPANDERS: dict[str, Callable[[str], Iterator[str]]] = {
 }
 
 
-def _latin_terms(chunk: str) -> Iterator[str]:
+def _stemmer() -> Callable[[str], str]:
+    """PyStemmer's English Snowball stemmer (C, with its own cache), loaded once."""
+    global _stem_words
+    if _stem_words is None:
+        with _stemmer_lock:
+            if _stem_words is None:
+                import Stemmer
+
+                _stem_words = Stemmer.Stemmer("english").stemWord
+    return _stem_words
+
+
+def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
+    stem = _stemmer() if stems else None
     for match in _TOKEN.finditer(chunk):
         kind = match.lastgroup or "word"
         # Case is needed to split camelCase, so lower-case only after expanding.
-        for term in _EXPANDERS[kind](match.group()):
+        word = match.group()
+        for term in _EXPANDERS[kind](word):
             yield term.lower()
+        # Only plain words ("Painted", "studies"): identifiers and their parts stay exact.
+        plain = kind == "word" and _STEMMABLE.fullmatch(word.lower()) and word[1:].islower()
+        if stem is not None and plain:
+            root = stem(word.lower())
+            if root != word.lower():
+                yield root
 
 
 def _han_terms(run: str) -> Iterator[str]:
@@ -203,17 +234,18 @@ def _chunks(text: str) -> Iterator[tuple[bool, str]]:
         yield False, text[position:]
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-cased search terms of ``text`` in order, repeats kept (they feed BM25's tf)."""
+def tokenize(text: str, *, stems: bool = False) -> list[str]:
+    """Lower-cased search terms of ``text`` in order, repeats kept (they feed BM25's tf);
+    with ``stems``, each plain English word is followed by its stem when that differs."""
     # NFKC folds full-width digits and letters ("２０２４", "ＡＰＩ") to ASCII.
     normal = unicodedata.normalize("NFKC", text)
     terms: list[str] = []
     for is_han, chunk in _chunks(normal):
-        source = _han_terms(chunk) if is_han else _latin_terms(chunk)
+        source = _han_terms(chunk) if is_han else _latin_terms(chunk, stems)
         terms.extend(term for term in source if _keep(term))
     return terms
 
 
-def query_terms(text: str) -> list[str]:
+def query_terms(text: str, *, stems: bool = False) -> list[str]:
     """The distinct terms of a query, in first-seen order."""
-    return list(dict.fromkeys(tokenize(text)))
+    return list(dict.fromkeys(tokenize(text, stems=stems)))

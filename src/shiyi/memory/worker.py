@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.jobs import Job, JobDeferred, JobQueue
 from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
@@ -271,7 +272,8 @@ class MemoryWorker:
     def _texts(self, node: str, ids: list[str]) -> list[tuple[str, str]]:
         if node == "fact":
             return [(f.id, f.text) for f in self.store.get_facts(ids)]
-        return [(e.id, e.content) for e in self.store.get_events(ids)]
+        events = self.store.get_events(ids)
+        return [(e.id, text) for e, text in zip(events, indexed_texts(events), strict=True)]
 
 
 def _lower_priority(niceness: int = 10) -> None:

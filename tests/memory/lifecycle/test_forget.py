@@ -15,6 +15,7 @@ from shiyi.config import Settings, load_settings
 from shiyi.context.summaries import SummaryStore
 from shiyi.errors import SessionNotFound
 from shiyi.llm.types import Message
+from shiyi.memory.contextual import indexed_text
 from shiyi.memory.embeddings.cache import CachedEmbedder
 from shiyi.memory.lifecycle.forget import NothingToForget, payload_editor
 from shiyi.memory.models import EventRecord, FactRecord
@@ -126,7 +127,9 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
     secret_event = f"ev_{chat.rows[0]}_0"
     # The secret is really everywhere first, so the absence checks below mean something.
     assert {secret_event, SECRET_FACT.id} <= {h.id for h in memory.search(SECRET, mode="keyword")}
-    assert len(_cached(memory, SECRET_TEXT, SECRET_FACT.text)) == 2
+    # events are embedded as their indexed text ("(day) User: ..."), facts as their text
+    secret_indexed = indexed_text(memory.store.get_events([secret_event])[0])
+    assert len(_cached(memory, secret_indexed, SECRET_FACT.text)) == 2
     assert any(SECRET in p for p in _job_payloads(memory))
     assert any(SECRET in t for t in _logged_texts(chat))
     assert any(SECRET.encode() in p.read_bytes() for p in _sqlite_files(forget_settings.data_dir))
@@ -140,7 +143,7 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
     assert report.wal_busy == []
     assert memory.store.get_events([secret_event]) == []
     assert memory.store.get_facts([SECRET_FACT.id]) == []
-    assert _cached(memory, SECRET_TEXT, SECRET_FACT.text) == {}
+    assert _cached(memory, SECRET_TEXT, secret_indexed, SECRET_FACT.text) == {}
     assert not any(SECRET in p for p in _job_payloads(memory))
     assert not any(SECRET in t for t in _logged_texts(chat))
     assert memory.store.find_entities([SECRET]) == []

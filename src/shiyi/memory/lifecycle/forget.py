@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import ShiyiError, StorageError
+from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
@@ -206,7 +207,9 @@ class Forgetter:
         events = self.store.get_events(plan.event_ids)
         facts = self.store.get_facts(plan.fact_ids)
         sessions = sorted({e.session_id for e in events}) if plan.user_id is not None else []
-        texts = [*(e.content for e in events), *(f.text for f in facts), *plan.texts]
+        # Events are embedded in context (day and speaker): that text is the cache's key.
+        texts = [*(e.content for e in events), *indexed_texts(events)]
+        texts += [*(f.text for f in facts), *plan.texts]
         linked = self._linked_entities(events, facts)
         ids = [*plan.event_ids, *plan.fact_ids, *plan.queued_ids]
         gone_entities = self._erase_graph(plan, ids, linked, report)

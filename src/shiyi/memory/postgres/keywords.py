@@ -56,7 +56,7 @@ _NTH_NEWEST = (
 
 def document(doc_id: str, node: IndexedNode, text: str) -> tuple[str, str, str, str, int]:
     """(id, node, terms as a text[] literal, tf as JSON, length) for :data:`_UPSERT`."""
-    terms = tokenize(text)
+    terms = tokenize(text, stems=True)
     counts = Counter(t for t in terms if len(t.encode()) <= _MAX_LEXEME_BYTES)
     kept: dict[str, int] = {}
     size = 0
@@ -97,7 +97,7 @@ def tsquery(terms: Sequence[str]) -> str:
 
 def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) -> list[Scored]:
     """Best matches first; score is BM25 (higher is better), as FTS5's ``-bm25()``."""
-    terms = query_terms(query)
+    terms = query_terms(query, stems=True)
     if not terms or limit <= 0:
         return []
     docs, tokens, frequency = _statistics(conn, terms)

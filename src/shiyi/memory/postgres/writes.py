@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shiyi.errors import StorageError
+from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, NodeKind, RelationRecord
 from shiyi.memory.postgres import keywords
 from shiyi.memory.postgres.rows import (
@@ -51,7 +52,7 @@ def add_events(conn: Conn, events: Sequence[EventRecord]) -> list[EventRecord]:
     rows = conn.execute(_INSERT_EVENTS, [list(c) for c in columns]).fetchall()
     inserted = {str(r[0]) for r in rows}
     new = [e for e in unique if e.id in inserted]
-    keywords.index(conn, [(e.id, "event", e.content) for e in new])
+    keywords.index(conn, [(e.id, "event", t) for e, t in zip(new, indexed_texts(new), strict=True)])
     return new
 
 
@@ -77,7 +78,7 @@ def copy_events(conn: Conn, events: Sequence[EventRecord]) -> list[EventRecord]:
     ).fetchall()
     inserted = {str(r[0]) for r in rows}
     new = [e for e in unique if e.id in inserted]
-    keywords.index(conn, [(e.id, "event", e.content) for e in new])
+    keywords.index(conn, [(e.id, "event", t) for e, t in zip(new, indexed_texts(new), strict=True)])
     return new
 
 

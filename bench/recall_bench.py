@@ -1,0 +1,298 @@
+"""Recall on real conversations: shiyi's retrieval modes beside BM25 and MiniLM baselines.
+
+    python bench/recall_bench.py [../shared/data/locomo-dev.json] [--ks 5,10,20]
+
+Each conversation of the LoCoMo-format file goes into its own store (one memory per person,
+as a user has), imported with ``shiyi.memory.importers`` and embedded by the worker.  Every
+question of categories 1-4 with evidence is asked; recall@k is the share of its evidence
+turns among the first k hits.  In the same run, over the same turns:
+
+* baselines: BM25 (``bm25s``, English stop words) and all-MiniLM-L6-v2 cosine, each over the
+  bare text and over ``"(day) Speaker: text"``, and RRF(BM25, MiniLM) with k=60;
+* shiyi's modes (hybrid, semantic, keyword, graph, recent) with query p50/p95;
+* hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, no
+  speakers, no time windows, no episodes, no neighbours);
+* neighbour expansion: the top 5 hits each bring the turns before and after them, counted
+  separately (``R@5+nb``: evidence among the hits and their neighbours);
+* hybrid recall@10 per LoCoMo category and per detected intent.
+
+Categories, as LoCoMo's evaluation code treats them: 1 multi-hop, 2 temporal, 3 open-domain,
+4 single-hop (5, adversarial, has no evidence to find and is skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from shiyi.config import load_settings
+from shiyi.memory.boosts import Boosts
+from shiyi.memory.contextual import indexed_texts
+from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
+from shiyi.memory.query_signals import understand
+from shiyi.memory.retriever import MODES, Retriever
+from shiyi.memory.service import Memory
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"
+Ranker = Callable[[QAItem], list[str]]
+
+
+@dataclass
+class Tally:
+    """Recall per question at several k, with category and intent, and latencies."""
+
+    ks: tuple[int, ...]
+    recalls: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    by_category: dict[int | str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    by_intent: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    latencies: list[float] = field(default_factory=list)
+
+    def add(self, found: Sequence[str], evidence: set[str], qa: QAItem, intent: str) -> None:
+        for k in self.ks:
+            self.recalls[k].append(len(evidence & set(found[:k])) / len(evidence))
+        at10 = len(evidence & set(found[:10])) / len(evidence)
+        self.by_category[qa.category].append(at10)
+        self.by_intent[intent].append(at10)
+
+    def mean(self, k: int) -> float:
+        return statistics.mean(self.recalls[k]) if self.recalls[k] else 0.0
+
+
+def questions(conversation: ImportedConversation) -> list[QAItem]:
+    return [qa for qa in conversation.qa if qa.evidence and qa.category in CATEGORIES]
+
+
+def evidence_ids(conversation: ImportedConversation, qa: QAItem) -> set[str]:
+    return {f"{conversation.session_id}:{dia}" for dia in qa.evidence}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
+
+
+# --- baselines over the same turns ----------------------------------------------------------
+
+
+def bm25_ranker(ids: list[str], texts: list[str]) -> Ranker:
+    import bm25s
+
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def rank(qa: QAItem) -> list[str]:
+        tokens = bm25s.tokenize([qa.question], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return []
+        docs, _ = retriever.retrieve(tokens, k=min(len(ids), 50), show_progress=False)
+        return [ids[i] for i in docs[0]]
+
+    return rank
+
+
+def minilm_ranker(memory: Memory, ids: list[str], texts: list[str]) -> Ranker:
+    assert memory.embedder is not None
+    matrix = np.array(memory.embedder.embed(texts), dtype=np.float32)
+
+    def rank(qa: QAItem) -> list[str]:
+        query = np.array(memory.embedder.embed([qa.question])[0], dtype=np.float32)  # type: ignore[union-attr]
+        return [ids[i] for i in np.argsort(-(matrix @ query))[:50]]
+
+    return rank
+
+
+def rrf_ranker(first: Ranker, second: Ranker, k: int = 60) -> Ranker:
+    def rank(qa: QAItem) -> list[str]:
+        scores: dict[str, float] = defaultdict(float)
+        for ranked in (first(qa), second(qa)):
+            for position, key in enumerate(ranked, start=1):
+                scores[key] += 1 / (k + position)
+        return sorted(scores, key=scores.__getitem__, reverse=True)
+
+    return rank
+
+
+# --- shiyi ----------------------------------------------------------------------------------
+
+
+def shiyi_ranker(retriever: Retriever, mode: str, limit: int) -> Ranker:
+    def rank(qa: QAItem) -> list[str]:
+        hits = retriever.search(qa.question, mode=mode, limit=limit, touch=False)  # type: ignore[arg-type]
+        return [hit.id for hit in hits]
+
+    return rank
+
+
+def with_neighbours(memory: Memory, retriever: Retriever, top: int) -> Ranker:
+    """The top hits, each followed by the turns just before and after it in its run."""
+
+    def rank(qa: QAItem) -> list[str]:
+        found: list[str] = []
+        for hit in retriever.search(qa.question, limit=top, touch=False):
+            found.append(hit.id)
+            if hit.anchor is not None:
+                found += [e.id for e in memory.store.expand(hit.anchor, 1)]
+        return list(dict.fromkeys(found))
+
+    return rank
+
+
+def variants(memory: Memory) -> dict[str, Retriever]:
+    """Hybrid with each mechanism off in turn, sharing the store and embedder."""
+    base = memory.retriever
+
+    def like(**kw: object) -> Retriever:
+        options: dict[str, object] = {"fusion": base.fusion, "boosts": base.boosts} | kw
+        return Retriever(base.store, base.embedder, base.weights, base.candidates, **options)  # type: ignore[arg-type]
+
+    every = Boosts()
+    return {
+        "hybrid, RRF fusion (old)": like(fusion="rrf", boosts=Boosts.none()),
+        "hybrid, no query boosts": like(boosts=Boosts.none()),
+        "hybrid, no speakers": like(boosts=Boosts(**(_fields(every) | {"speakers": False}))),
+        "hybrid, no time windows": like(boosts=Boosts(**(_fields(every) | {"time": False}))),
+        "hybrid, no episodes": like(boosts=Boosts(**(_fields(every) | {"episodes": False}))),
+        "hybrid, no neighbours": like(boosts=Boosts(**(_fields(every) | {"neighbours": False}))),
+        "hybrid, no graph bridge": like(boosts=Boosts(**(_fields(every) | {"bridge": False}))),
+    }
+
+
+def _fields(boosts: Boosts) -> dict[str, bool]:
+    names = ("speakers", "time", "episodes", "neighbours", "bridge")
+    return {name: getattr(boosts, name) for name in names}
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+
+def open_memory(home: Path) -> Memory:
+    settings = load_settings(home=home, workspace=home)
+    settings.memory.lock_timeout = 0
+    settings.memory.lifecycle.extraction = False
+    return Memory.open(settings, start_worker=False)
+
+
+def evaluate_conversation(
+    conversation: ImportedConversation, home: Path, ks: tuple[int, ...], tallies: dict[str, Tally]
+) -> None:
+    kept = home.exists()
+    memory = open_memory(home)
+    try:
+        started = time.perf_counter()
+        if not kept:
+            memory.import_events(conversation.events)
+            memory.worker.drain(timeout=3600)
+            took = time.perf_counter() - started
+            print(
+                f"  {conversation.session_id}: {len(conversation.events)} turns imported and"
+                f" embedded in {took:.1f} s ({len(conversation.events) / took:.0f}/s)",
+                flush=True,
+            )
+        rankers = build_rankers(memory, conversation, max(ks))
+        now = memory.retriever._now
+        for qa in questions(conversation):
+            evidence = evidence_ids(conversation, qa)
+            intent = understand(qa.question, now).intent
+            for name, rank in rankers.items():
+                tally = tallies.setdefault(name, Tally(ks))
+                started = time.perf_counter()
+                found = rank(qa)
+                tally.latencies.append((time.perf_counter() - started) * 1000)
+                tally.add(found, evidence, qa, intent)
+    finally:
+        memory.close()
+
+
+def build_rankers(
+    memory: Memory, conversation: ImportedConversation, limit: int
+) -> dict[str, Ranker]:
+    ids = [e.id for e in conversation.events]
+    contextual = indexed_texts(conversation.events)
+    bare = [e.content for e in conversation.events]
+    bm25, minilm = bm25_ranker(ids, contextual), minilm_ranker(memory, ids, contextual)
+    rankers: dict[str, Ranker] = {
+        "baseline BM25, bare text": bm25_ranker(ids, bare),
+        "baseline MiniLM, bare text": minilm_ranker(memory, ids, bare),
+        "baseline BM25 (day speaker: text)": bm25,
+        "baseline MiniLM (day speaker: text)": minilm,
+        "baseline RRF(BM25, MiniLM), k=60": rrf_ranker(bm25, minilm),
+    }
+    rankers |= {f"shiyi {mode}": shiyi_ranker(memory.retriever, mode, limit) for mode in MODES}
+    rankers |= {name: shiyi_ranker(r, "hybrid", limit) for name, r in variants(memory).items()}
+    rankers["shiyi hybrid top 5 + neighbours"] = with_neighbours(memory, memory.retriever, 5)
+    return rankers
+
+
+def report(tallies: dict[str, Tally], ks: tuple[int, ...]) -> None:
+    width = max(len(name) for name in tallies) + 2
+    head = "".join(f"  R@{k:<4}" for k in ks)
+    cats = "".join(f"  {CATEGORIES[c][:11]:>11}" for c in CATEGORIES)
+    print(f"\n{'system':<{width}}{head}{cats}   p50 ms  p95 ms")
+    for name, tally in tallies.items():
+        if name.endswith("neighbours") and name.startswith("shiyi hybrid top"):
+            continue
+        row = "".join(f"  {tally.mean(k):.3f} " for k in ks)
+        per = "".join(
+            f"  {statistics.mean(tally.by_category[c]) if tally.by_category[c] else 0:11.3f}"
+            for c in CATEGORIES
+        )
+        p50, p95 = percentile(tally.latencies, 0.5), percentile(tally.latencies, 0.95)
+        print(f"{name:<{width}}{row}{per}  {p50:7.1f} {p95:7.1f}")
+    expanded = tallies["shiyi hybrid top 5 + neighbours"]
+    hybrid = tallies["shiyi hybrid"]
+    print(
+        f"\nneighbour expansion: hybrid R@5 {hybrid.mean(5):.3f}; the same 5 hits with the"
+        f" turns before and after them (up to 15 turns) R@5+nb {expanded.mean(max(ks)):.3f}"
+    )
+    print("\nhybrid recall@10 per detected intent (questions):")
+    for intent, values in sorted(hybrid.by_intent.items()):
+        print(f"  {intent:<10} {statistics.mean(values):.3f}  ({len(values)})")
+    best_single = {
+        k: max(tallies[f"shiyi {m}"].mean(k) for m in MODES if m != "hybrid") for k in ks
+    }
+    verdict = all(hybrid.mean(k) >= best_single[k] for k in ks)
+    print(
+        "\nhybrid >= best single path at every k: "
+        + ("yes" if verdict else "NO")
+        + " ("
+        + ", ".join(f"R@{k} {hybrid.mean(k):.3f} vs {best_single[k]:.3f}" for k in ks)
+        + ")"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("dataset", nargs="?", default=str(DEFAULT_DATA))
+    parser.add_argument("--ks", default="5,10,20", help="recall cut-offs (default 5,10,20)")
+    parser.add_argument(
+        "--store-dir",
+        help="keep each conversation's store here and reuse it on the next run (queries only)",
+    )
+    args = parser.parse_args(argv)
+    ks = tuple(int(k) for k in args.ks.split(","))
+    conversations = detect_and_load(Path(args.dataset))
+    count = sum(len(questions(c)) for c in conversations)
+    turns = sum(len(c.events) for c in conversations)
+    print(f"{args.dataset}: {len(conversations)} conversations, {turns} turns, {count} questions")
+    tallies: dict[str, Tally] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(args.store_dir) if args.store_dir else Path(tmp)
+        for conversation in conversations:
+            home = root / conversation.session_id
+            evaluate_conversation(conversation, home, ks, tallies)
+    report(tallies, ks)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
