@@ -1,4 +1,5 @@
-"""Local MiniLM embedder: import time, load time, sentences/s at batch 64, cache-hit rate.
+"""Local MiniLM embedder: numpy and ONNX Runtime side by side: load time, sentences/s,
+single-query latency, agreement (cosine), cache-hit rate.
 
 ~1000 generated sentences of mixed length, English and Chinese.  Import time is measured in
 a fresh interpreter so earlier imports in this process do not hide it.
@@ -13,7 +14,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from shiyi.memory.embeddings import CachedEmbedder, EmbeddingCache, MiniLMEmbedder
+import numpy as np
+
+from shiyi.memory.embeddings import (
+    CachedEmbedder,
+    EmbeddingCache,
+    MiniLMEmbedder,
+    OnnxMiniLMEmbedder,
+)
+from shiyi.memory.protocol import Embedder
 
 COUNT = 1000
 BATCH = 64
@@ -45,21 +54,35 @@ def import_seconds() -> float:
     return float(done.stdout)
 
 
+def measure(name: str, embedder: MiniLMEmbedder | OnnxMiniLMEmbedder, texts: list[str]) -> Embedder:
+    started = time.perf_counter()
+    embedder.load()
+    print(f"{name}: load {time.perf_counter() - started:.2f} s", end="; ")
+    embedder.embed(texts[:BATCH])  # warm-up
+    rates = []
+    for batch in (16, BATCH):
+        started = time.perf_counter()
+        embedder.embed(texts, batch_size=batch)
+        rates.append(f"batch {batch} {len(texts) / (time.perf_counter() - started):.0f}/s")
+    single = []
+    for text in texts[:40]:
+        started = time.perf_counter()
+        embedder.embed([text])
+        single.append((time.perf_counter() - started) * 1000)
+    print(", ".join(rates) + f"; one query p50 {sorted(single)[len(single) // 2]:.1f} ms")
+    return embedder
+
+
 def main() -> None:
     texts = sentences(COUNT)
     print(f"import numpy+tokenizers+safetensors (fresh process): {import_seconds():.3f} s")
-
-    embedder = MiniLMEmbedder()
-    started = time.perf_counter()
-    embedder.load()
-    print(f"load tokenizer + weights: {time.perf_counter() - started:.3f} s")
-
-    embedder.embed(texts[:BATCH])  # warm-up
-    started = time.perf_counter()
-    embedder.embed(texts, batch_size=BATCH)
-    elapsed = time.perf_counter() - started
-    print(f"embed {COUNT} sentences, batch {BATCH}: {elapsed:.2f} s = {COUNT / elapsed:.0f}/s")
-
+    numpy_model = measure("numpy MiniLM", MiniLMEmbedder(), texts)
+    onnx_model = measure("ONNX Runtime MiniLM", OnnxMiniLMEmbedder(), texts)
+    a = np.array(numpy_model.embed(texts), dtype=np.float32)
+    b = np.array(onnx_model.embed(texts), dtype=np.float32)
+    cosine = (a * b).sum(axis=1)
+    print(f"agreement: cosine min {cosine.min():.7f}, mean {cosine.mean():.7f}")
+    embedder = onnx_model
     with tempfile.TemporaryDirectory() as tmp:
         cached = CachedEmbedder(embedder, EmbeddingCache(Path(tmp) / "cache.sqlite"))
         started = time.perf_counter()

@@ -92,7 +92,7 @@ def evaluate(memory: Memory, conversations: list[ImportedConversation]) -> None:
         p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
         print(f"{mode:<10}{row}  {p50:6.1f}  {p95:6.1f}")
     categories = sorted({c for m in per_category.values() for c in m}, key=str)
-    print("\nrecall@10 per QA category (1 single-hop, 2 multi-hop, 3 temporal, 4 open-domain)")
+    print("\nrecall@10 per QA category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)")
     print("mode      " + "".join(f"  cat {c:<3}" for c in categories))
     for mode in MODES:
         cells = "".join(f"  {statistics.mean(per_category[mode][c]):.3f}  " for c in categories)

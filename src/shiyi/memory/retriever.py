@@ -41,7 +41,7 @@ _PATHS: dict[Mode, tuple[str, ...]] = {
     "recent": ("recent",),
 }
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
-BRIDGE_SEEDS = 2
+BRIDGE_SEEDS = 1
 """How many of the best matches the graph bridge starts from."""
 BRIDGE_SHARE = 0.3
 """What a bridged turn gains, as a share of its seed's fused score."""

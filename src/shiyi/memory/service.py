@@ -53,9 +53,9 @@ def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | Non
             dimension=settings.embed_dimension,
         )
     else:
-        from shiyi.memory.embeddings import MiniLMEmbedder
+        from shiyi.memory.embeddings import local_minilm
 
-        inner = MiniLMEmbedder()
+        inner = local_minilm(settings.embed_runtime)
     return CachedEmbedder(inner, EmbeddingCache(cache_path))
 
 

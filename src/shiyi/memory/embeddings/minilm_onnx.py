@@ -1,0 +1,237 @@
+"""all-MiniLM-L6-v2 on ONNX Runtime: the same model as :mod:`.minilm`, about 5x faster.
+
+No ONNX file ships with the model package (it holds ``model.safetensors``), and exporting
+one needs torch.  So the graph is written here with ``onnx.helper`` from the same weights the
+numpy runtime loads (:func:`.minilm._load_weights`), computing what :func:`.minilm.forward`
+computes: embeddings + LayerNorm, six encoder layers, mean pooling over the mask, L2
+normalisation.  The encoder layers use ONNX Runtime's fused CPU kernels (``com.microsoft``
+``Attention``, ``BiasGelu``, ``SkipLayerNormalization``).  Building the graph and the session
+takes ~1 s once per process, on the first embedding.
+
+Measured on the 2-core machine (``bench/bench_embed.py``, 1,000 mixed sentences): numpy 35/s,
+ONNX Runtime 129/s; one query 23 ms -> 4.6 ms; cosine to the numpy vectors >= 0.9999995.
+The numpy runtime stays as the fallback when ``onnxruntime`` is not installed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shiyi.errors import ModelUnavailable
+from shiyi.memory.embeddings.minilm import (
+    INSTALL_HINT,
+    LAYER_NORM_EPS,
+    NUM_HEADS,
+    _load_tokenizer,
+    _load_weights,
+    _Weights,
+    model_dir,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Array = npt.NDArray[np.float32]
+
+OPSET = 17
+_SORT_WINDOW = 4096
+_BATCH = 16
+"""Measured: batch 16 129/s, batch 64 105/s (longer batches pad more and leave the cache)."""
+
+
+class _Graph:
+    """A small builder: named nodes and initialisers for one ONNX graph."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
+        self._count = 0
+
+    def const(self, value: Any, name: str | None = None) -> str:
+        import numpy as np
+        from onnx import numpy_helper
+
+        self._count += 1
+        key = name or f"c{self._count}"
+        self.inits.append(numpy_helper.from_array(np.asarray(value), key))
+        return key
+
+    def op(self, kind: str, *inputs: str, **attrs: Any) -> str:
+        from onnx import helper
+
+        self._count += 1
+        out = f"{kind.lower()}{self._count}"
+        self.nodes.append(helper.make_node(kind, list(inputs), [out], **attrs))
+        return out
+
+    def layer_norm(self, x: str, params: tuple[Array, Array]) -> str:
+        weight, bias = params
+        return self.op(
+            "LayerNormalization", x, self.const(weight), self.const(bias),
+            axis=-1, epsilon=LAYER_NORM_EPS,
+        )  # fmt: skip
+
+
+def _add_norm(g: _Graph, x: str, y: str, bias: Array, params: tuple[Array, Array]) -> str:
+    """LayerNorm(x + y + bias) as one kernel (``com.microsoft.SkipLayerNormalization``)."""
+    weight, beta = params
+    return g.op(
+        "SkipLayerNormalization", x, y, g.const(weight), g.const(beta), g.const(bias),
+        domain="com.microsoft", epsilon=LAYER_NORM_EPS,
+    )  # fmt: skip
+
+
+def build_model(weights: _Weights) -> bytes:
+    """The serialised ONNX model of :func:`.minilm.forward` for these weights."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    hidden = int(weights.position.shape[1])
+    g = _Graph()
+    ids, mask = "input_ids", "attention_mask"
+    length = g.op("Gather", g.op("Shape", ids), g.const(np.array([1], dtype=np.int64)))
+    positions = g.op(
+        "Slice", g.const(weights.position), g.const(np.array([0], dtype=np.int64)), length,
+        g.const(np.array([0], dtype=np.int64)),
+    )  # fmt: skip
+    words = g.op("Gather", g.const(weights.word), ids, axis=0)
+    x = g.layer_norm(g.op("Add", words, positions), weights.norm)
+    maskf = g.op("Cast", mask, to=TensorProto.FLOAT)
+    mask32 = g.op("Cast", mask, to=TensorProto.INT32)
+    for layer in weights.layers:
+        attended = g.op(
+            "Attention", x, g.const(layer.qkv_w), g.const(layer.qkv_b), mask32,
+            domain="com.microsoft", num_heads=NUM_HEADS,
+        )  # fmt: skip
+        projected = g.op("MatMul", attended, g.const(layer.attn_out_w))
+        x = _add_norm(g, projected, x, layer.attn_out_b, layer.attn_norm)
+        inner = g.op(
+            "BiasGelu", g.op("MatMul", x, g.const(layer.inter_w)), g.const(layer.inter_b),
+            domain="com.microsoft",
+        )  # fmt: skip
+        output = g.op("MatMul", inner, g.const(layer.out_w))
+        x = _add_norm(g, output, x, layer.out_b, layer.out_norm)
+    weights_3d = g.op("Unsqueeze", maskf, g.const(np.array([2], dtype=np.int64)))
+    axis1 = g.const(np.array([1], dtype=np.int64))
+    summed = g.op("ReduceSum", g.op("Mul", x, weights_3d), axis1, keepdims=0)
+    count = g.op("Max", g.op("ReduceSum", maskf, axis1, keepdims=1), g.const(np.float32(1e-9)))
+    pooled = g.op("Div", summed, count)
+    norm = g.op("Max", g.op("ReduceL2", pooled, axes=[1], keepdims=1), g.const(np.float32(1e-12)))
+    out = g.op("Div", pooled, norm)
+    graph = helper.make_graph(
+        g.nodes,
+        "minilm",
+        [
+            helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "seq"]),
+            helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "seq"]),
+        ],
+        [helper.make_tensor_value_info(out, TensorProto.FLOAT, ["batch", hidden])],
+        initializer=g.inits,
+    )
+    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    return bytes(model.SerializeToString())
+
+
+class _Session:
+    def __init__(self, folder: Path, threads: int) -> None:
+        import onnxruntime
+
+        self.tokenizer = _load_tokenizer(folder / "tokenizer.json")
+        weights = _load_weights(folder / "model.safetensors")
+        self.dimension = int(weights.position.shape[1])
+        options = onnxruntime.SessionOptions()
+        if threads > 0:
+            options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = onnxruntime.InferenceSession(
+            build_model(weights), options, providers=["CPUExecutionProvider"]
+        )
+
+    def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]:
+        import numpy as np
+
+        encodings = self.tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        lengths = mask.sum(axis=1)
+        order = np.argsort(lengths, kind="stable")  # similar lengths share a batch
+        result = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            width = int(lengths[rows].max())
+            feed = {"input_ids": ids[rows, :width], "attention_mask": mask[rows, :width]}
+            result[rows] = self.session.run(None, feed)[0]
+        vectors: list[list[float]] = result.tolist()
+        return vectors
+
+
+class OnnxMiniLMEmbedder:
+    """:class:`.minilm.MiniLMEmbedder`'s model on ONNX Runtime (same ``model_id``: the
+    vectors agree to cosine > 0.9999, so a store embedded by either serves the other).
+
+    ``threads``: ONNX Runtime's intra-op threads (0: one per core).  The session builds on
+    the first :meth:`embed` (or :meth:`load`), once, under a lock.
+    """
+
+    def __init__(self, folder: Path | None = None, *, threads: int = 0) -> None:
+        self._folder = folder
+        self._threads = threads
+        self._session: _Session | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return "all-MiniLM-L6-v2"
+
+    @property
+    def dimension(self) -> int:
+        return 384
+
+    @property
+    def loaded(self) -> bool:
+        return self._session is not None
+
+    def load(self) -> None:
+        self._ensure_session()
+
+    def embed(self, texts: Sequence[str], batch_size: int = _BATCH) -> list[list[float]]:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
+        if not texts:
+            return []
+        session = self._ensure_session()
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), _SORT_WINDOW):
+            vectors.extend(session.embed(texts[start : start + _SORT_WINDOW], batch_size))
+        return vectors
+
+    def _ensure_session(self) -> _Session:
+        if (session := self._session) is not None:
+            return session
+        with self._lock:
+            if self._session is None:
+                folder = self._folder or model_dir()
+                try:
+                    self._session = _Session(folder, self._threads)
+                except ImportError as exc:
+                    raise ModelUnavailable(
+                        f"The ONNX embedder needs onnx and onnxruntime ({exc}). "
+                        "Fix: pip install onnx onnxruntime, or set memory.embed_runtime: numpy"
+                    ) from exc
+                except Exception as exc:
+                    raise ModelUnavailable(
+                        f"Could not build all-MiniLM-L6-v2 for ONNX Runtime from {folder}: "
+                        f"{exc}. Fix: reinstall it with {INSTALL_HINT} --force-reinstall"
+                    ) from exc
+            return self._session
+
+
+def onnx_available() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("onnx", "onnxruntime"))
