@@ -76,6 +76,16 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+async def members_left(pgid: int, within: float = 2.0) -> list[int]:
+    """The group's live members once they had ``within`` seconds to die: SIGKILL is
+    asynchronous, and on a loaded machine a killed process is not a zombie at once."""
+    for _ in range(int(within / 0.02)):
+        if not group_members(pgid):
+            return []
+        await asyncio.sleep(0.02)
+    return group_members(pgid)
+
+
 async def read_pids(root: Path, *names: str, within: float = 5.0) -> list[int]:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -194,7 +204,7 @@ async def test_timeout_kills_the_command(root: Path, ctx: ToolContext, spawned: 
     (pid,) = await read_pids(root, "pid")
     spawned.append(pid)
     assert not running(pid)
-    assert group_members(pid) == []
+    assert await members_left(pid) == []
 
 
 async def test_timeout_kills_background_children(
@@ -207,7 +217,7 @@ async def test_timeout_kills_background_children(
     spawned.extend([pid, child])
     assert not running(pid)
     assert not running(child)
-    assert group_members(pid) == []
+    assert await members_left(pid) == []
 
 
 async def test_processes_ignoring_sigterm_are_killed(
@@ -219,7 +229,7 @@ async def test_processes_ignoring_sigterm_are_killed(
     pid, child = await read_pids(root, "pid", "child")
     spawned.extend([pid, child])
     assert not running(child)
-    assert group_members(pid) == []
+    assert await members_left(pid) == []
 
 
 async def test_default_timeout_comes_from_settings(root: Path, spawned: list[int]) -> None:
@@ -269,7 +279,7 @@ async def test_cancellation_kills_the_group(
         await task
     assert not running(pid)
     assert not running(child)
-    assert group_members(pid) == []
+    assert await members_left(pid) == []
 
 
 async def test_cancelling_a_registry_call_kills_the_group(
@@ -283,7 +293,7 @@ async def test_cancelling_a_registry_call_kills_the_group(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert group_members(pid) == []
+    assert await members_left(pid) == []
 
 
 async def test_timeout_through_the_registry_is_an_error_outcome(
