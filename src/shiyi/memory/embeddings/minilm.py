@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from shiyi.errors import ModelUnavailable
 from shiyi.memory.blas import limit_blas_threads
@@ -213,6 +213,31 @@ def forward(weights: _Weights, ids: Any, mask: Any) -> Array:
     return out
 
 
+def embed_by_length(
+    tokenizer: Tokenizer,
+    texts: Sequence[str],
+    batch_size: int,
+    dimension: int,
+    run: Callable[[Any, Any], Array],
+) -> list[list[float]]:
+    """Tokenise ``texts`` and ``run(ids, mask)`` on batches of similar length, shortest first
+    (each batch is padded only to its own longest member); vectors come back in input order."""
+    import numpy as np
+
+    encodings = tokenizer.encode_batch(list(texts))
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    lengths = mask.sum(axis=1)
+    order = np.argsort(lengths, kind="stable")
+    result = np.zeros((len(texts), dimension), dtype=np.float32)
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        width = int(lengths[rows].max())
+        result[rows] = run(ids[rows, :width], mask[rows, :width])
+    vectors: list[list[float]] = result.tolist()
+    return vectors
+
+
 class _Runtime:
     """Loaded tokenizer and weights; stateless once built, so safe to share across threads."""
 
@@ -222,24 +247,48 @@ class _Runtime:
         self.weights = _load_weights(folder / "model.safetensors")
 
     def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]:
-        import numpy as np
+        def run(ids: Any, mask: Any) -> Array:
+            return forward(self.weights, ids, mask)
 
-        encodings = self.tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        lengths = mask.sum(axis=1)
-        # Shortest first, so each batch is padded only to its own (similar) lengths.
-        order = np.argsort(lengths, kind="stable")
-        result = np.zeros((len(texts), self.weights.position.shape[1]), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            width = int(lengths[rows].max())
-            result[rows] = forward(self.weights, ids[rows, :width], mask[rows, :width])
-        vectors: list[list[float]] = result.tolist()
+        dimension = int(self.weights.position.shape[1])
+        return embed_by_length(self.tokenizer, texts, batch_size, dimension, run)
+
+
+class BatchRunner(Protocol):
+    def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]: ...
+
+
+class LocalMiniLM:
+    """What both local runtimes share: identity, argument checks, bounded windows of texts.
+    Subclasses say how to get their (lazily built) :class:`BatchRunner`."""
+
+    default_batch = 64
+
+    @property
+    def model_id(self) -> str:
+        return "all-MiniLM-L6-v2"
+
+    @property
+    def dimension(self) -> int:
+        return 384
+
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> list[list[float]]:
+        size = self.default_batch if batch_size is None else batch_size
+        if size < 1:
+            raise ValueError(f"batch_size must be >= 1 (got {size})")
+        if not texts:
+            return []
+        runner = self._runner()
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), _SORT_WINDOW):  # bounds the padded id arrays
+            vectors.extend(runner.embed(texts[start : start + _SORT_WINDOW], size))
         return vectors
 
+    def _runner(self) -> BatchRunner:
+        raise NotImplementedError
 
-class MiniLMEmbedder:
+
+class MiniLMEmbedder(LocalMiniLM):
     """all-MiniLM-L6-v2 sentence embeddings (384-dim, unit length) computed with numpy.
 
     Construction is free; the tokenizer and ~90 MB of weights load on the first
@@ -252,14 +301,6 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
 
     @property
-    def model_id(self) -> str:
-        return "all-MiniLM-L6-v2"
-
-    @property
-    def dimension(self) -> int:
-        return 384
-
-    @property
     def loaded(self) -> bool:
         """True once the weights are in memory (embedding then costs no load)."""
         return self._runtime is not None
@@ -268,16 +309,8 @@ class MiniLMEmbedder:
         """Load tokenizer and weights now (idempotent); raises ModelUnavailable if missing."""
         self._ensure_runtime()
 
-    def embed(self, texts: Sequence[str], batch_size: int = 64) -> list[list[float]]:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1 (got {batch_size})")
-        if not texts:
-            return []
-        runtime = self._ensure_runtime()
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), _SORT_WINDOW):  # bounds the padded id arrays
-            vectors.extend(runtime.embed(texts[start : start + _SORT_WINDOW], batch_size))
-        return vectors
+    def _runner(self) -> BatchRunner:
+        return self._ensure_runtime()
 
     def _ensure_runtime(self) -> _Runtime:
         if (runtime := self._runtime) is not None:
