@@ -217,11 +217,11 @@ class Retriever:
                 for n in self.store.mentioned_entities([seed])
                 if n not in signals.names and n not in speakers
             ]
-            found = (
-                self.store.neighbourhood(names, hops=1, limit=self.candidates) if names else None
-            )
-            for rank, item in enumerate(found.event_ids if found else [], start=1):
-                gain = BRIDGE_SHARE * scores[seed]
+            if not names:
+                continue
+            gain = BRIDGE_SHARE * scores[seed]
+            found = self.store.neighbourhood(names, hops=1, limit=self.candidates)
+            for rank, item in enumerate(found.event_ids, start=1):
                 if item.id not in seeds and gain > gains.get(item.id, (0.0, 0))[0]:
                     gains[item.id] = (gain, rank)
         fresh = [key for key in gains if key not in scores]
