@@ -104,3 +104,18 @@ def test_query_memory_text_shows_each_turns_date_and_speaker(memory: Memory) -> 
     text = memory.query_text("When did Caroline go to the support group?", limit=1)
     assert "2023-05-08" in text
     assert "Caroline: I went to the LGBTQ support group" in text
+
+
+def test_the_graph_path_finds_turns_by_what_they_are_about(memory: Memory) -> None:
+    # no name in the question: the turn is reached through its topics ("running shoes"),
+    # the question's "run" meeting the stem of "running"
+    hits = memory.retriever.search(
+        "What happened to the shoes she wears to run?", mode="graph", limit=2, touch=False
+    )
+    assert [hit.id for hit in hits][:1] == ["chat:D3:1"]
+    assert memory.store.neighbourhood(["shoe"], hops=1, limit=5).event_ids[0].id == "chat:D3:1"
+
+
+def test_a_topic_is_found_by_its_word_as_well_as_its_stem(memory: Memory) -> None:
+    (shoes,) = memory.store.find_entities(["shoes"])
+    assert (shoes.type, shoes.name) == ("topic", "shoe")

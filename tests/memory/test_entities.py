@@ -113,3 +113,8 @@ def test_fast_after_warm_up() -> None:
         extract_entities(message)
     per_call = (time.perf_counter() - start) / runs
     assert per_call < 0.01  # target is < 2 ms; 10 ms leaves room for slow CI machines
+
+
+def test_contractions_opening_sentences_are_not_names() -> None:
+    text = "I've been busy. I've got news! It's great. It's done. I'll call Mel later."
+    assert set(by_name(text)) == {"mel"}

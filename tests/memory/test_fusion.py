@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.fusion import RerankWeights, rerank, rrf, score_fusion
+from shiyi.memory.fusion import DEFAULT_PATH_WEIGHTS, RerankWeights, rerank, rrf, score_fusion
 from shiyi.memory.models import MemoryHit, Scored
 
 DAY = 86400.0
@@ -71,17 +71,26 @@ def test_an_id_a_path_missed_gets_that_paths_lowest_score() -> None:
     assert scores["d"] > scores["c"]
 
 
-def test_graph_and_recency_break_ties_but_never_lift_a_weak_match() -> None:
+def test_recency_breaks_ties_but_never_lifts_a_weak_match() -> None:
     keyword = [Scored("strong", 10.0), Scored("weak", 5.0)]
     keyword += [Scored(f"other{i}", 4.0 - i) for i in range(4)]
-    scores, ranks = score_fusion(
-        {"keyword": keyword, "graph": [Scored("weak", 1.0)], "recent": [Scored("weak", 1.0)]}
-    )
+    scores, ranks = score_fusion({"keyword": keyword, "recent": [Scored("weak", 1.0)]})
     assert scores["strong"] > scores["weak"] > scores["other0"]
-    assert "graph" in ranks["weak"]
-    # found only by the graph path: still below everything that matched the query
-    scores, _ = score_fusion({"keyword": keyword, "graph": [Scored("hub", 1.0)]})
-    assert scores["hub"] < scores["weak"]
+    assert "recent" in ranks["weak"]
+    # found only by the recency path: it counts as the keyword path's last, and no more
+    scores, _ = score_fusion({"keyword": keyword, "recent": [Scored("new", 1.0)]})
+    assert scores["new"] < scores["other2"]
+
+
+def test_the_graph_votes_with_half_the_weight_of_a_text_path() -> None:
+    keyword = [Scored("a", 3.0), Scored("b", 2.0), Scored("c", 1.0)]
+    graph = [Scored("c", 3.0), Scored("b", 2.0), Scored("a", 1.0)]
+    scores, ranks = score_fusion({"keyword": keyword, "graph": graph}, DEFAULT_PATH_WEIGHTS)
+    assert ranks["c"]["graph"] == 1
+    # mirrored orders: the full-weight keyword path decides, the graph narrows the gap
+    assert scores["a"] > scores["b"] > scores["c"]
+    alone, _ = score_fusion({"keyword": keyword})
+    assert scores["a"] - scores["c"] < alone["a"] - alone["c"]
 
 
 def test_recency_is_a_tie_breaker_unless_the_query_asks_for_it() -> None:

@@ -56,3 +56,16 @@ def test_under_the_cap_every_mention_counts(
     around = graph.neighbourhood(["hub", "rare"], hops=2, limit=10)
     # e1 and e4 touch both entities, so they outrank the events touching only the hub.
     assert [s.id for s in around.event_ids] == ["e4", "e1", "e3", "e2", "e0"]
+
+
+def test_an_entity_few_events_mention_outweighs_a_common_one(
+    graph: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cap_hubs(monkeypatch, 10)
+    graph.add_events([EventRecord("e9", "s1", "r1", 0.5, "user", "old turn", "user_message", 9)])
+    graph.upsert_entities([EntityRecord("only", "topic")])
+    graph.link_mentions([("e9", "only")])
+    around = graph.neighbourhood(["hub", "only"], hops=1, limit=10)
+    # e9 is the oldest event, yet its entity is mentioned once and "hub" five times
+    assert around.event_ids[0].id == "e9"
+    assert around.event_ids[0].score > around.event_ids[1].score

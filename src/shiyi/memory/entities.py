@@ -121,6 +121,8 @@ class _Collector:
 
 def _is_junk(name: str) -> bool:
     bare = name.lstrip("@#")
+    if bare.split("'")[0] in _NOT_NAMES:  # "I've", "It's" opening sentences
+        return True
     return len(bare) < 2 or is_number(bare) or name in _NOT_NAMES or name in ("e.g", "i.e")
 
 

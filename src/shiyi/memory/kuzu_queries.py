@@ -24,6 +24,7 @@ from shiyi.memory.models import (
     SegmentType,
     Tier,
 )
+from shiyi.memory.topics import specificity
 
 if TYPE_CHECKING:
     import numpy as np
@@ -371,7 +372,9 @@ word, touching a hub says little about relevance; its facts and relations still 
 def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int) -> Neighbourhood:
     """Events and facts around ``seeds``: hop 1 = touching a seed, hop 2 = touching an entity
     RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
-    indirect 0.5), ties broken by recency; ``relations`` are the edges incident to the seeds.
+    indirect 0.5, each times the entity's :func:`specificity`: a topic every other turn
+    mentions says little), ties broken by recency; ``relations`` are the edges incident to
+    the seeds.
     Events are not expanded from hubs (see ``HUB_MENTIONS``)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
@@ -383,6 +386,7 @@ def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int
                 weights.setdefault(name, INDIRECT_SCORE)
     params = {"names": list(weights)}
     degree = {str(name): int(count) for name, count in prepared(conn, _DEGREE, params)}
+    weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
     expand = [name for name in weights if degree.get(name, 0) <= HUB_MENTIONS]
     mentioning = prepared(conn, _MENTIONING, {"names": expand}) if expand else []
     events = _ranked(mentioning, weights, limit)

@@ -28,7 +28,8 @@ from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.query_signals import QuerySignals, understand
 from shiyi.memory.recall import Found, Records, run_paths, touch_later
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.text import query_terms
+from shiyi.memory.text import query_terms, stem_word
+from shiyi.memory.topics import extract_topics
 
 Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
 Fusion: TypeAlias = Literal["score", "rrf"]
@@ -176,9 +177,11 @@ class Retriever:
         return Found(merged, {s.id for s in events}, {s.id for s in facts})
 
     def query_entities(self, query: str) -> list[str]:
-        """Known entities named in the query: extracted names plus plain terms that match."""
-        names = {e.name for e in extract_entities(query)}
-        names |= {normalize_name(term) for term in query_terms(query)}
+        """Known entities named in the query: extracted names and topics, plus plain terms
+        and their stems that match (a topic's key is a stem: "camped" finds "camping")."""
+        names = {e.name for e in [*extract_entities(query), *extract_topics(query)]}
+        terms = query_terms(query)
+        names |= {normalize_name(term) for term in terms} | {stem_word(term) for term in terms}
         known = self.store.find_entities(sorted(n for n in names if n))
         return [entity.name for entity in known]
 
@@ -214,7 +217,7 @@ class Retriever:
                 break
             names = [
                 n
-                for n in self.store.mentioned_entities([seed])
+                for n in _named_in(records.events[seed].content)
                 if n not in signals.names and n not in speakers
             ]
             if not names:
@@ -286,6 +289,12 @@ class Retriever:
                 )
             )
         return hits
+
+
+def _named_in(text: str) -> list[str]:
+    """Names (not topics) in a turn: a bridge over every topic of the best match led to turns
+    that merely share a common word (LoCoMo dev recall@10 0.757 with, 0.765 without)."""
+    return [entity.name for entity in extract_entities(text)]
 
 
 def _showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -> set[str]:

@@ -202,6 +202,12 @@ def _stemmer() -> Callable[[str], str]:
     return _stem_words
 
 
+def stem_word(word: str) -> str:
+    """The Snowball stem of an English word, lower-cased (short words stay whole)."""
+    lower = word.lower()
+    return _stemmer()(lower) if _STEMMABLE.fullmatch(lower) else lower
+
+
 def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
     stem = _stemmer() if stems else None
     for match in _TOKEN.finditer(chunk):

@@ -21,6 +21,7 @@ from shiyi.memory.jobs import Job, JobDeferred, JobQueue
 from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.text import query_terms
+from shiyi.memory.topics import extract_topics
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +240,7 @@ class MemoryWorker:
         extracted: dict[str, set[str]] = {}
         terms: dict[str, set[str]] = {}
         for event in events:
-            entities = extract_entities(event.content)
+            entities = extract_entities(event.content) + extract_topics(event.content)
             for entity in entities:
                 found.setdefault(entity.name, entity)
             extracted[event.id] = {entity.name for entity in entities}

@@ -2,8 +2,9 @@
 
 Hop 1: events MENTIONING and facts ABOUT a seed entity.  Hop 2: the same for entities one
 RELATED_TO edge away from a seed.  Each event or fact scores the sum over the entities it
-touches (seed 1.0, neighbour 0.5), ties broken by recency then id; entities mentioned by more
-than ``HUB_MENTIONS`` events add no events (like a stop word), but keep their facts.  This is
+touches (seed 1.0, neighbour 0.5, times the entity's specificity), ties broken by recency
+then id; entities mentioned by more than ``HUB_MENTIONS`` events add no events (like a stop
+word), but keep their facts.  This is
 the embedded store's rule (:func:`shiyi.memory.kuzu_queries.neighbourhood`), here as joins
 scored and ranked inside PostgreSQL.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from shiyi.memory.models import Neighbourhood, Scored
 from shiyi.memory.postgres.rows import relation_from_row
 from shiyi.memory.postgres.schema import Conn
+from shiyi.memory.topics import specificity
 
 DIRECT_SCORE = 1.0
 INDIRECT_SCORE = 0.5
@@ -28,14 +30,15 @@ _RELATIONS_OF = (
 )
 # The degree is counted only up to the cap + 1 (an index range scan), not over a hub's
 # every mention.
+_DEGREE = """
+SELECT w.name, (SELECT count(*) FROM (SELECT 1 FROM mentions AS m WHERE m.entity = w.name
+                                       LIMIT %(hub)s + 1) AS capped)
+FROM unnest(%(names)s::text[]) AS w(name)
+"""
 _EVENTS = """
-WITH weights AS (
-    SELECT w.name, w.weight FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
-    WHERE (SELECT count(*) FROM (SELECT 1 FROM mentions AS m WHERE m.entity = w.name
-                                 LIMIT %(hub)s + 1) AS capped) <= %(hub)s
-)
 SELECT e.id, sum(w.weight) AS score
-FROM weights AS w JOIN mentions AS m ON m.entity = w.name JOIN events AS e ON e.id = m.event_id
+FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
+JOIN mentions AS m ON m.entity = w.name JOIN events AS e ON e.id = m.event_id
 GROUP BY e.id, e.ts ORDER BY score DESC, e.ts DESC, e.id LIMIT %(n)s
 """
 _FACTS = """
@@ -58,15 +61,17 @@ def neighbourhood(conn: Conn, seeds: list[str], hops: int, limit: int) -> Neighb
         for rel in relations:
             for name in (rel.src, rel.dst):
                 weights.setdefault(name, INDIRECT_SCORE)
-    params = {
-        "names": list(weights),
-        "weights": list(weights.values()),
-        "hub": HUB_MENTIONS,
-        "n": limit,
-    }
-    events = _scored(conn.execute(_EVENTS, params).fetchall())
-    facts = _scored(conn.execute(_FACTS, params).fetchall())
+    rows = conn.execute(_DEGREE, {"names": list(weights), "hub": HUB_MENTIONS}).fetchall()
+    degree = {str(name): int(count) for name, count in rows}
+    weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
+    expand = {n: weight for n, weight in weights.items() if degree.get(n, 0) <= HUB_MENTIONS}
+    events = _scored(conn.execute(_EVENTS, _weighted(expand, limit)).fetchall()) if expand else []
+    facts = _scored(conn.execute(_FACTS, _weighted(weights, limit)).fetchall())
     return Neighbourhood(list(weights), events, facts, relations)
+
+
+def _weighted(weights: dict[str, float], limit: int) -> dict[str, Any]:
+    return {"names": list(weights), "weights": list(weights.values()), "n": limit}
 
 
 def _scored(rows: Sequence[Sequence[Any]]) -> list[Scored]:
