@@ -11,7 +11,8 @@ turns among the first k hits.  In the same run, over the same turns:
   bare text and over ``"(day) Speaker: text"``, and RRF(BM25, MiniLM) with k=60;
 * shiyi's modes (hybrid, semantic, keyword, graph, recent) with query p50/p95;
 * hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, no
-  speakers, no time windows, no episodes, no neighbours);
+  speakers, no time windows, no episodes, no neighbours, no graph bridge, the graph path
+  not voting);
 * neighbour expansion: the top 5 hits each bring the turns before and after them, counted
   separately (``R@5+nb``: evidence among the hits and their neighbours);
 * hybrid recall@10 per LoCoMo category and per detected intent.
@@ -29,7 +30,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,7 @@ import numpy as np
 from shiyi.config import load_settings
 from shiyi.memory.boosts import Boosts
 from shiyi.memory.contextual import indexed_texts
+from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
 from shiyi.memory.query_signals import understand
 from shiyi.memory.retriever import MODES, Retriever
@@ -152,8 +154,13 @@ def variants(memory: Memory) -> dict[str, Retriever]:
     base = memory.retriever
 
     def like(**kw: object) -> Retriever:
-        options: dict[str, object] = {"fusion": base.fusion, "boosts": base.boosts} | kw
-        return Retriever(base.store, base.embedder, base.weights, base.candidates, **options)  # type: ignore[arg-type]
+        options: dict[str, object] = {
+            "weights": base.weights,
+            "candidates": base.candidates,
+            "fusion": base.fusion,
+            "boosts": base.boosts,
+        } | kw
+        return Retriever(base.store, base.embedder, **options)  # type: ignore[arg-type]
 
     every = Boosts()
     return {
@@ -164,7 +171,13 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no episodes": like(boosts=Boosts(**(_fields(every) | {"episodes": False}))),
         "hybrid, no neighbours": like(boosts=Boosts(**(_fields(every) | {"neighbours": False}))),
         "hybrid, no graph bridge": like(boosts=Boosts(**(_fields(every) | {"bridge": False}))),
+        "hybrid, graph path not voting": like(weights=_without_graph(base.weights)),
     }
+
+
+def _without_graph(weights: RerankWeights) -> RerankWeights:
+    paths = dict(weights.path_weights) | {"graph": 0.0}
+    return replace(weights, path_weights=paths)
 
 
 def _fields(boosts: Boosts) -> dict[str, bool]:

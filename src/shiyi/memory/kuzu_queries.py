@@ -24,7 +24,7 @@ from shiyi.memory.models import (
     SegmentType,
     Tier,
 )
-from shiyi.memory.topics import specificity
+from shiyi.memory.topics import specificity, within_budget
 
 if TYPE_CHECKING:
     import numpy as np
@@ -350,14 +350,20 @@ _RELATIONS_OF = (
     "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) WHERE a.name IN $names OR b.name IN $names"
     " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to"
 )
+# Entity first: Kuzu otherwise scans every event's mentions for the names (at 100k turns of
+# real conversation, counting four entities' mentions took 60 ms that way, 3.4 ms this way).
 _MENTIONING = (
-    "MATCH (e:Event)-[:MENTIONS]->(n:Entity) WHERE n.name IN $names RETURN e.id, n.name, e.ts"
+    "MATCH (n:Entity) WHERE n.name IN $names MATCH (n)<-[:MENTIONS]-(e:Event)"
+    " RETURN e.id, n.name, e.ts"
 )
 _ABOUT = (
     "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names"
     " RETURN f.id, n.name, coalesce(f.updated_at, f.created_at)"
 )
-_DEGREE = "MATCH (e:Event)-[:MENTIONS]->(n:Entity) WHERE n.name IN $names RETURN n.name, count(e)"
+_DEGREE = (
+    "MATCH (n:Entity) WHERE n.name IN $names MATCH (n)<-[:MENTIONS]-(e:Event)"
+    " RETURN n.name, count(e)"
+)
 DIRECT_SCORE = 1.0
 """Score an event/fact gets per query entity it touches directly."""
 INDIRECT_SCORE = 0.5
@@ -374,7 +380,8 @@ def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int
     RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
     indirect 0.5, each times the entity's :func:`specificity`: a topic every other turn
     mentions says little), ties broken by recency; ``relations`` are the edges incident to
-    the seeds.
+    the seeds.  Only the rarest entities are expanded, up to a budget of mentions read
+    (:func:`~shiyi.memory.topics.within_budget`).
     Events are not expanded from hubs (see ``HUB_MENTIONS``)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
@@ -387,7 +394,7 @@ def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int
     params = {"names": list(weights)}
     degree = {str(name): int(count) for name, count in prepared(conn, _DEGREE, params)}
     weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
-    expand = [name for name in weights if degree.get(name, 0) <= HUB_MENTIONS]
+    expand = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
     mentioning = prepared(conn, _MENTIONING, {"names": expand}) if expand else []
     events = _ranked(mentioning, weights, limit)
     facts = _ranked(prepared(conn, _ABOUT, params), weights, limit)

@@ -4,7 +4,8 @@ Hop 1: events MENTIONING and facts ABOUT a seed entity.  Hop 2: the same for ent
 RELATED_TO edge away from a seed.  Each event or fact scores the sum over the entities it
 touches (seed 1.0, neighbour 0.5, times the entity's specificity), ties broken by recency
 then id; entities mentioned by more than ``HUB_MENTIONS`` events add no events (like a stop
-word), but keep their facts.  This is
+word), but keep their facts, and only the rarest entities are expanded, up to a budget of
+mentions (:func:`~shiyi.memory.topics.within_budget`).  This is
 the embedded store's rule (:func:`shiyi.memory.kuzu_queries.neighbourhood`), here as joins
 scored and ranked inside PostgreSQL.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from shiyi.memory.models import Neighbourhood, Scored
 from shiyi.memory.postgres.rows import relation_from_row
 from shiyi.memory.postgres.schema import Conn
-from shiyi.memory.topics import specificity
+from shiyi.memory.topics import specificity, within_budget
 
 DIRECT_SCORE = 1.0
 INDIRECT_SCORE = 0.5
@@ -64,7 +65,8 @@ def neighbourhood(conn: Conn, seeds: list[str], hops: int, limit: int) -> Neighb
     rows = conn.execute(_DEGREE, {"names": list(weights), "hub": HUB_MENTIONS}).fetchall()
     degree = {str(name): int(count) for name, count in rows}
     weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
-    expand = {n: weight for n, weight in weights.items() if degree.get(n, 0) <= HUB_MENTIONS}
+    rarest = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
+    expand = {name: weights[name] for name in rarest}
     events = _scored(conn.execute(_EVENTS, _weighted(expand, limit)).fetchall()) if expand else []
     facts = _scored(conn.execute(_FACTS, _weighted(weights, limit)).fetchall())
     return Neighbourhood(list(weights), events, facts, relations)
