@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shiyi.memory.text import stem_word
-from shiyi.memory.topics import extract_topics, specificity, topic_words
+from shiyi.memory.topics import extract_topics, specificity, topic_words, within_budget
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,12 @@ def test_specificity_falls_as_more_events_mention_an_entity() -> None:
     assert values == sorted(values, reverse=True)
     assert values[0] == values[1]  # an unknown count is treated as one mention
     assert values[-1] > 0
+
+
+def test_the_graph_expands_the_rarest_entities_within_its_budget() -> None:
+    degree = {"common": 900, "rare": 3, "hub": 5000, "middle": 120}
+    assert within_budget(degree, hub=1000, budget=1000) == ["rare", "middle"]
+    assert within_budget(degree, hub=1000, budget=2000) == ["rare", "middle", "common"]
+    # the rarest entity is read even when it alone is over the budget; a hub never is
+    assert within_budget({"big": 800}, hub=1000, budget=100) == ["big"]
+    assert within_budget({"hub": 5000}, hub=1000) == []
