@@ -15,12 +15,13 @@ graph's size, and p50/p95 of each path.  ``--store-dir`` keeps the store for re-
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+
+from memory_bench import percentile, timed
 
 from shiyi.config import load_settings
 from shiyi.memory.importers import ImportedConversation, detect_and_load
@@ -68,19 +69,9 @@ def build(memory: Memory, events: list[EventRecord]) -> None:
     )
 
 
-def timed(run: Callable[[str], object], questions: Sequence[str]) -> list[float]:
-    latencies = []
-    for question in questions:
-        started = time.perf_counter()
-        run(question)
-        latencies.append((time.perf_counter() - started) * 1000)
-    return latencies
-
-
 def report(name: str, values: list[float]) -> None:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
-    print(f"{name:<28} p50 {statistics.median(values):6.1f} ms   p95 {p95:6.1f} ms")
+    p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+    print(f"{name:<28} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms")
 
 
 def main(argv: Sequence[str]) -> int:
