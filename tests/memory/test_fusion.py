@@ -112,3 +112,15 @@ def test_the_kind_an_intent_prefers_wins_a_tie() -> None:
         MemoryHit("howto", "fact", "", 0.0, score=1.0, fact_kind="episodic"),
     ]
     assert rerank(hits, RerankWeights(), prefer=("episodic",))[0].id == "howto"
+
+
+def test_a_path_that_found_one_memory_still_votes_for_it() -> None:
+    # keyword found only the fact naming the rare word; vector slightly prefers two turns
+    keyword = [Scored("fact", 7.5)]
+    vector = [Scored("turn1", 0.42), Scored("turn2", 0.41), Scored("fact", 0.40)]
+    vector += [Scored(f"other{i}", 0.2 - i / 100) for i in range(5)]
+    scores, _ = score_fusion({"keyword": keyword, "vector": vector})
+    assert max(scores, key=scores.__getitem__) == "fact"
+    # and when every found memory scores alike, each still beats the ones missed
+    tied, _ = score_fusion({"keyword": [Scored("a", 2.0), Scored("b", 2.0)], "vector": vector})
+    assert tied["a"] == tied["b"] > tied["other0"]

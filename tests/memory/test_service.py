@@ -117,6 +117,17 @@ def test_remember_and_kind_filter(memory: Memory) -> None:
     assert "<relevant_procedures>" in memory.query_text("how do we release?")
 
 
+def test_a_fact_stored_a_moment_ago_is_found_before_its_vector_is(memory: Memory) -> None:
+    # The worker embeds after the reply; until then the vector path cannot score the fact,
+    # and that must not count as the vector path's worst score.
+    fact = memory.remember("I call every release Bluefinch", kind="preference")
+    assert memory.embedder is not None
+    assert memory.store.vector_search("fact", memory.embedder.embed(["Bluefinch"])[0], 5) == []
+    assert ids(memory.search("Bluefinch codename", limit=3))[0] == fact.id
+    memory.worker.drain(timeout=60)
+    assert ids(memory.search("Bluefinch codename", limit=3))[0] == fact.id
+
+
 def test_expand_returns_neighbouring_turns(memory: Memory) -> None:
     around = memory.expand("run_a:2:0", window=1)
     assert [e.id for e in around] == ["e1", "e2", "e3"]

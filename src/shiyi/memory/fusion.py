@@ -20,7 +20,7 @@ shares with the query.  Recency only says "new": it adds a small tie-breaking bo
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from shiyi.memory.models import MemoryHit, Scored
@@ -92,36 +92,53 @@ def rrf(
     return scores, ranks
 
 
-def _z_scores(found: Sequence[Scored]) -> dict[str, float]:
+def _z_scores(found: Sequence[Scored]) -> tuple[dict[str, float], float]:
+    """Each found id's z-score, and the score of an id the path did not find.
+
+    A missed id scores at most the path's lowest, so it gets the lowest z-score.  When the
+    path found one id (or several, all equal) there is no spread: the found count as 1.0 and
+    the missed as -1.0, the gap of a two-item list.  Giving the missed the found ids' score
+    would silence the path: a keyword path that found only the fact naming "Bluefinch" would
+    rank it no higher than every turn it missed.
+    """
     values = [item.score for item in found]
     mean = sum(values) / len(values)
     spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
-    if spread < 1e-9:  # one result, or all equal: each is as good as the path can say
-        return {item.id: 1.0 for item in found}
-    return {item.id: (item.score - mean) / spread for item in found}
+    if spread < 1e-9:
+        return {item.id: 1.0 for item in found}, -1.0
+    z = {item.id: (item.score - mean) / spread for item in found}
+    return z, min(z.values())
 
 
 def score_fusion(
     paths: Mapping[str, Sequence[Scored]],
     weights: Mapping[str, float] | None = None,
+    *,
+    abstain: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
     """Fuse by z-scores (see the module doc); returns the fused score and the ranks per id.
 
     Only :data:`SCORED_PATHS` vote; :data:`TIE_BREAKERS` paths add their small bonus.
+    ``abstain``: per path, ids it could not score at all (a memory written a moment ago has
+    no vector yet); that path's vote is left out of their mean instead of counting as its
+    worst, so a fresh fact the keyword path finds is not buried under old turns.
     """
     ranks: dict[str, dict[str, int]] = {}
     for name, found in paths.items():
         for rank, item in enumerate(found, start=1):
             ranks.setdefault(item.id, {}).setdefault(name, rank)
     voters = {n: f for n, f in paths.items() if n not in TIE_BREAKERS and f}
-    total = sum(1.0 if weights is None else weights.get(n, 1.0) for n in voters) or 1.0
-    scores = dict.fromkeys(ranks, 0.0)
+    sums = dict.fromkeys(ranks, 0.0)
+    totals = dict.fromkeys(ranks, 0.0)
     for name, found in voters.items():
-        weight = (1.0 if weights is None else weights.get(name, 1.0)) / total
-        z = _z_scores(found)
-        floor = min(z.values())
-        for key in scores:
-            scores[key] += weight * z.get(key, floor)
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
+        silent = (abstain or {}).get(name, ())
+        z, floor = _z_scores(found)
+        for key in sums:
+            if key in z or key not in silent:
+                sums[key] += weight * z.get(key, floor)
+                totals[key] += weight
+    scores = {key: sums[key] / totals[key] if totals[key] else 0.0 for key in sums}
     for name, bonus in TIE_BREAKERS.items():
         for rank, item in enumerate(paths.get(name, ()), start=1):
             scores[item.id] += bonus / rank

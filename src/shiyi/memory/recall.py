@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from shiyi.errors import StorageError
-from shiyi.memory.models import EventRecord, FactRecord, Scored
+from shiyi.memory.models import EventRecord, FactRecord, NodeKind, Scored
 from shiyi.memory.protocol import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,9 @@ class Found:
     """Ids known to be facts; an id in neither set may be either."""
     records: dict[str, EventRecord] = field(default_factory=dict)
     """Event records the path loaded anyway (the recency path)."""
+    exhaustive: frozenset[NodeKind] = frozenset()
+    """Node kinds of which the path returned every record it can score (it was asked for
+    more than it found): a record of such a kind that it missed, it could not score."""
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from shiyi.memory.boosts import Boosts, apply_boosts
 from shiyi.memory.contextual import speaker_name
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.fusion import RerankWeights, rerank, rrf, score_fusion
-from shiyi.memory.models import Anchor, EventRecord, MemoryHit, Scored
+from shiyi.memory.models import Anchor, EventRecord, MemoryHit, NodeKind, Scored
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.query_signals import QuerySignals, understand
 from shiyi.memory.recall import Found, Records, run_paths, touch_later
@@ -96,7 +96,8 @@ class Retriever:
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
         shown = _showable(records, everything, who, past)
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
-        scores, ranks = self._fuse(ranked, records, signals, single=len(ranked) == 1)
+        abstain = _unscored(found, records, shown)
+        scores, ranks = self._fuse(ranked, records, signals, abstain, single=len(ranked) == 1)
         hits = [
             h
             for h in self._materialize(scores, ranks, who, past, records)
@@ -118,13 +119,14 @@ class Retriever:
         ranked: dict[str, list[Scored]],
         records: Records,
         signals: QuerySignals,
+        abstain: dict[str, set[str]],
         *,
         single: bool,
     ) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
         """Fused scores, positive and multiplicative (for :func:`rerank`), with ranks."""
         if self.fusion == "rrf":
             return rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
-        scores, ranks = score_fusion(ranked, self.weights.path_weights)
+        scores, ranks = score_fusion(ranked, self.weights.path_weights, abstain=abstain)
         if not single and scores:
             ids = list(scores)
             events = {e.id: e for e in records.events_in(ids)}
@@ -173,8 +175,17 @@ class Retriever:
         vector = self.embedder.embed([query])[0]
         events = self.store.vector_search("event", vector, self.candidates)
         facts = self.store.vector_search("fact", vector, self.candidates)
-        merged = sorted(events + facts, key=lambda s: s.score, reverse=True)[: self.candidates]
-        return Found(merged, {s.id for s in events}, {s.id for s in facts})
+        merged = sorted(events + facts, key=lambda s: s.score, reverse=True)
+        complete: set[NodeKind] = set()
+        if len(merged) <= self.candidates:  # nothing scored was cut from the merged list
+            complete |= {"event"} if len(events) < self.candidates else set()
+            complete |= {"fact"} if len(facts) < self.candidates else set()
+        return Found(
+            merged[: self.candidates],
+            {s.id for s in events},
+            {s.id for s in facts},
+            exhaustive=frozenset(complete),
+        )
 
     def query_entities(self, query: str) -> list[str]:
         """Known entities named in the query: extracted names and topics, plus plain terms
@@ -302,6 +313,22 @@ def _showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -
     events = {e.id for e in records.events_in(ids) if viewer.sees(e)}
     facts = {f.id for f in records.facts_in(ids) if f.status in statuses and viewer.sees_fact(f)}
     return events | facts
+
+
+def _unscored(found: dict[str, Found], records: Records, shown: set[str]) -> dict[str, set[str]]:
+    """Per path, the shown candidates it could not score: records of a kind it returned in
+    full (it ran out before its limit) that it still missed, such as a fact stored a moment
+    ago whose vector the worker has not computed yet."""
+    kinds: dict[str, NodeKind] = {key: "fact" for key in records.facts}
+    kinds.update((key, "event") for key in records.events)
+    unscored: dict[str, set[str]] = {}
+    for name, path in found.items():
+        if path.exhaustive:
+            scored = {item.id for item in path.ranked}
+            unscored[name] = {
+                key for key in shown if key not in scored and kinds.get(key) in path.exhaustive
+            }
+    return unscored
 
 
 def _fact_anchor(key: str, ts: float) -> Anchor | None:
