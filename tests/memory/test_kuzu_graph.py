@@ -20,6 +20,7 @@ import pytest
 from shiyi.errors import StorageError
 from shiyi.memory import kuzu_schema as schema
 from shiyi.memory.kuzu_graph import KuzuGraph
+from shiyi.memory.models import EventRecord
 
 DIM = 8
 
@@ -99,3 +100,29 @@ def test_second_process_gets_clear_error(graph: KuzuGraph, db_path: Path) -> Non
     )
     assert "STORAGE" in done.stdout and "another process" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_thousands_of_small_updates_do_not_fill_the_buffer_pool(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kuzu holds memory per in-place update until a checkpoint, and its own checkpoint
+    waits for 16 MB of log: with a 64 MB pool ~1,740 one-row touches filled it and every
+    later query failed.  The graph checkpoints every ``CHECKPOINT_AFTER_WRITES`` writes."""
+    monkeypatch.setattr(schema, "BUFFER_POOL_BYTES", 64 * 1024 * 1024)
+    graph = KuzuGraph(db_path, dimension=DIM, embedding_model="test-model")
+    try:
+        graph.add_events(
+            [
+                EventRecord(
+                    id=f"e{i}", session_id="s", run_id="r", ts=float(i), role="user",
+                    content=f"turn {i}", segment_type="user_message", iteration=i,
+                )
+                for i in range(200)
+            ]
+        )  # fmt: skip
+        for n in range(2500):
+            graph.touch([f"e{n % 200}"], at=float(n))
+        rows = graph._read("MATCH (e:Event) WHERE e.id IN ['e0', 'e199'] RETURN e.access_count")
+        assert sorted(int(row[0]) for row in rows) == [12, 13]
+    finally:
+        graph.close()

@@ -14,6 +14,7 @@ from shiyi.memory.event_rows import EventRows
 from shiyi.memory.keyword import KeywordIndex
 from shiyi.memory.kuzu_graph import KuzuGraph
 from shiyi.memory.lock import StoreLock
+from shiyi.memory.mention_rows import MentionRows
 from shiyi.memory.models import (
     Anchor,
     EntityRecord,
@@ -57,6 +58,8 @@ class EmbeddedStore:
             self.keywords = KeywordIndex(self.sqlite, stems=True)
             self.event_rows = EventRows(self.sqlite)
             self.event_rows.backfill(self.graph.all_events)
+            self.mention_rows = MentionRows(self.sqlite)
+            self.mention_rows.backfill(self.graph.all_mentions)
         except BaseException:
             self.lock.release()
             raise
@@ -91,6 +94,7 @@ class EmbeddedStore:
 
     def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
         self.graph.link_mentions(pairs)
+        self.mention_rows.link(pairs)
 
     def add_relations(self, relations: Sequence[RelationRecord]) -> None:
         self.graph.add_relations(relations)
@@ -105,6 +109,7 @@ class EmbeddedStore:
     def delete(self, ids: Sequence[str]) -> int:
         # Before the graph: a crash in between leaves the mirror short, never stale.
         self.event_rows.delete(ids)
+        self.mention_rows.delete_events(ids)
         removed = self.graph.delete(ids)
         self.keywords.delete(ids)
         return removed
@@ -118,7 +123,7 @@ class EmbeddedStore:
         return self.keywords.search(query, limit)
 
     def neighbourhood(self, entity_names: Sequence[str], hops: int, limit: int) -> Neighbourhood:
-        return self.graph.neighbourhood(entity_names, hops, limit)
+        return self.graph.neighbourhood(entity_names, hops, limit, self.mention_rows)
 
     def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
         return self.graph.recent_events(limit, session_id)
@@ -189,6 +194,7 @@ class EmbeddedStore:
         return self.graph.user_footprint(user_id)
 
     def delete_entities(self, names: Sequence[str]) -> int:
+        self.mention_rows.delete_entities(names)
         return self.graph.delete_entities(names)
 
     def delete_orphan_sessions(self, user_id: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import kuzu
 import pyarrow as pa
@@ -375,29 +375,59 @@ every mentioning event), 2k mentions 20-50 ms; counting mentions takes ~1 ms.  L
 word, touching a hub says little about relevance; its facts and relations still count."""
 
 
-def neighbourhood(conn: kuzu.Connection, seeds: list[str], hops: int, limit: int) -> Neighbourhood:
+class MentionIndex(Protocol):
+    """Where the graph path reads MENTIONS edges: Kuzu itself, or the SQLite mirror
+    (:class:`~shiyi.memory.mention_rows.MentionRows`, several times faster at scale)."""
+
+    def degree(self, names: Sequence[str]) -> dict[str, int]: ...
+
+    def mentioning(self, names: Sequence[str]) -> list[tuple[str, str, float]]: ...
+
+
+class KuzuMentions:
+    """MENTIONS edges read from the graph."""
+
+    def __init__(self, conn: kuzu.Connection) -> None:
+        self.conn = conn
+
+    def degree(self, names: Sequence[str]) -> dict[str, int]:
+        rows = prepared(self.conn, _DEGREE, {"names": list(names)})
+        return {str(name): int(count) for name, count in rows}
+
+    def mentioning(self, names: Sequence[str]) -> list[tuple[str, str, float]]:
+        rows = prepared(self.conn, _MENTIONING, {"names": list(names)})
+        return [(str(e), str(n), float(ts or 0.0)) for e, n, ts in rows]
+
+
+def neighbourhood(
+    conn: kuzu.Connection,
+    seeds: list[str],
+    hops: int,
+    limit: int,
+    mentions: MentionIndex | None = None,
+) -> Neighbourhood:
     """Events and facts around ``seeds``: hop 1 = touching a seed, hop 2 = touching an entity
     RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
     indirect 0.5, each times the entity's :func:`specificity`: a topic every other turn
     mentions says little), ties broken by recency; ``relations`` are the edges incident to
     the seeds.  Only the rarest entities are expanded, up to a budget of mentions read
     (:func:`~shiyi.memory.topics.within_budget`).
-    Events are not expanded from hubs (see ``HUB_MENTIONS``)."""
+    Events are not expanded from hubs (see ``HUB_MENTIONS``).  ``mentions``: where MENTIONS
+    edges are read (default: the graph)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
+    edges = mentions or KuzuMentions(conn)
     relations = [_relation(r) for r in prepared(conn, _RELATIONS_OF, {"names": seeds})]
     weights = dict.fromkeys(seeds, DIRECT_SCORE)
     if hops >= 2:
         for rel in relations:
             for name in (rel.src, rel.dst):
                 weights.setdefault(name, INDIRECT_SCORE)
-    params = {"names": list(weights)}
-    degree = {str(name): int(count) for name, count in prepared(conn, _DEGREE, params)}
+    degree = edges.degree(list(weights))
     weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
     expand = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
-    mentioning = prepared(conn, _MENTIONING, {"names": expand}) if expand else []
-    events = _ranked(mentioning, weights, limit)
-    facts = _ranked(prepared(conn, _ABOUT, params), weights, limit)
+    events = _ranked(edges.mentioning(expand) if expand else [], weights, limit)
+    facts = _ranked(prepared(conn, _ABOUT, {"names": list(weights)}), weights, limit)
     return Neighbourhood(list(weights), events, facts, relations)
 
 
