@@ -128,6 +128,20 @@ def test_a_fact_stored_a_moment_ago_is_found_before_its_vector_is(memory: Memory
     assert ids(memory.search("Bluefinch codename", limit=3))[0] == fact.id
 
 
+def test_relink_brings_turns_stored_without_links_into_the_graph(memory: Memory) -> None:
+    # A store from before topics were linked: the turn is stored, the graph never saw it.
+    memory.store.add_events([event(40, "We finally signed up for a pottery class downtown.")])
+    assert "e40" not in ids(memory.search("pottery", mode="graph"))
+    seen: list[tuple[int, int]] = []
+    assert memory.relink(progress=lambda done, total: seen.append((done, total))) == 7
+    assert seen[-1] == (7, 7)
+    assert ids(memory.search("pottery", mode="graph"))[0] == "e40"
+    counts = memory.store.counts()
+    assert memory.relink() == 7  # again: nothing doubles
+    assert memory.store.counts() == counts
+    assert ids(memory.search("Biscuit", mode="graph"))[:2] in (["e0", "e5"], ["e5", "e0"])
+
+
 def test_expand_returns_neighbouring_turns(memory: Memory) -> None:
     around = memory.expand("run_a:2:0", window=1)
     assert [e.id for e in around] == ["e1", "e2", "e3"]

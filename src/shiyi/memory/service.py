@@ -29,6 +29,9 @@ from shiyi.memory.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
 REINDEX_CHUNK = 5000
+RELINK_CHUNK = 1000
+"""Turns linked per step of :meth:`Memory.relink`: what the worker links at once (16 jobs of
+64), large enough for the graph's bulk edge insert."""
 
 
 def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | None:
@@ -403,6 +406,20 @@ class Memory:
             if progress is not None:
                 progress(done)
         return done
+
+    def relink(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Link every stored turn to its names and topics again; returns how many turns.
+
+        For a store written before the graph linked more (topics joined on 2026-11-24):
+        its older turns reach the graph path only after this.  Idempotent, so an
+        interrupted relink is simply run again.  ``progress(done, total)`` after each chunk.
+        """
+        ids = [event.id for event in self.store.recent_events(10**9)][::-1]
+        for start in range(0, len(ids), RELINK_CHUNK):
+            self.worker.link_events(ids[start : start + RELINK_CHUNK])
+            if progress is not None:
+                progress(min(start + RELINK_CHUNK, len(ids)), len(ids))
+        return len(ids)
 
     def stats(self) -> dict[str, int]:
         counts = self.store.counts()

@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -230,12 +230,16 @@ class MemoryWorker:
                 self.jobs.enqueue(EMBED, {"node": "event", "ids": chunk})
 
     def _entities(self, jobs: list[Job]) -> None:
+        self.link_events([i for job in jobs for i in job.payload["ids"]])
+
+    def link_events(self, ids: Sequence[str]) -> None:
         """Link events to the entities they name: newly extracted ones, and known ones.
 
         Matching known entity names catches what the extractor's heuristics miss (a name at
         the start of a sentence, a lower-case mention), which keeps the graph connected.
+        Linking again is harmless: entities merge and a repeated link is ignored.
         """
-        events = self.store.get_events([i for job in jobs for i in job.payload["ids"]])
+        events = self.store.get_events(ids)
         found: dict[str, EntityRecord] = {}
         extracted: dict[str, set[str]] = {}
         terms: dict[str, set[str]] = {}

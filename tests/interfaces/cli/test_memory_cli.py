@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from shiyi.memory.synthetic import generate
@@ -53,6 +54,11 @@ def test_import_locomo_then_stats_search_expand_export(cli: Cli) -> None:
     jobs = cli.run("memory", "jobs").stdout
     assert "ingest" in jobs
     assert "failed #" not in jobs
+    relinked = cli.run("memory", "relink")
+    assert relinked.returncode == 0, relinked.stderr
+    assert re.search(r"24 of 24 turns linked \([\d,]+/s, ETA 0 s\)", relinked.stderr)
+    entities = int(stats["entities"])
+    assert f"linked 24 turns; the graph has {entities:,} entities" in relinked.stdout
 
 
 def test_second_process_is_told_who_holds_the_store(cli: Cli) -> None:

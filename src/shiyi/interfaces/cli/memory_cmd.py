@@ -371,6 +371,25 @@ def reindex(
         typer.echo(f"re-embedded {count} events")
 
 
+@memory_app.command("relink")
+def relink(config: ConfigOption = None) -> None:
+    """Link every stored turn to its names and topics again (after an upgrade that links
+    more: older turns reach the graph path only after this)."""
+    started = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        rate = done / max(time.monotonic() - started, 1e-6)
+        eta = (total - done) / rate if rate else 0.0
+        typer.echo(
+            f"  {done:,} of {total:,} turns linked ({rate:,.0f}/s, ETA {eta:.0f} s)", err=True
+        )
+
+    with opened(config) as memory:
+        count = memory.relink(progress=progress)
+        entities = memory.stats().get("entities", 0)
+        typer.echo(f"linked {count:,} turns; the graph has {entities:,} entities")
+
+
 def _progress(done: int) -> None:
     typer.echo(f"  {done} embedded", err=True)
 
