@@ -128,6 +128,21 @@ def test_a_fact_stored_a_moment_ago_is_found_before_its_vector_is(memory: Memory
     assert ids(memory.search("Bluefinch codename", limit=3))[0] == fact.id
 
 
+def test_a_fresh_fact_is_found_among_more_turns_than_the_vector_path_returns(
+    memory: Memory,
+) -> None:
+    # 50 more turns: the vector path returns its 40 best events and cuts the rest, yet it
+    # scored every embedded fact, so the fact it lacks a vector for is still unscored.
+    # (It ranks third, not first: one keyword hit's z-score is 1.0, below the vector
+    # path's best turns here.  Counted as the vector path's worst, it was not in the top 5.)
+    memory.import_events([event(100 + i, f"Release notes draft number {i}") for i in range(50)])
+    assert memory.worker.drain(timeout=120)
+    memory.remember("Old preference: window seats", kind="preference")
+    assert memory.worker.drain(timeout=60)
+    fact = memory.remember("I call every release Bluefinch", kind="preference")
+    assert fact.id in ids(memory.search("Bluefinch codename", limit=3))
+
+
 def test_relink_brings_turns_stored_without_links_into_the_graph(memory: Memory) -> None:
     # A store from before topics were linked: the turn is stored, the graph never saw it.
     memory.store.add_events([event(40, "We finally signed up for a pottery class downtown.")])

@@ -90,8 +90,11 @@ class Found:
     records: dict[str, EventRecord] = field(default_factory=dict)
     """Event records the path loaded anyway (the recency path)."""
     exhaustive: frozenset[NodeKind] = frozenset()
-    """Node kinds of which the path returned every record it can score (it was asked for
-    more than it found): a record of such a kind that it missed, it could not score."""
+    """Node kinds of which the path scored every record it can (it was asked for more than
+    it found): a record of such a kind that it missed, it could not score."""
+    cut: set[str] = field(default_factory=set)
+    """Ids the path scored but left out of ``ranked`` (below its limit): missed, not
+    unscorable."""
 
 
 @dataclass(slots=True)

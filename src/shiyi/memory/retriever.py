@@ -177,14 +177,14 @@ class Retriever:
         facts = self.store.vector_search("fact", vector, self.candidates)
         merged = sorted(events + facts, key=lambda s: s.score, reverse=True)
         complete: set[NodeKind] = set()
-        if len(merged) <= self.candidates:  # nothing scored was cut from the merged list
-            complete |= {"event"} if len(events) < self.candidates else set()
-            complete |= {"fact"} if len(facts) < self.candidates else set()
+        complete |= {"event"} if len(events) < self.candidates else set()
+        complete |= {"fact"} if len(facts) < self.candidates else set()
         return Found(
             merged[: self.candidates],
             {s.id for s in events},
             {s.id for s in facts},
             exhaustive=frozenset(complete),
+            cut={s.id for s in merged[self.candidates :]},
         )
 
     def query_entities(self, query: str) -> list[str]:
@@ -324,7 +324,7 @@ def _unscored(found: dict[str, Found], records: Records, shown: set[str]) -> dic
     unscored: dict[str, set[str]] = {}
     for name, path in found.items():
         if path.exhaustive:
-            scored = {item.id for item in path.ranked}
+            scored = {item.id for item in path.ranked} | path.cut
             unscored[name] = {
                 key for key in shown if key not in scored and kinds.get(key) in path.exhaustive
             }
