@@ -112,13 +112,7 @@ class EventRows:
     @property
     def complete(self) -> bool:
         """True once every event the graph held when the mirror began has been copied."""
-        with self._file.errors("read the event table's state"):
-            row = (
-                self._file.conn()
-                .execute("SELECT value FROM ev_rows_meta WHERE key = ?", (_COMPLETE,))
-                .fetchone()
-            )
-        return row is not None
+        return self._file.flag("ev_rows_meta", _COMPLETE)
 
     def backfill(self, batches: Callable[[], Iterable[Sequence[EventRecord]]]) -> int:
         """Copy the graph's events once (a store written before the mirror existed)."""
@@ -128,8 +122,5 @@ class EventRows:
         for batch in batches():
             self.add(batch)
             copied += len(batch)
-        with self._file.write("mark the event table complete") as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO ev_rows_meta(key, value) VALUES (?, '1')", (_COMPLETE,)
-            )
+        self._file.set_flag("ev_rows_meta", _COMPLETE)
         return copied

@@ -106,13 +106,7 @@ class MentionRows:
     @property
     def complete(self) -> bool:
         """True once every mention the graph held when the mirror began has been copied."""
-        with self._file.errors("read the mention table's state"):
-            row = (
-                self._file.conn()
-                .execute("SELECT value FROM mentions_meta WHERE key = ?", (_COMPLETE,))
-                .fetchone()
-            )
-        return row is not None
+        return self._file.flag("mentions_meta", _COMPLETE)
 
     def backfill(self, batches: Callable[[], Iterable[Sequence[tuple[str, str, float]]]]) -> int:
         """Copy the graph's (event id, entity, time) mentions once (a store from before the
@@ -126,8 +120,5 @@ class MentionRows:
             copied += len(batch)
             # once per older store; 790k mentions (100k turns) took 17 s
             log.info("copied %d mentions from the graph to %s", copied, self._file.path)
-        with self._file.write("mark the mention table complete") as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO mentions_meta(key, value) VALUES (?, '1')", (_COMPLETE,)
-            )
+        self._file.set_flag("mentions_meta", _COMPLETE)
         return copied

@@ -68,6 +68,17 @@ class SqliteFile:
             with conn:
                 yield conn
 
+    def flag(self, table: str, key: str) -> bool:
+        """Whether ``key`` is set in ``table`` (``key TEXT PRIMARY KEY, value TEXT``): a
+        once-only step, such as a mirror's backfill, that has completed."""
+        with self.errors(f"read {key!r} from {table}"):
+            query = f"SELECT 1 FROM {table} WHERE key = ?"
+            return self.conn().execute(query, (key,)).fetchone() is not None
+
+    def set_flag(self, table: str, key: str) -> None:
+        with self.write(f"record {key!r} in {table}") as conn:
+            conn.execute(f"INSERT OR REPLACE INTO {table}(key, value) VALUES (?, '1')", (key,))
+
     def close(self) -> None:
         """Close every thread's connection; later calls raise :class:`StorageError`."""
         self._closed = True
