@@ -4,8 +4,16 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from shiyi.memory import vector_cache
+from shiyi.memory import vector_rows
 from shiyi.memory.vector_cache import VectorCache
+
+
+@pytest.fixture(autouse=True, params=["exact", "int8"])
+def first_pass(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: small stores scored exactly, and through the int8 first pass."""
+    if request.param == "int8":
+        monkeypatch.setattr(vector_rows, "EXACT_UP_TO", 0)
+    return str(request.param)
 
 
 def brute_force(data: dict[str, list[float]], query: npt.NDArray[np.float64], k: int) -> list[str]:
@@ -70,20 +78,3 @@ def test_empty_store_and_repeated_ids_from_the_loader() -> None:
     twice = VectorCache(4, lambda: (["a", "a"], rows))
     hits = twice.search([0.0, 1.0, 0.0, 0.0], 5)
     assert [(h.id, round(h.score, 5)) for h in hits] == [("a", 1.0)]
-
-
-def test_a_large_matrix_is_scanned_in_two_halves_with_the_same_result(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    rng = np.random.default_rng(11)
-    data = {f"v{i}": rng.normal(size=16).tolist() for i in range(301)}
-    cache = VectorCache(16, lambda: (list(data), np.array(list(data.values()), dtype=np.float32)))
-    query = rng.normal(size=16)
-    whole = [(s.id, s.score) for s in cache.search(query.tolist(), 20)]
-    monkeypatch.setattr(vector_cache, "SPLIT_ROWS", 100)
-    halves = [(s.id, s.score) for s in cache.search(query.tolist(), 20)]
-    assert halves == whole
-    assert [i for i, _ in halves] == brute_force(data, query, 20)
-    # the last row (in the second half) is found when it is the best
-    cache.upsert([("best", query.tolist())])
-    assert cache.search(query.tolist(), 1)[0].id == "best"
