@@ -299,3 +299,26 @@ def test_meta_overwrites(store: MemoryStore) -> None:
     store.set_meta("k", "1")
     store.set_meta("k", "2")
     assert store.get_meta("k") == "2"
+
+
+def test_names_and_aliases_resolve_through_writes_deletes_and_a_reopen(
+    open_store: StoreFactory,
+) -> None:
+    store = open_store()
+    store.add_events([event("t1", 1.0)])
+    store.upsert_entities([EntityRecord("melanie", type="person", aliases=["mel"])])
+    store.link_mentions([("t1", "melanie")])
+    assert store.find_entities([]) == []  # warms the embedded store's name map first
+    assert [e.name for e in store.find_entities(["Mel"])] == ["melanie"]
+    # An alias added later, and a second entity sharing an alias: both found through it.
+    store.upsert_entities([EntityRecord("melanie", type="person", aliases=["melly"])])
+    store.upsert_entities([EntityRecord("mel gibson", type="person", aliases=["mel"])])
+    assert [e.name for e in store.find_entities(["mel"])] == ["mel gibson", "melanie"]
+    assert [e.name for e in store.find_entities(["melly"])] == ["melanie"]
+    assert [s.id for s in store.neighbourhood(["melly"], hops=1, limit=5).event_ids] == ["t1"]
+    store.delete_entities(["mel gibson"])
+    assert [e.name for e in store.find_entities(["mel", "gibson"])] == ["melanie"]
+    store.close()
+    reopened = open_store()
+    assert [e.name for e in reopened.find_entities(["melly", "mel"])] == ["melanie"]
+    assert reopened.find_entities(["mel gibson"]) == []

@@ -28,6 +28,7 @@ from shiyi.memory import kuzu_lifecycle as lc
 from shiyi.memory import kuzu_queries as q
 from shiyi.memory import kuzu_schema as schema
 from shiyi.memory.entities import normalize_name
+from shiyi.memory.entity_names import EntityNames
 from shiyi.memory.models import (
     Anchor,
     EntityRecord,
@@ -77,6 +78,7 @@ class KuzuGraph:
         self._vectors = {
             node: VectorCache(dimension, self._vector_loader(node)) for node in schema.VECTOR_TABLES
         }
+        self._entity_names = EntityNames(lambda: q.entity_names(self._reader()))
         self._local = threading.local()
         self._connections: list[kuzu.Connection] = []
         self._writes = 0  # write transactions since the last checkpoint
@@ -199,12 +201,13 @@ class KuzuGraph:
             return
         with self._transaction() as conn:
             merged: dict[str, dict[str, Any]] = {}
-            old = {e.name: e for e in _entities_by_name(conn, [e.name for e in entities])}
+            old = {e.name: e for e in q.entities_by_name(conn, [e.name for e in entities])}
             for entity in entities:
                 previous = merged.get(entity.name)
                 base = EntityRecord(**previous) if previous else old.get(entity.name)
                 merged[entity.name] = q.merged_entity(base, entity)
             schema.execute(conn, q.MERGE_ENTITIES, {"rows": list(merged.values())})
+        self._entity_names.stored((row["name"], row["aliases"]) for row in merged.values())
 
     def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
         unique = list(dict.fromkeys(pairs))
@@ -335,7 +338,7 @@ class KuzuGraph:
     ) -> Neighbourhood:
         """See :func:`~shiyi.memory.kuzu_queries.neighbourhood`; ``mentions``: a faster copy
         of the MENTIONS edges to read instead of the graph's."""
-        seeds = [e.name for e in self.find_entities(entity_names)]
+        seeds = self._resolve(entity_names)
         return q.neighbourhood(self._reader(), seeds, min(hops, 2), limit, mentions)
 
     def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
@@ -404,8 +407,12 @@ class KuzuGraph:
         return [str(r[0]) for r in rows]
 
     def find_entities(self, names: Sequence[str]) -> list[EntityRecord]:
-        wanted = list(dict.fromkeys([*names, *(normalize_name(n) for n in names)]))
-        return _entities_by_name(self._reader(), wanted, aliases=True)
+        """Entities called, or also known as, any of ``names`` (as given or normalised)."""
+        found = self._resolve(names)
+        return q.entities_by_name(self._reader(), found) if found else []
+
+    def _resolve(self, names: Sequence[str]) -> list[str]:
+        return self._entity_names.resolve([*names, *(normalize_name(n) for n in names)])
 
     def expand(self, anchor: Anchor, window: int) -> list[EventRecord]:
         rows = self._read(
@@ -500,6 +507,7 @@ class KuzuGraph:
                 present += len(_existing(conn, "Entity", "name", [name]))
                 schema.execute(conn, lc.DELETE_ENTITY, {"name": name})
                 schema.execute(conn, lc.DELETE_ENTITY_VEC, {"name": name})
+        self._entity_names.deleted(names)
         self._vectors["entity"].delete(list(names))
         return present
 
@@ -540,20 +548,6 @@ def _existing(conn: kuzu.Connection, table: str, key: str, ids: list[str]) -> se
         conn, f"MATCH (n:{table}) WHERE n.{key} IN $ids RETURN n.{key}", {"ids": ids}
     )
     return {str(r[0]) for r in rows}
-
-
-def _entities_by_name(
-    conn: kuzu.Connection, names: list[str], *, aliases: bool = False
-) -> list[EntityRecord]:
-    # UNWIND rather than a list predicate: kuzu 0.11.3 asserts on parameters inside lambdas.
-    alias_clause = " OR list_contains(n.aliases, w)" if aliases else ""
-    rows = q.prepared(
-        conn,
-        f"UNWIND $names AS w MATCH (n:Entity) WHERE n.name = w{alias_clause}"
-        " RETURN DISTINCT n.name, n.type, n.display, n.aliases ORDER BY n.name",
-        {"names": names},
-    )
-    return [q.entity_from_row(r) for r in rows]
 
 
 def _merge_sessions(conn: kuzu.Connection, events: list[EventRecord]) -> None:

@@ -314,6 +314,22 @@ def entity_from_row(row: Sequence[Any]) -> EntityRecord:
     )
 
 
+def entities_by_name(conn: kuzu.Connection, names: list[str]) -> list[EntityRecord]:
+    rows = prepared(
+        conn,
+        "MATCH (n:Entity) WHERE n.name IN $names"
+        " RETURN n.name, n.type, n.display, n.aliases ORDER BY n.name",
+        {"names": names},
+    )
+    return [entity_from_row(r) for r in rows]
+
+
+def entity_names(conn: kuzu.Connection) -> list[tuple[str, list[str]]]:
+    """Every entity's name and aliases (see :mod:`shiyi.memory.entity_names`)."""
+    rows = prepared(conn, "MATCH (n:Entity) RETURN n.name, n.aliases", {})
+    return [(str(name), [str(a) for a in aliases or []]) for name, aliases in rows]
+
+
 def merged_entity(old: EntityRecord | None, new: EntityRecord) -> dict[str, Any]:
     """Resolution keeps every alias ever seen and prefers a specific type over 'concept'."""
     if old is None:
