@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shiyi.memory.embeddings import (
+from shiyi.index.embeddings import (
     CachedEmbedder,
     EmbeddingCache,
     MiniLMEmbedder,

@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from shiyi.memory.keyword import KeywordIndex
-from shiyi.memory.text import load_jieba
+from shiyi.index.keyword import KeywordIndex
+from shiyi.index.text import load_jieba
 
 EN = [
     "error",

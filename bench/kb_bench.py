@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shiyi.config import load_settings
+from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import KnowledgeBase, SearchOptions
 from shiyi.knowledge.rewrite import TOOL_NAME
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call
-from shiyi.memory.embeddings import MiniLMEmbedder
 
 KS = (1, 3, 5)
 NAMES = [

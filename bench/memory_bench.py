@@ -10,7 +10,7 @@ and ``semantic`` the vector-only baseline.
 
 The scale run embeds ``--scale`` events for real (about 15 minutes for 100k on two idle
 cores); ``--scale-dir`` keeps that store, so later runs reopen it and only measure queries.
-shiyi runs BLAS on one thread (``shiyi.memory.blas``: two threads doubled the p95 on two
+shiyi runs BLAS on one thread (``shiyi.index.blas``: two threads doubled the p95 on two
 cores); ``SHIYI_BLAS_THREADS=2`` or ``OPENBLAS_NUM_THREADS`` compares; the run prints which.
 """
 
@@ -30,8 +30,8 @@ from pathlib import Path
 
 from shiyi.config import load_settings
 from shiyi.config.settings import Settings
+from shiyi.index.blas import wanted_threads
 from shiyi.llm.types import Message
-from shiyi.memory.blas import wanted_threads
 from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory

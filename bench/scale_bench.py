@@ -256,7 +256,7 @@ def query_run(url: str, count: int) -> None:
 
 def real_model_rate(sample: int = 512) -> None:
     """all-MiniLM-L6-v2 on this machine: what the hashing embedder stands in for."""
-    from shiyi.memory.embeddings import MiniLMEmbedder
+    from shiyi.index.embeddings import MiniLMEmbedder
 
     model = MiniLMEmbedder()
     model.load()

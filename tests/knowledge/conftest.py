@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import Settings
+from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import IngestReport, KnowledgeBase
 from shiyi.llm.protocol import ChatModel
-from shiyi.memory.embeddings import MiniLMEmbedder
 
 FILLER = [
     "Operators review the dashboards each morning and note anything unusual in the log book.",

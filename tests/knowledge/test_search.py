@@ -12,11 +12,11 @@ import pytest
 
 from shiyi.config import Settings, load_settings
 from shiyi.errors import ModelError
+from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import KnowledgeBase, Passage, SearchOptions, SearchResult
 from shiyi.knowledge.base import fast_model_for
 from shiyi.knowledge.rewrite import TOOL_NAME
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
-from shiyi.memory.embeddings import MiniLMEmbedder
 from tests.knowledge.conftest import PROJECTS, Opener, add
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 

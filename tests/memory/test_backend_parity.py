@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
-from shiyi.memory import keyword as embedded_keywords
+from shiyi.index import keyword as embedded_keywords
 from shiyi.memory.embedded import EmbeddedStore
 from shiyi.memory.importers import ImportedConversation, detect_and_load
 from shiyi.memory.models import (

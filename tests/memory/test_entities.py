@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from shiyi.index.text import warm_up
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.models import EntityRecord
-from shiyi.memory.text import warm_up
 
 
 def by_name(text: str) -> dict[str, EntityRecord]:
@@ -51,12 +51,12 @@ def test_lone_capitalised_sentence_opener_is_not_a_name() -> None:
 
 def test_code_paths_urls_handles_and_tags() -> None:
     found = by_name(
-        "Can you check src/shiyi/memory/keyword.py? match_expression() and "
+        "Can you check src/shiyi/index/keyword.py? match_expression() and "
         "KeywordIndex.search fail when HTTPServer restarts, see getUserName and "
         "https://github.com/kuzudb/kuzu/issues/123, ping @carol #release, "
         "config in pyproject.toml, mail bob@example.com"
     )
-    assert found["src/shiyi/memory/keyword.py"].type == "file"
+    assert found["src/shiyi/index/keyword.py"].type == "file"
     assert found["match_expression"].type == "identifier"
     assert found["keywordindex.search"].type == "identifier"
     assert found["httpserver"].type == "identifier"

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.fusion import DEFAULT_PATH_WEIGHTS, RerankWeights, rerank, rrf, score_fusion
+from shiyi.index.fusion import rrf
+from shiyi.memory.fusion import DEFAULT_PATH_WEIGHTS, RerankWeights, rerank, score_fusion
 from shiyi.memory.models import MemoryHit, Scored
 
 DAY = 86400.0

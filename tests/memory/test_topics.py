@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.text import stem_word
+from shiyi.index.text import stem_word
 from shiyi.memory.topics import extract_topics, specificity, topic_words, within_budget
 
 

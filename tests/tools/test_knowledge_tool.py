@@ -9,9 +9,9 @@ import pytest
 
 from shiyi.agent import Agent
 from shiyi.config import Settings
+from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import KnowledgeBase
 from shiyi.llm.scripted import ScriptedModel, call, reply
-from shiyi.memory.embeddings import MiniLMEmbedder
 from shiyi.tools.base import ToolContext
 from shiyi.tools.builtins.knowledge import knowledge_tools, knowledge_tools_for
 from tests.conftest import collect

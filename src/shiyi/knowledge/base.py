@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shiyi.config.settings import KnowledgeSettings, Settings
+from shiyi.index.types import Embedder
 from shiyi.knowledge.ingest import IngestOptions, Ingestor, Progress
 from shiyi.knowledge.models import DocumentInfo, IngestReport, Passage
 from shiyi.knowledge.rewrite import ModelRewriter, fast_model
@@ -15,7 +16,6 @@ from shiyi.knowledge.search import KnowledgeSearch, SearchOptions, SearchResult
 from shiyi.knowledge.store import KnowledgeStore
 from shiyi.knowledge.summaries import ExtractiveSummarizer, ModelSummarizer, Summarizer
 from shiyi.llm.protocol import ChatModel
-from shiyi.memory.protocol import Embedder
 
 FILE_NAME = "knowledge.sqlite3"
 

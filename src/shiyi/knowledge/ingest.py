@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from shiyi.gitignore import walk_files
+from shiyi.index.types import Embedder
+from shiyi.index.vector_cache import Matrix
 from shiyi.knowledge.chunking import Chunked, ChunkOptions, chunk_document
 from shiyi.knowledge.loaders import format_of, load, unsupported_message
 from shiyi.knowledge.models import (
@@ -31,8 +33,6 @@ from shiyi.knowledge.models import (
 )
 from shiyi.knowledge.store import DocumentRows, KnowledgeStore
 from shiyi.knowledge.summaries import Summarizer, summarize_document
-from shiyi.memory.protocol import Embedder
-from shiyi.memory.vector_cache import Matrix
 
 Progress = Callable[[str, str], None]
 """(file, what happened): called as each file is done, and before long embeddings."""

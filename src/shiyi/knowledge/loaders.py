@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
+from shiyi.index.text import word_set
 from shiyi.knowledge.models import Block, IngestError, LoadedDocument
-from shiyi.memory.text import word_set
 
 MARKDOWN = frozenset({".md", ".markdown", ".mdx"})
 TEXT = frozenset({".txt", ".text", ".rst", ".adoc", ".org"})

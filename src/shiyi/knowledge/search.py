@@ -26,13 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from shiyi.index.fusion import rrf
+from shiyi.index.types import Embedder, Scored
+from shiyi.index.vector_cache import Matrix
 from shiyi.knowledge.models import ChunkRecord, DocumentInfo, Expansion, Passage, SummaryRecord
 from shiyi.knowledge.rewrite import HypotheticalWriter, QueryRewriter
 from shiyi.knowledge.store import KnowledgeStore
-from shiyi.memory.fusion import rrf
-from shiyi.memory.models import Scored
-from shiyi.memory.protocol import Embedder
-from shiyi.memory.vector_cache import Matrix
 
 T = TypeVar("T")
 

@@ -5,8 +5,8 @@ Its own file, so ``shiyi kb add`` never waits on the memory store's lock and a r
 
 Tables ``kb_*`` hold documents, sections (a tree per document), chunks (with their section
 and their neighbours) and summaries; vectors are float32 blobs on their rows.  The memory's
-:class:`~shiyi.memory.keyword.KeywordIndex` (``kw_*`` tables, node ``chunk``/``summary``) and
-:class:`~shiyi.memory.vector_cache.VectorCache` (one per kind, loaded from the blobs) do the
+:class:`~shiyi.index.keyword.KeywordIndex` (``kw_*`` tables, node ``chunk``/``summary``) and
+:class:`~shiyi.index.vector_cache.VectorCache` (one per kind, loaded from the blobs) do the
 searching, so there is one BM25 tokenisation and one exact vector scan for memory and
 documents alike.
 
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Literal, TypeAlias, TypeVar
 
 from shiyi.errors import StorageError
+from shiyi.index.keyword import KeywordIndex
+from shiyi.index.sqlite_file import SqliteFile
+from shiyi.index.types import Scored
+from shiyi.index.vector_cache import Loader, Matrix, VectorCache
 from shiyi.knowledge.models import ChunkRecord, DocumentInfo, SectionRecord, SummaryRecord
-from shiyi.memory.keyword import KeywordIndex
-from shiyi.memory.models import Scored
-from shiyi.memory.sqlite_file import SqliteFile
-from shiyi.memory.vector_cache import Loader, Matrix, VectorCache
 
 R = TypeVar("R", ChunkRecord, SectionRecord, SummaryRecord)
 VectorKind: TypeAlias = Literal["chunk", "summary"]

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from shiyi.errors import ModelError
+from shiyi.index.text import tokenize
 from shiyi.knowledge.chunking import SENTENCE_END, Chunked
 from shiyi.knowledge.models import SectionDraft, SummaryDraft, SummaryLevel
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
-from shiyi.memory.text import tokenize
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""Which store ``memory.store`` selects: the embedded one, or PostgreSQL for a URL."""
+"""Which store and job queue ``memory.store`` selects: the embedded ones, or PostgreSQL for a
+URL."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from shiyi.config.settings import Settings
 from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.jobs import JobQueue, SqliteJobQueue
 
 if TYPE_CHECKING:
     from shiyi.memory.postgres.store import PostgresStore
@@ -62,3 +64,17 @@ def _postgres_store_class() -> type[PostgresStore]:
 
         raise driver_missing(exc) from exc
     return PostgresStore
+
+
+def open_job_queue(store: str, local_db: Path) -> JobQueue:
+    """The queue that goes with ``memory.store``: PostgreSQL for a URL (shared by every
+    worker process), else the SQLite file beside the embedded store."""
+    if store == "embedded":
+        return SqliteJobQueue(local_db)
+    try:
+        from shiyi.memory.postgres.jobs import PostgresJobQueue
+    except ImportError as exc:
+        from shiyi.memory.postgres import driver_missing
+
+        raise driver_missing(exc) from exc
+    return PostgresJobQueue(store)

@@ -6,7 +6,7 @@ embedding see ``"(8 May 2023) Caroline: I went to a support group yesterday"``.
 
 Measured on the LoCoMo dev conversations (each alone, recall@10 of evidence turns): MiniLM
 over the bare text 0.249, with day and speaker 0.505; BM25 0.606 -> 0.652 with day and speaker
-(and stems, see :mod:`shiyi.memory.text`).
+(and stems, see :mod:`shiyi.index.text`).
 
 Indexing a short reply ("Yes, it was!") together with the turn it answers added 0.014 for
 MiniLM and nothing for BM25, but would copy one turn's words into another's index entry, so

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from shiyi.index.keyword import KeywordIndex
+from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.event_rows import EventRows
-from shiyi.memory.keyword import KeywordIndex
 from shiyi.memory.kuzu_graph import KuzuGraph
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.mention_rows import MentionRows
@@ -25,7 +26,6 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
-from shiyi.memory.sqlite_file import SqliteFile
 
 GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"

@@ -19,8 +19,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from shiyi.index.text import STOP_WORDS, is_number, load_jieba, word_set
 from shiyi.memory.models import EntityRecord
-from shiyi.memory.text import STOP_WORDS, is_number, load_jieba, word_set
 
 _FILE_EXTS = word_set(
     "py pyi js ts tsx jsx json toml yaml yml md txt rst cfg ini sh bash zsh c h cc cpp hpp rs "

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import cast
 
+from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.models import EventRecord, SegmentType
-from shiyi.memory.sqlite_file import SqliteFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ev_rows (

@@ -9,7 +9,8 @@ Two fusions:
   only ranks, so a path's first and second place count nearly alike however far apart their
   scores are.  On the LoCoMo dev conversations (BM25 + MiniLM, recall@10) score fusion gave
   0.683, RRF 0.629 and BM25 alone 0.652: RRF fell below its best input.
-* :func:`rrf`, reciprocal-rank fusion, kept for the ``fusion="rrf"`` comparison.
+* :func:`~shiyi.index.fusion.rrf`, reciprocal-rank fusion, kept for the ``fusion="rrf"``
+  comparison.
 
 The graph path votes at half weight: its entities now include a turn's topics, weighted by
 how few turns mention them (:mod:`shiyi.memory.topics`), so its score says how much a memory
@@ -71,25 +72,6 @@ class RerankWeights:
     crowd out better matches (lifecycle bench: 0.1 ranked the current value first in 92%
     of queries, 0.05 in 98%)."""
     kind_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_WEIGHTS))
-
-
-def rrf(
-    paths: Mapping[str, Sequence[Scored]],
-    k: int,
-    weights: Mapping[str, float] | None = None,
-) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
-    """Fuse ranked lists: each path adds weight / (k + rank) for every id it found.
-
-    Returns the fused score per id and, per id, the rank at which each path found it.
-    """
-    scores: dict[str, float] = {}
-    ranks: dict[str, dict[str, int]] = {}
-    for name, found in paths.items():
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
-        for rank, item in enumerate(found, start=1):
-            scores[item.id] = scores.get(item.id, 0.0) + weight / (k + rank)
-            ranks.setdefault(item.id, {})[name] = rank
-    return scores, ranks
 
 
 def _z_scores(found: Sequence[Scored]) -> tuple[dict[str, float], float]:

@@ -3,7 +3,8 @@
 :class:`JobQueue` is the interface; :class:`SqliteJobQueue` keeps the jobs in a local SQLite
 file (the embedded store: one owning process), and
 :class:`~shiyi.memory.postgres.jobs.PostgresJobQueue` keeps them in PostgreSQL, where workers
-on several machines claim them with leases.  :func:`open_job_queue` picks the configured one.
+on several machines claim them with leases.  :func:`~shiyi.memory.backends.open_job_queue`
+picks the configured one.
 
 In SQLite, jobs survive ``kill -9``: a job claimed by a process that died is ``running`` in the
 file, and :meth:`SqliteJobQueue.recover` puts it back to ``pending`` when the store is opened
@@ -132,20 +133,6 @@ class JobQueue(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def open_job_queue(store: str, local_db: Path) -> JobQueue:
-    """The queue that goes with ``memory.store``: PostgreSQL for a URL (shared by every
-    worker process), else the SQLite file beside the embedded store."""
-    if store == "embedded":
-        return SqliteJobQueue(local_db)
-    try:
-        from shiyi.memory.postgres.jobs import PostgresJobQueue
-    except ImportError as exc:
-        from shiyi.memory.postgres import driver_missing
-
-        raise driver_missing(exc) from exc
-    return PostgresJobQueue(store)
 
 
 class SqliteJobQueue:

@@ -24,6 +24,7 @@ from typing import Any
 import kuzu
 
 from shiyi.errors import StorageError
+from shiyi.index.vector_cache import Loader, Matrix, VectorCache
 from shiyi.memory import kuzu_lifecycle as lc
 from shiyi.memory import kuzu_queries as q
 from shiyi.memory import kuzu_schema as schema
@@ -39,7 +40,6 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
-from shiyi.memory.vector_cache import Loader, Matrix, VectorCache
 
 log = logging.getLogger(__name__)
 

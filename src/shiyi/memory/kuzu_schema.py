@@ -110,7 +110,7 @@ _PREPARED: weakref.WeakKeyDictionary[kuzu.Connection, dict[str, Any]] = weakref.
 
 
 def create_vector_tables(conn: kuzu.Connection, dimension: int) -> None:
-    """Vector side tables (no HNSW index: see :mod:`shiyi.memory.vector_cache` for why)."""
+    """Vector side tables (no HNSW index: see :mod:`shiyi.index.vector_cache` for why)."""
     for vt in VECTOR_TABLES.values():
         execute(
             conn,

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from shiyi.memory.sqlite_file import SqliteFile
+from shiyi.index.sqlite_file import SqliteFile
 
 log = logging.getLogger(__name__)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from shiyi.index.types import Scored as Scored  # memory code names it from here too
+
 SegmentType: TypeAlias = Literal[
     "user_message", "reasoning", "tool_call", "tool_result", "response", "imported"
 ]
@@ -127,16 +129,6 @@ class FactRecord:
             steps = "; ".join(f"{i}. {step}" for i, step in enumerate(self.steps, start=1))
             return f"{base}{when}" + (f" steps: {steps}" if steps else "")
         return base
-
-
-@dataclass(slots=True, frozen=True)
-class Scored:
-    """An id found by one recall path, with that path's score (higher is better)."""
-
-    id: str
-    score: float
-    node: Literal["event", "fact"] | None = None
-    """What the id is, when the path knows (the keyword index does); None: either."""
 
 
 @dataclass(slots=True)

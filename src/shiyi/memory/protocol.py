@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from shiyi.index.types import Embedder as Embedder  # memory code names it from here too
 from shiyi.memory.models import (
     Anchor,
     EntityRecord,
@@ -15,23 +16,6 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into unit-length float vectors of a fixed dimension."""
-
-    @property
-    def model_id(self) -> str:
-        """Stable name of the model; stored with the vectors to refuse mixing models."""
-        ...
-
-    @property
-    def dimension(self) -> int: ...
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Blocking; call from a worker thread, never from the reply path."""
-        ...
 
 
 @runtime_checkable

@@ -19,16 +19,17 @@ from collections.abc import Sequence
 from concurrent.futures import Future, wait
 from typing import Literal, TypeAlias
 
+from shiyi.index.fusion import rrf
+from shiyi.index.text import query_terms, stem_word
 from shiyi.memory.boosts import Boosts, apply_boosts
 from shiyi.memory.contextual import speaker_name
 from shiyi.memory.entities import extract_entities, normalize_name
-from shiyi.memory.fusion import RerankWeights, rerank, rrf, score_fusion
+from shiyi.memory.fusion import RerankWeights, rerank, score_fusion
 from shiyi.memory.models import Anchor, EventRecord, MemoryHit, NodeKind, Scored
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.query_signals import QuerySignals, understand
 from shiyi.memory.recall import Found, Records, run_paths, touch_later
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.text import query_terms, stem_word
 from shiyi.memory.topics import extract_topics
 
 Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]

@@ -10,10 +10,10 @@ from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
-from shiyi.memory.backends import open_store
+from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.fusion import RerankWeights
-from shiyi.memory.jobs import JobQueue, open_job_queue
+from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
 from shiyi.memory.lifecycle.forget import DataPaths, ForgetReport, Forgetter
 from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
@@ -36,13 +36,13 @@ RELINK_CHUNK = 1000
 
 def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | None:
     """The configured embedder behind a content-hash cache (nothing is embedded twice)."""
-    from shiyi.memory.embeddings import CachedEmbedder, EmbeddingCache
+    from shiyi.index.embeddings import CachedEmbedder, EmbeddingCache
 
     inner: Embedder
     if settings.embedder == "none":
         return None
     if settings.embedder == "openai_compat":
-        from shiyi.memory.embeddings import OpenAIEmbedder
+        from shiyi.index.embeddings import OpenAIEmbedder
 
         if not settings.embed_base_url:
             raise ConfigError(
@@ -56,7 +56,7 @@ def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | Non
             dimension=settings.embed_dimension,
         )
     else:
-        from shiyi.memory.embeddings import local_minilm
+        from shiyi.index.embeddings import local_minilm
 
         inner = local_minilm(settings.embed_runtime)
     return CachedEmbedder(inner, EmbeddingCache(cache_path))

@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 import re
 
+from shiyi.index.text import STOP_WORDS, stem_word, word_set
 from shiyi.memory.models import EntityRecord
-from shiyi.memory.text import STOP_WORDS, stem_word, word_set
 
 PHRASE_WORDS = 3
 """Words of a noun phrase read after its determiner ("my new pottery class")."""

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from shiyi.interfaces.cli.common import guard, load
 from shiyi.interfaces.cli.kb_cmd import kb_app
 from shiyi.interfaces.cli.memory_cmd import memory_app
 from shiyi.interfaces.cli.repomap_cmd import repomap
 from shiyi.interfaces.cli.worker_cmd import worker
 
 if TYPE_CHECKING:
-    from shiyi.config import Settings
+    pass
 
 app = typer.Typer(
     name="shiyi",
@@ -43,25 +43,6 @@ ConfigOption = Annotated[
 WorkspaceOption = Annotated[
     Path | None, typer.Option("--workspace", "-w", help="Directory the tools work in.")
 ]
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"shiyi: error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def load(config: Path | None = None, workspace: Path | None = None) -> Settings:
-    """Effective settings; a config problem ends the command with its message."""
-    from shiyi.config import load_settings
-    from shiyi.errors import ConfigError
-
-    if config is not None:
-        os.environ["SHIYI_CONFIG"] = str(config)
-    overrides = {"workspace": workspace} if workspace is not None else {}
-    try:
-        return load_settings(**overrides)
-    except ConfigError as exc:
-        fail(str(exc))
 
 
 def _version(value: bool) -> None:
@@ -96,7 +77,7 @@ def chat(
     from shiyi.interfaces.cli.chat import run_chat
 
     settings = load(config, workspace)
-    raise typer.Exit(_guard(lambda: run_chat(settings, session, plain=plain)))
+    raise typer.Exit(guard(lambda: run_chat(settings, session, plain=plain)))
 
 
 @app.command()
@@ -111,7 +92,7 @@ def run(
     from shiyi.interfaces.cli.oneshot import run_once
 
     settings = load(config, workspace)
-    raise typer.Exit(_guard(lambda: run_once(settings, task, session, json_lines)))
+    raise typer.Exit(guard(lambda: run_once(settings, task, session, json_lines)))
 
 
 @app.command()
@@ -127,7 +108,7 @@ def serve(
     from shiyi.interfaces.server.run import serve as run_server
 
     settings = load(config, workspace)
-    raise typer.Exit(_guard(lambda: run_server(settings, host=host, port=port)))
+    raise typer.Exit(guard(lambda: run_server(settings, host=host, port=port)))
 
 
 @sessions_app.command("list")
@@ -139,7 +120,7 @@ def sessions_list(
     from shiyi.interfaces.cli.sessions import print_sessions
 
     settings = load(config)
-    raise typer.Exit(_guard(lambda: print_sessions(settings, limit)))
+    raise typer.Exit(guard(lambda: print_sessions(settings, limit)))
 
 
 @sessions_app.command("show")
@@ -151,7 +132,7 @@ def sessions_show(
     from shiyi.interfaces.cli.sessions import print_session
 
     settings = load(config)
-    raise typer.Exit(_guard(lambda: print_session(settings, session_id)))
+    raise typer.Exit(guard(lambda: print_session(settings, session_id)))
 
 
 @config_app.command("show")
@@ -166,18 +147,6 @@ def config_show(
 
     settings = load(config, workspace)
     typer.echo(yaml.safe_dump(masked_dump(settings), sort_keys=False, allow_unicode=True))
-
-
-def _guard(action: object) -> int:
-    """Run a command body; shiyi errors become one clear line and a non-zero status."""
-    from shiyi.errors import ShiyiError
-
-    try:
-        result = action()  # type: ignore[operator]
-    except ShiyiError as exc:
-        typer.echo(f"shiyi: error: {exc}", err=True)
-        return 2
-    return int(result or 0)
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ def opened(config: Path | None, *, create: bool = False) -> Iterator[KnowledgeBa
     """The data dir's knowledge base; only ``kb add`` creates one (an empty one would make
     the agent offer a search over nothing)."""
     from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.common import fail, load
     from shiyi.knowledge import KnowledgeBase
 
     settings = load(config)
@@ -149,7 +149,7 @@ def list_documents(
     import time
     from dataclasses import asdict
 
-    from shiyi.interfaces.cli.app import load
+    from shiyi.interfaces.cli.common import load
     from shiyi.knowledge import KnowledgeBase
 
     if not KnowledgeBase.exists(load(config)):

@@ -34,7 +34,7 @@ def opened(
     config: Path | None, *, worker: bool = False, switch_model: bool = False
 ) -> Iterator[Memory]:
     from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.remote import refuse_while_owned
     from shiyi.memory.service import Memory
 
@@ -77,7 +77,7 @@ def search(
     """Search memory with the same retrieval the agent uses."""
     from dataclasses import asdict
 
-    from shiyi.interfaces.cli.app import fail
+    from shiyi.interfaces.cli.common import fail
     from shiyi.memory.retriever import MODES
 
     if mode not in MODES:
@@ -104,7 +104,7 @@ def add(
     config: ConfigOption = None,
 ) -> None:
     """Remember a fact explicitly (long term, full confidence)."""
-    from shiyi.interfaces.cli.app import fail
+    from shiyi.interfaces.cli.common import fail
     from shiyi.memory.models import FACT_KINDS
 
     if kind not in FACT_KINDS:
@@ -130,7 +130,7 @@ def show(
     """Everything stored about one memory."""
     from dataclasses import asdict
 
-    from shiyi.interfaces.cli.app import fail
+    from shiyi.interfaces.cli.common import fail
 
     with connected(config) as client:
         if client is not None:
@@ -186,7 +186,7 @@ def forget(
 ) -> None:
     """Hard-delete memories from every store: graph, vectors, keyword index, embedding cache,
     job queue, session log and cached summaries."""
-    from shiyi.interfaces.cli.app import fail
+    from shiyi.interfaces.cli.common import fail
 
     given = [("IDs", ids), ("--entity", entity), ("--query", query), ("--user", user)]
     chosen = [name for name, value in given if value]
@@ -317,7 +317,7 @@ def history(
     config: ConfigOption = None,
 ) -> None:
     """Every version of a fact, oldest first: what was true when, and what replaced it."""
-    from shiyi.interfaces.cli.app import fail
+    from shiyi.interfaces.cli.common import fail
 
     if not key and not entity:
         fail("give --key SLOT and/or --entity NAME (see `shiyi memory search` for fact keys)")

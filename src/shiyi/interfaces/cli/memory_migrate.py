@@ -26,7 +26,7 @@ def migrate(
     """Copy the embedded store (events, facts, entities, edges, vectors, access counts) into
     PostgreSQL.  Safe to re-run: what is there already is not duplicated."""
     from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.remote import refuse_while_owned
 
     settings = load(config)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # imported lazily: `shiyi --help` must stay fast
 def connected(config: Path | None) -> Iterator[Client | None]:
     """The owner's client (None: nobody owns the data dir, open the store here)."""
     from shiyi.client import ClientError
-    from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.remote import service_client
 
     client = service_client(load(config))
@@ -71,7 +71,7 @@ def show(client: Client, memory_id: str) -> None:
     try:
         record = client.memory_get(memory_id)
     except NotFoundError:
-        from shiyi.interfaces.cli.app import fail
+        from shiyi.interfaces.cli.common import fail
 
         fail(f"no memory with id {memory_id!r}; `shiyi memory search` shows ids")
     typer.echo(record.model_dump_json(indent=2))

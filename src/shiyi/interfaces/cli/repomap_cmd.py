@@ -43,7 +43,7 @@ def repomap(
     """
     from shiyi.context.tokens import TokenCounter
     from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.app import fail, load
+    from shiyi.interfaces.cli.common import fail, load
     from shiyi.repomap import RepoMap
 
     settings = load(config)

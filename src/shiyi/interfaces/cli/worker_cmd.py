@@ -72,11 +72,11 @@ def worker(
     ] = None,
 ) -> None:
     """Run the memory worker without an agent (SIGTERM/Ctrl-C: stop after the batch in hand)."""
-    from shiyi.interfaces.cli.app import _guard, load
+    from shiyi.interfaces.cli.common import guard, load
 
     settings = load(config, workspace)
     options = WorkerOptions(config, workspace, drain, poll)
-    raise typer.Exit(_guard(lambda: run(settings, options, processes)))
+    raise typer.Exit(guard(lambda: run(settings, options, processes)))
 
 
 def run(settings: Settings, options: WorkerOptions, processes: int) -> int:
@@ -88,7 +88,7 @@ def run(settings: Settings, options: WorkerOptions, processes: int) -> int:
 
 
 def refuse_shared_embedded(settings: Settings, processes: int) -> None:
-    from shiyi.interfaces.cli.app import fail
+    from shiyi.interfaces.cli.common import fail
     from shiyi.interfaces.cli.remote import find_owner
 
     if processes > 1:
@@ -252,13 +252,13 @@ def combined_exit_code(codes: list[int], stopped: bool) -> int:
 def child_main(options: WorkerOptions) -> None:
     """Entry point of a spawned worker: its own session, so a terminal's Ctrl-C reaches
     only the parent, which passes it on once (a second Ctrl-C then interrupts)."""
-    from shiyi.interfaces.cli.app import _guard, load
+    from shiyi.interfaces.cli.common import guard, load
 
     os.setsid()
     parent = os.getppid()
     settings = load(options.config, options.workspace)
     stop_with_parent(parent)
-    sys.exit(_guard(lambda: serve_process(settings, options)))
+    sys.exit(guard(lambda: serve_process(settings, options)))
 
 
 def stop_with_parent(parent: int, every: float = 1.0) -> None:

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import ShiyiError, StorageError
+from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore

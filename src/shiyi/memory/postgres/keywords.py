@@ -2,7 +2,7 @@
 same BM25 (k1 = 1.2, b = 0.75, IDF clamped at 1e-6) as SQLite FTS5 computes for the embedded
 store, over the same scoring budget, so both backends return the same hits in the same order.
 
-Documents are tokenised by :func:`shiyi.memory.text.tokenize` (numbers, identifiers, paths and
+Documents are tokenised by :func:`shiyi.index.text.tokenize` (numbers, identifiers, paths and
 jieba-segmented Chinese kept).  The tsvector holds the distinct terms (matching), ``tf`` the
 count of each (scoring), ``length`` the number of terms (BM25's document length); triggers keep
 the corpus statistics (see :mod:`shiyi.memory.postgres.schema`).  Queries are built from the
@@ -17,14 +17,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal, TypeAlias
 
+from shiyi.index.text import query_terms, tokenize
 from shiyi.memory.models import Scored
 from shiyi.memory.postgres.schema import Conn
-from shiyi.memory.text import query_terms, tokenize
 
 K1 = 1.2
 B = 0.75
 SCORE_BUDGET = 4000
-"""Documents scored per query at most, as in :mod:`shiyi.memory.keyword` (same plan)."""
+"""Documents scored per query at most, as in :mod:`shiyi.index.keyword` (same plan)."""
 IndexedNode: TypeAlias = Literal["event", "fact"]
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector words
 _MAX_TSVECTOR_BYTES = 1_000_000  # and tsvectors over 1 MB

@@ -9,7 +9,7 @@ removes its edges the way Kuzu's ``DETACH DELETE`` does.  ``IN_SESSION`` is the
 
 Vectors are ``vector(D)`` columns of the node tables with HNSW indexes (``vector_cosine_ops``).
 
-Keyword search keeps shiyi's own terms (:func:`shiyi.memory.text.tokenize`: numbers,
+Keyword search keeps shiyi's own terms (:func:`shiyi.index.text.tokenize`: numbers,
 identifiers, paths, jieba-segmented Chinese).  ``to_tsvector`` would re-parse them (``2024-05-01``
 and ``main.py`` fall apart), so each document's distinct terms go into the tsvector verbatim
 (``array_to_tsvector``, GIN-indexed for ``@@``) and its term counts into ``tf``.  Statement

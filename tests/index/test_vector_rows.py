@@ -4,8 +4,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from shiyi.memory import vector_rows
-from shiyi.memory.vector_rows import TIE_DECIMALS, VectorRows
+from shiyi.index import vector_rows
+from shiyi.index.vector_rows import TIE_DECIMALS, VectorRows
 
 
 def exact_top(

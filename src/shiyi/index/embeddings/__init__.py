@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
-from shiyi.memory.embeddings.minilm import MiniLMEmbedder
-from shiyi.memory.embeddings.minilm_onnx import OnnxMiniLMEmbedder, onnx_available
-from shiyi.memory.embeddings.openai_embed import OpenAIEmbedder
-from shiyi.memory.protocol import Embedder
+from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
+from shiyi.index.embeddings.minilm import MiniLMEmbedder
+from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder, onnx_available
+from shiyi.index.embeddings.openai_embed import OpenAIEmbedder
+from shiyi.index.types import Embedder
 
 __all__ = [
     "CachedEmbedder",

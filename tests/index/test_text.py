@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.text import query_terms, tokenize, warm_up
+from shiyi.index.text import query_terms, tokenize, warm_up
 
 
 @pytest.mark.parametrize(

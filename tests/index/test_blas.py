@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from shiyi.memory.blas import wanted_threads
+from shiyi.index.blas import wanted_threads
 
 _PROBE = (
-    "from shiyi.memory.blas import limit_blas_threads; limit_blas_threads(); "
+    "from shiyi.index.blas import limit_blas_threads; limit_blas_threads(); "
     "import numpy, threadpoolctl; "
     "print(min(p['num_threads'] for p in threadpoolctl.threadpool_info() "
     "if p['user_api'] == 'blas'))"

@@ -1,6 +1,6 @@
 """Keyword recall over SQLite FTS5 with our own tokens (numbers, identifiers, Chinese words).
 
-Documents are stored as their :func:`~shiyi.memory.text.tokenize` terms joined by spaces.
+Documents are stored as their :func:`~shiyi.index.text.tokenize` terms joined by spaces.
 The FTS5 tokenizer (``unicode61`` with ``tokenchars``) then only has to split on spaces,
 so ``2024-05-01``, ``src/app/main.py`` or ``user3`` survive as single terms.  Queries are
 tokenised the same way and every term is double-quoted, so FTS syntax typed by the user
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from shiyi.memory.models import Scored
-from shiyi.memory.sqlite_file import SqliteFile
-from shiyi.memory.text import query_terms, tokenize
+from shiyi.index.sqlite_file import SqliteFile
+from shiyi.index.text import query_terms, tokenize
+from shiyi.index.types import Scored
 
 # "chunk" and "summary": the knowledge base keeps its own index of this kind in its own file.
 IndexedNode: TypeAlias = Literal["event", "fact", "chunk", "summary"]
@@ -110,7 +110,7 @@ class KeywordIndex:
 
     def __init__(self, path: Path | SqliteFile, *, stems: bool = False) -> None:
         """``stems``: index and query plain English words with their stems too (see
-        :func:`~shiyi.memory.text.tokenize`); an index must always be used the same way."""
+        :func:`~shiyi.index.text.tokenize`); an index must always be used the same way."""
         self._stems = stems
         self._file = path if isinstance(path, SqliteFile) else SqliteFile(path)
         self._owns_file = not isinstance(path, SqliteFile)

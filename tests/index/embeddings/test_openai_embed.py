@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from shiyi.errors import ConfigError, ModelError, ModelUnavailable
+from shiyi.index.embeddings.openai_embed import OpenAIEmbedder
 from shiyi.llm.retry import RetryPolicy
-from shiyi.memory.embeddings.openai_embed import OpenAIEmbedder
 from shiyi.memory.protocol import Embedder
 
 

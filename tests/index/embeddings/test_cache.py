@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import StorageError
-from shiyi.memory.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
+from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
 from shiyi.memory.protocol import Embedder
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from shiyi.memory import vector_rows
-from shiyi.memory.vector_cache import VectorCache
+from shiyi.index import vector_rows
+from shiyi.index.vector_cache import VectorCache
 
 
 @pytest.fixture(autouse=True, params=["exact", "int8"])

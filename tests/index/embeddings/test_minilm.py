@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import ModelUnavailable
-from shiyi.memory.embeddings import local_minilm, minilm
-from shiyi.memory.embeddings.minilm import MiniLMEmbedder
-from shiyi.memory.embeddings.minilm_onnx import OnnxMiniLMEmbedder
+from shiyi.index.embeddings import local_minilm, minilm
+from shiyi.index.embeddings.minilm import MiniLMEmbedder
+from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder
 from shiyi.memory.protocol import Embedder
 
 Local = MiniLMEmbedder | OnnxMiniLMEmbedder
@@ -145,7 +145,7 @@ def test_broken_folder_is_model_unavailable(tmp_path: Path) -> None:
 
 def test_import_is_lazy() -> None:
     code = (
-        "import sys, shiyi.memory.embeddings.minilm as m; m.MiniLMEmbedder(); "
+        "import sys, shiyi.index.embeddings.minilm as m; m.MiniLMEmbedder(); "
         "print(sorted(x for x in ('numpy', 'tokenizers', 'safetensors') if x in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -2,7 +2,7 @@
 
 Vectors live in one SQLite table keyed by (model id, sha256 of the text) and are stored as
 little-endian float32 bytes (1.5 KB for a 384-dim vector).  :class:`CachedEmbedder` wraps any
-:class:`~shiyi.memory.protocol.Embedder` and sends only unseen, de-duplicated texts to it.
+:class:`~shiyi.index.types.Embedder` and sends only unseen, de-duplicated texts to it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from shiyi.errors import StorageError
-from shiyi.memory.protocol import Embedder
+from shiyi.index.types import Embedder
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embedding_cache (

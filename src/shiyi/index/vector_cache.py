@@ -3,7 +3,7 @@
 Why not Kuzu's HNSW index: measured on the memory benchmark (1,200 MiniLM vectors), its
 top-20 agreed with exact search only 59% of the time (62% with ``efs := 2000``), which cost
 the semantic path a third of its recall.  The search is exact and reads an int8 copy of the
-matrix first (:mod:`shiyi.memory.vector_rows`): ~5 ms at 100k x 384; beyond that scale the
+matrix first (:mod:`shiyi.index.vector_rows`): ~5 ms at 100k x 384; beyond that scale the
 PostgreSQL + pgvector backend is the answer.  Kuzu stays the durable copy: the matrix is
 loaded from it lazily and kept in step by every write.
 
@@ -20,9 +20,9 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from shiyi.memory.blas import limit_blas_threads
-from shiyi.memory.models import Scored
-from shiyi.memory.vector_rows import TIE_DECIMALS, VectorRows
+from shiyi.index.blas import limit_blas_threads
+from shiyi.index.types import Scored
+from shiyi.index.vector_rows import TIE_DECIMALS, VectorRows
 
 if TYPE_CHECKING:
     import numpy as np

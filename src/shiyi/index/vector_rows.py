@@ -43,7 +43,7 @@ _CODE_MAX = 127.0
 
 class VectorRows:
     """Rows ``[0, size)`` of preallocated buffers, each row L2-normalised, with its int8 codes,
-    scale and error.  Not thread-safe: the owner (:class:`~shiyi.memory.vector_cache.
+    scale and error.  Not thread-safe: the owner (:class:`~shiyi.index.vector_cache.
     VectorCache`) holds its lock around every call."""
 
     def __init__(self, dimension: int) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shiyi.errors import ModelUnavailable
-from shiyi.memory.embeddings.minilm import (
+from shiyi.index.embeddings.minilm import (
     INSTALL_HINT,
     LAYER_NORM_EPS,
     NUM_HEADS,

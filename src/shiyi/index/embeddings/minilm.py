@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from shiyi.errors import ModelUnavailable
-from shiyi.memory.blas import limit_blas_threads
+from shiyi.index.blas import limit_blas_threads
 
 if TYPE_CHECKING:
     import numpy as np

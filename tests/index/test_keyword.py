@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import StorageError
-from shiyi.memory import keyword
-from shiyi.memory.keyword import IndexedNode, KeywordIndex, match_expression
+from shiyi.index import keyword
+from shiyi.index.keyword import IndexedNode, KeywordIndex, match_expression
 
 DOCS: list[tuple[str, IndexedNode, str]] = [
     ("e1", "event", "The server returned error 404 for the login page"),

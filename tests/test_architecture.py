@@ -1,0 +1,153 @@
+"""The import graph keeps the layer order README's architecture section draws.
+
+Every ``import shiyi...`` in the source counts, including the lazy ones inside functions: a
+lazy import still ties the two modules together.  Known exceptions are listed by name, so
+a new one fails here and a fixed one can be crossed off.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import shiyi
+
+SOURCE = Path(shiyi.__file__).parent
+
+LAYERS: list[tuple[str, ...]] = [
+    ("__main__",),
+    ("interfaces",),
+    ("client",),
+    ("api",),
+    ("agent",),
+    ("context", "tools"),
+    ("memory", "knowledge", "repomap"),
+    ("index",),
+    ("llm",),
+    ("config",),
+    ("errors", "events", "gitignore"),
+]
+"""Top to bottom: a package imports only from the layers below its own."""
+
+KNOWN_SIDEWAYS = {
+    ("context", "tools"),  # focused_files uses tools' binary check and line numbering
+    ("tools", "context"),  # the repomap tool counts tokens with context's TokenCounter
+    ("knowledge", "memory"),  # the knowledge base builds its embedder via memory.service
+}
+KNOWN_CYCLES: set[frozenset[str]] = set()
+
+
+def module_name(path: Path) -> str:
+    parts = ("shiyi", *path.relative_to(SOURCE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every shiyi module or name ``path`` imports, at any depth of the file."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.startswith("shiyi.")}
+
+
+def module_graph() -> dict[str, set[str]]:
+    files = {module_name(path): path for path in SOURCE.rglob("*.py")}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for module, path in files.items():
+        graph[module] |= {name for name in imports_of(path) if name in files} - {module}
+    return graph
+
+
+def package_of(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else "shiyi"
+
+
+def layer_of(package: str) -> int:
+    return next(i for i, layer in enumerate(LAYERS) if package in layer)
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {package_of(m) for m in module_graph()} - {"shiyi"}
+    placed = {package for layer in LAYERS for package in layer}
+    assert packages <= placed, f"place these in LAYERS (and README): {packages - placed}"
+
+
+def test_packages_import_only_downward() -> None:
+    wrong: set[tuple[str, str, str]] = set()
+    for module, targets in module_graph().items():
+        source = package_of(module)
+        if source == "shiyi":
+            continue
+        for target in targets:
+            destination = package_of(target)
+            if destination in (source, "shiyi") or (source, destination) in KNOWN_SIDEWAYS:
+                continue
+            if layer_of(destination) <= layer_of(source):
+                wrong.add((module, "imports", target))
+    assert not wrong, sorted(wrong)
+
+
+def test_no_new_import_cycles() -> None:
+    graph = module_graph()
+    cycles = {frozenset(c) for c in strongly_connected(graph) if len(c) > 1}
+    # A package's __init__ re-exporting its own submodules is not a cycle worth reporting.
+    cycles = {c for c in cycles if not _only_package_and_children(c)}
+    assert cycles <= KNOWN_CYCLES, [sorted(c) for c in cycles - KNOWN_CYCLES]
+
+
+def test_the_index_toolkit_knows_nothing_of_memory_or_documents() -> None:
+    for module, targets in module_graph().items():
+        if package_of(module) == "index":
+            above = {t for t in targets if package_of(t) not in ("index", "errors", "llm")}
+            assert not above, (module, sorted(above))
+
+
+def _only_package_and_children(cycle: frozenset[str]) -> bool:
+    roots = [m for m in cycle if all(o == m or o.startswith(m + ".") for o in cycle)]
+    return bool(roots)
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (the graph has ~200 modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    for start in list(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components
