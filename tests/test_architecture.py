@@ -151,3 +151,19 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
                         break
                 components.append(component)
     return components
+
+
+def test_every_shiyi_error_is_defined_in_errors_py() -> None:
+    tree = ast.parse((SOURCE / "errors.py").read_text(encoding="utf-8"))
+    ours = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    elsewhere = []
+    for path in SOURCE.rglob("*.py"):
+        if path.name == "errors.py" and path.parent == SOURCE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+            if bases & ours:
+                elsewhere.append(f"{module_name(path)}.{node.name}")
+    assert not elsewhere, f"move these to shiyi/errors.py (and its tree): {elsewhere}"

@@ -2,9 +2,44 @@
 
 Every error a user can meet derives from :class:`ShiyiError` and carries a message that
 names what went wrong and how to fix it.  Callers catch the narrowest class they can act on.
+The HTTP API maps these to status codes and stable codes in one table
+(:data:`shiyi.api.errors.ERROR_STATUS`); the client turns the codes back into the
+``ClientError`` classes below.
+
+    ShiyiError
+    ├── ConfigError              the configuration is missing, malformed or inconsistent
+    ├── ModelError               a chat model call failed (``retryable``, ``status``)
+    │   └── ModelUnavailable     the model cannot be used at all
+    ├── ToolError                a tool refused or failed; the model reads the message
+    │   ├── ToolArgumentsError
+    │   ├── WorkspaceViolation
+    │   ├── CommandDenied
+    │   └── WebSearchUnavailable
+    ├── SessionNotFound
+    ├── StorageError             a store is corrupt, locked or unusable
+    ├── NotFound                 (server) a run or memory the request names does not exist
+    ├── Conflict                 (server) the request clashes with the current state
+    ├── RepoMapError
+    ├── IngestError              (knowledge base) one file could not be ingested
+    ├── ImportFormatError        (memory) an import file is not in the expected format
+    ├── ScopeDenied              (memory) writing shared memory that is not allowed
+    ├── NothingToForget          (memory) ``forget`` matches nothing stored
+    ├── ExtractionFailed         (memory worker) the model's output stayed invalid
+    ├── ModelNotReady            (memory worker) the extraction model cannot be reached now
+    ├── JobDeferred              (memory worker) the job waits for something outside it
+    └── ClientError              (client) the service answered with an error
+        ├── NotFoundError            not_found, 404
+        ├── UnauthorizedError        unauthorized, 401
+        ├── ConflictError            conflict, 409
+        ├── ValidationFailed         validation_error, 422
+        ├── PayloadTooLarge          payload_too_large, 413
+        ├── ServerError              internal, 5xx
+        └── ServiceUnavailable       unavailable: nothing answers at the address
 """
 
 from __future__ import annotations
+
+WEB_SEARCH_ADVICE = "answer from what you know or ask the user"
 
 
 class ShiyiError(Exception):
@@ -54,3 +89,111 @@ class SessionNotFound(ShiyiError):
 
 class StorageError(ShiyiError):
     """The on-disk store is corrupt, locked or otherwise unusable."""
+
+
+class WebSearchUnavailable(ToolError):
+    """The search could not run (offline, unconfigured, bad key, rate limited, broken reply).
+
+    A :class:`ToolError`, so the registry hands the message to the model as the call's
+    result (``ok=False``, never cached) instead of letting anything escape the run.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"web search is not available: {reason}; {WEB_SEARCH_ADVICE}.")
+        self.reason = reason
+
+
+# --- the server, the repo map, the knowledge base -------------------------------------
+
+
+class NotFound(ShiyiError):
+    """A run or memory the request names does not exist."""
+
+
+class Conflict(ShiyiError):
+    """The request is valid but clashes with the current state (a run, a read-only record)."""
+
+
+class RepoMapError(ShiyiError):
+    """The repo map cannot be built as asked (not a directory, unknown focus file...)."""
+
+
+class IngestError(ShiyiError):
+    """One file could not be ingested; the message names the file and the fix."""
+
+
+# --- memory ----------------------------------------------------------------------------
+
+
+class ImportFormatError(ShiyiError):
+    """An import file is not in the expected format; the message names file and location."""
+
+
+class ScopeDenied(ShiyiError):
+    """An agent tried to write shared memory it is not allowed to write."""
+
+
+class NothingToForget(ShiyiError):
+    """The entity, query or user given to ``forget`` matches nothing stored."""
+
+
+class ExtractionFailed(ShiyiError):
+    """The extraction model's output stayed invalid after one repair attempt."""
+
+
+class ModelNotReady(ShiyiError):
+    """The extraction model cannot be reached now; the job should wait, not fail."""
+
+
+class JobDeferred(ShiyiError):
+    """Raised by a handler whose jobs must wait for something outside them (a model that is
+    not configured or not reachable): they go back to the queue without using an attempt."""
+
+    def __init__(self, reason: str, *, retry_in: float = 60.0) -> None:
+        super().__init__(reason)
+        self.retry_in = retry_in
+
+
+# --- the client: one class per stable API error code -------------------------------------
+
+
+class ClientError(ShiyiError):
+    """The service answered with an error (``code`` and ``status`` say which)."""
+
+    code = "bad_request"
+
+    def __init__(self, message: str, *, status: int = 0, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        if code is not None:
+            self.code = code
+
+
+class NotFoundError(ClientError):
+    code = "not_found"
+
+
+class UnauthorizedError(ClientError):
+    code = "unauthorized"
+
+
+class ConflictError(ClientError):
+    code = "conflict"
+
+
+class ValidationFailed(ClientError):
+    code = "validation_error"
+
+
+class PayloadTooLarge(ClientError):
+    code = "payload_too_large"
+
+
+class ServerError(ClientError):
+    code = "internal"
+
+
+class ServiceUnavailable(ClientError):
+    """Nothing answers at the address (not started, or gone)."""
+
+    code = "unavailable"

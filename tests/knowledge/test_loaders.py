@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.errors import IngestError
 from shiyi.knowledge.loaders import format_of, load
-from shiyi.knowledge.models import Block, IngestError
+from shiyi.knowledge.models import Block
 from tests.knowledge.conftest import make_pdf
 
 

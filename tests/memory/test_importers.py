@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from shiyi.errors import ImportFormatError
 from shiyi.memory.importers import (
-    ImportFormatError,
     detect_and_load,
     load_jsonl,
     load_locomo,

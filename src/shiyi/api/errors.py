@@ -1,10 +1,32 @@
-"""Every API error is ``{"error": {"code": ..., "message": ...}}`` with a stable code."""
+"""Every API error is ``{"error": {"code": ..., "message": ...}}`` with a stable code.
+
+:data:`WIRE_ERRORS` is the one table between :mod:`shiyi.errors` and the wire: which
+exceptions the server answers with which status and code, and which exception the client
+raises for each code.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from pydantic import BaseModel
+
+from shiyi.errors import (
+    ClientError,
+    ConfigError,
+    Conflict,
+    ConflictError,
+    NotFound,
+    NotFoundError,
+    PayloadTooLarge,
+    ServerError,
+    ServiceUnavailable,
+    SessionNotFound,
+    ShiyiError,
+    UnauthorizedError,
+    ValidationFailed,
+)
 
 ErrorCode: TypeAlias = Literal[
     "not_found",
@@ -15,17 +37,51 @@ ErrorCode: TypeAlias = Literal[
     "method_not_allowed",
     "bad_request",
     "internal",
+    "unavailable",
 ]
 
-STATUS_CODES: dict[int, ErrorCode] = {
-    400: "bad_request",
-    401: "unauthorized",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    413: "payload_too_large",
-    422: "validation_error",
-}
+
+@dataclass(frozen=True, slots=True)
+class WireError:
+    code: ErrorCode
+    status: int
+    """The HTTP status; 0 for ``unavailable``, which no server sends (nothing answered)."""
+    raised_by: tuple[type[ShiyiError], ...]
+    """Server side: shiyi errors answered with this code (the first matching row wins)."""
+    client: type[ClientError]
+    """Client side: what the client raises for this code."""
+
+
+WIRE_ERRORS: tuple[WireError, ...] = (
+    WireError("not_found", 404, (SessionNotFound, NotFound), NotFoundError),
+    WireError("unauthorized", 401, (), UnauthorizedError),
+    # A setting of the server forbids the request (e.g. memory is off): it conflicts with
+    # the server's state rather than being malformed.
+    WireError("conflict", 409, (Conflict, ConfigError), ConflictError),
+    WireError("validation_error", 422, (), ValidationFailed),
+    WireError("payload_too_large", 413, (), PayloadTooLarge),
+    WireError("method_not_allowed", 405, (), ClientError),
+    WireError("bad_request", 400, (ShiyiError,), ClientError),  # any other shiyi error
+    WireError("internal", 500, (), ServerError),
+    WireError("unavailable", 0, (), ServiceUnavailable),
+)
+
+STATUS_CODES: dict[int, ErrorCode] = {row.status: row.code for row in WIRE_ERRORS if row.status}
+"""The code for an HTTP status the web framework raised by itself (404 for a bad route...)."""
+
+
+def wire_error_for(exc: ShiyiError) -> WireError:
+    """The row a shiyi error is answered with."""
+    return next(row for row in WIRE_ERRORS if isinstance(exc, row.raised_by))
+
+
+def client_error_class(code: str, status: int) -> type[ClientError]:
+    """What the client raises for an error response's code (5xx without a known code:
+    :class:`~shiyi.errors.ServerError`)."""
+    for row in WIRE_ERRORS:
+        if row.code == code and row.client is not ClientError:
+            return row.client
+    return ServerError if status >= 500 else ClientError
 
 
 class ErrorBody(BaseModel):

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from shiyi.api.owner import Owner, live_owner
 from shiyi.client.aio import AsyncClient
-from shiyi.client.errors import (
+from shiyi.client.sync import Client
+from shiyi.errors import (
     ClientError,
     ConflictError,
     NotFoundError,
@@ -26,7 +27,6 @@ from shiyi.client.errors import (
     UnauthorizedError,
     ValidationFailed,
 )
-from shiyi.client.sync import Client
 
 
 def find_service(data_dir: Path) -> Owner | None:

@@ -1,4 +1,5 @@
-"""Errors the client raises, one class per stable API error code."""
+"""From an error response to the exception the client raises (the classes live in
+:mod:`shiyi.errors`, the table in :data:`shiyi.api.errors.WIRE_ERRORS`)."""
 
 from __future__ import annotations
 
@@ -6,62 +7,8 @@ import json
 
 import httpx
 
-from shiyi.errors import ShiyiError
-
-
-class ClientError(ShiyiError):
-    """The service answered with an error (``code`` and ``status`` say which)."""
-
-    code = "bad_request"
-
-    def __init__(self, message: str, *, status: int = 0, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        if code is not None:
-            self.code = code
-
-
-class NotFoundError(ClientError):
-    code = "not_found"
-
-
-class UnauthorizedError(ClientError):
-    code = "unauthorized"
-
-
-class ConflictError(ClientError):
-    code = "conflict"
-
-
-class ValidationFailed(ClientError):
-    code = "validation_error"
-
-
-class PayloadTooLarge(ClientError):
-    code = "payload_too_large"
-
-
-class ServerError(ClientError):
-    code = "internal"
-
-
-class ServiceUnavailable(ClientError):
-    """Nothing answers at the address (not started, or gone)."""
-
-    code = "unavailable"
-
-
-_BY_CODE: dict[str, type[ClientError]] = {
-    cls.code: cls
-    for cls in (
-        NotFoundError,
-        UnauthorizedError,
-        ConflictError,
-        ValidationFailed,
-        PayloadTooLarge,
-        ServerError,
-    )
-}
+from shiyi.api.errors import client_error_class
+from shiyi.errors import ClientError, ServiceUnavailable
 
 
 def error_from(status: int, body: bytes) -> ClientError:
@@ -73,7 +20,7 @@ def error_from(status: int, body: bytes) -> ClientError:
     except (ValueError, KeyError, TypeError):
         message = body.decode("utf-8", "replace")[:500] or f"HTTP {status}"
         code = "internal" if status >= 500 else ""
-    cls = _BY_CODE.get(code, ServerError if status >= 500 else ClientError)
+    cls = client_error_class(code, status)
     return cls(f"{message} (HTTP {status}, {code or 'no code'})", status=status, code=code or None)
 
 

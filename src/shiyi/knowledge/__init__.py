@@ -8,8 +8,9 @@ here imports the agent or the interfaces.
 
 from __future__ import annotations
 
+from shiyi.errors import IngestError
 from shiyi.knowledge.base import KnowledgeBase, format_passages
-from shiyi.knowledge.models import DocumentInfo, IngestError, IngestReport, Passage
+from shiyi.knowledge.models import DocumentInfo, IngestReport, Passage
 from shiyi.knowledge.search import SearchOptions, SearchResult
 
 __all__ = [

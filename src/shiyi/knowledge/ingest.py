@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from shiyi.errors import IngestError
 from shiyi.gitignore import walk_files
 from shiyi.index.types import Embedder
 from shiyi.index.vector_cache import Matrix
@@ -25,7 +26,6 @@ from shiyi.knowledge.loaders import format_of, load, unsupported_message
 from shiyi.knowledge.models import (
     ChunkRecord,
     DocumentInfo,
-    IngestError,
     IngestReport,
     SectionRecord,
     SummaryDraft,

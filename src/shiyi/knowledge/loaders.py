@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
+from shiyi.errors import IngestError
 from shiyi.index.text import word_set
-from shiyi.knowledge.models import Block, IngestError, LoadedDocument
+from shiyi.knowledge.models import Block, LoadedDocument
 
 MARKDOWN = frozenset({".md", ".markdown", ".mdx"})
 TEXT = frozenset({".txt", ".text", ".rst", ".adoc", ".org"})

@@ -5,15 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from shiyi.errors import ShiyiError
-
 BlockKind: TypeAlias = Literal["heading", "text", "code"]
 SummaryLevel: TypeAlias = Literal["document", "section"]
 Expansion: TypeAlias = Literal["none", "neighbours", "section"]
-
-
-class IngestError(ShiyiError):
-    """One file could not be ingested; the message names the file and the fix."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -21,15 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from shiyi.errors import ShiyiError
+from shiyi.errors import ImportFormatError
 from shiyi.memory.models import EventRecord
 
 _LOCOMO_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %B %Y", "%I:%M %p on %d %b, %Y")
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-
-
-class ImportFormatError(ShiyiError):
-    """An import file is not in the expected format; the message names file and location."""
 
 
 @dataclass(slots=True)

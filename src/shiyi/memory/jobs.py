@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from shiyi.errors import ShiyiError, StorageError
+from shiyi.errors import StorageError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -40,15 +40,6 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_ready ON jobs(status, kind, run_after);
 """
-
-
-class JobDeferred(ShiyiError):
-    """Raised by a handler whose jobs must wait for something outside them (a model that is
-    not configured or not reachable): they go back to the queue without using an attempt."""
-
-    def __init__(self, reason: str, *, retry_in: float = 60.0) -> None:
-        super().__init__(reason)
-        self.retry_in = retry_in
 
 
 @dataclass(slots=True, frozen=True)

@@ -14,12 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shiyi.errors import ShiyiError
+from shiyi.errors import ScopeDenied
 from shiyi.memory.models import EventRecord, FactRecord, Scope
-
-
-class ScopeDenied(ShiyiError):
-    """An agent tried to write shared memory it is not allowed to write."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from shiyi.errors import JobDeferred
 from shiyi.index.text import query_terms
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.entities import extract_entities, normalize_name
-from shiyi.memory.jobs import Job, JobDeferred, JobQueue
+from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.topics import extract_topics

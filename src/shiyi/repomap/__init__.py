@@ -8,15 +8,9 @@ Tags are cached in SQLite by file mtime and size.
 
 from __future__ import annotations
 
+from shiyi.errors import RepoMapError
 from shiyi.repomap.languages import EXTENSIONS, LANGUAGES, language_for
-from shiyi.repomap.model import (
-    Definition,
-    FileTags,
-    RepoMapError,
-    RepoMapResult,
-    RepoMapStats,
-    SkippedFile,
-)
+from shiyi.repomap.model import Definition, FileTags, RepoMapResult, RepoMapStats, SkippedFile
 from shiyi.repomap.repo_map import DEFAULT_MAX_TOKENS, RepoMap
 
 __all__ = [

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shiyi.errors import RepoMapError
 from shiyi.gitignore import IgnoreRules, walk_files
 from shiyi.repomap.languages import EXTENSIONS
-from shiyi.repomap.model import RepoMapError, SourceFile
+from shiyi.repomap.model import SourceFile
 
 # Directories no repo map wants even without a .gitignore saying so: installed packages and
 # caches. Hidden directories (.git, .venv, .tox, .mypy_cache...) are skipped by their dot.

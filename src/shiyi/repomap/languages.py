@@ -21,7 +21,7 @@ from pathlib import PurePath
 
 from tree_sitter import Language, Parser, Query
 
-from shiyi.repomap.model import RepoMapError
+from shiyi.errors import RepoMapError
 
 
 @dataclass(frozen=True, slots=True)

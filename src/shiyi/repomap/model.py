@@ -6,12 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from shiyi.errors import ShiyiError
-
-
-class RepoMapError(ShiyiError):
-    """The repo map cannot be built as asked (not a directory, unknown focus file...)."""
-
 
 class Definition(NamedTuple):
     """A named definition in a file, with the header line a reader needs to use it.

@@ -11,16 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, cast
 
+from shiyi.errors import RepoMapError
 from shiyi.repomap.cache import FORMAT_VERSION, CachedTags, TagCache, tags_version
 from shiyi.repomap.files import walk_sources
-from shiyi.repomap.model import (
-    FileTags,
-    RepoMapError,
-    RepoMapResult,
-    RepoMapStats,
-    SkippedFile,
-    SourceFile,
-)
+from shiyi.repomap.model import FileTags, RepoMapResult, RepoMapStats, SkippedFile, SourceFile
 from shiyi.repomap.render import TokenCount, fit
 from shiyi.repomap.tags import extract_tags
 

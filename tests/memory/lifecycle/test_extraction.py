@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from shiyi.errors import ModelError
+from shiyi.errors import ExtractionFailed, ModelError
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, call
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.lifecycle.extraction import ExtractionFailed, parse_reply
+from shiyi.memory.lifecycle.extraction import parse_reply
 from shiyi.memory.lifecycle.pipeline import EXTRACT
 from tests.memory.lifecycle.conftest import MemoryFactory, extraction, fact, say, user_event
 

@@ -13,11 +13,11 @@ import pytest
 
 from shiyi.config import Settings, load_settings
 from shiyi.context.summaries import SummaryStore
-from shiyi.errors import SessionNotFound
+from shiyi.errors import NothingToForget, SessionNotFound
 from shiyi.index.embeddings.cache import CachedEmbedder
 from shiyi.llm.types import Message
 from shiyi.memory.contextual import indexed_text
-from shiyi.memory.lifecycle.forget import NothingToForget, payload_editor
+from shiyi.memory.lifecycle.forget import payload_editor
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.service import Memory
 from shiyi.memory.session_log import SessionLog

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from shiyi.errors import ScopeDenied
 from shiyi.memory.models import EventRecord
-from shiyi.memory.scopes import ScopeDenied, Viewer
+from shiyi.memory.scopes import Viewer
 from tests.memory.lifecycle.conftest import MemoryFactory, say, user_event
 
 ALICE = Viewer("alice", "shiyi")

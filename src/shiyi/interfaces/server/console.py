@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from shiyi.interfaces.server.service import Conflict, NotFound
+from shiyi.errors import Conflict, NotFound
 from shiyi.memory.entities import normalize_name
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 from shiyi.memory.service import Memory

@@ -31,10 +31,10 @@ from shiyi.api.schemas import (
     SessionTimeline,
     TimelineEvent,
 )
-from shiyi.errors import SessionNotFound
+from shiyi.errors import NotFound, SessionNotFound
 from shiyi.interfaces.server import console
 from shiyi.interfaces.server.deps import get_service, require_memory
-from shiyi.interfaces.server.service import AgentService, NotFound
+from shiyi.interfaces.server.service import AgentService
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
 
 STATIC = Path(__file__).with_name("static")

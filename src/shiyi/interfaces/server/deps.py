@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from fastapi import Request
 
-from shiyi.interfaces.server.service import AgentService, Conflict
+from shiyi.errors import Conflict
+from shiyi.interfaces.server.service import AgentService
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory

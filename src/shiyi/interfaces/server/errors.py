@@ -10,9 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from shiyi.api.errors import STATUS_CODES, ErrorBody, ErrorCode, ErrorResponse
-from shiyi.errors import ConfigError, SessionNotFound, ShiyiError
-from shiyi.interfaces.server.service import Conflict, NotFound
+from shiyi.api.errors import STATUS_CODES, ErrorBody, ErrorCode, ErrorResponse, wire_error_for
+from shiyi.errors import ShiyiError
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +41,11 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _shiyi_error(request: Request, exc: Exception) -> JSONResponse:
-    if isinstance(exc, SessionNotFound | NotFound):
-        return error_response(404, "not_found", str(exc))
-    if isinstance(exc, Conflict):
-        return error_response(409, "conflict", str(exc))
-    if isinstance(exc, ConfigError):
-        return error_response(409, "conflict", str(exc))
-    log.warning("request %s %s failed: %s", request.method, request.url.path, exc)
-    return error_response(400, "bad_request", str(exc))
+    assert isinstance(exc, ShiyiError)
+    row = wire_error_for(exc)
+    if row.code == "bad_request":
+        log.warning("request %s %s failed: %s", request.method, request.url.path, exc)
+    return error_response(row.status, row.code, str(exc))
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -19,8 +19,9 @@ from shiyi.api.schemas import (
     MemoryHitOut,
     MemoryHits,
 )
+from shiyi.errors import Conflict, NotFound
 from shiyi.interfaces.server.deps import get_service, require_memory
-from shiyi.interfaces.server.service import AgentService, Conflict, NotFound
+from shiyi.interfaces.server.service import AgentService
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
 

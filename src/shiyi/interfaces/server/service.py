@@ -16,7 +16,7 @@ from shiyi.agent.persona import load_persona
 from shiyi.api.owner import remove_owner, write_owner
 from shiyi.config.settings import Settings
 from shiyi.context.summaries import SummaryStore
-from shiyi.errors import SessionNotFound, ShiyiError
+from shiyi.errors import Conflict, NotFound, SessionNotFound
 from shiyi.events import Event, RunEnd
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.session_log import RunRecord, SessionLog
@@ -27,14 +27,6 @@ if TYPE_CHECKING:
     from shiyi.memory.service import Memory
 
 log = logging.getLogger(__name__)
-
-
-class NotFound(ShiyiError):
-    """A run or memory the request names does not exist."""
-
-
-class Conflict(ShiyiError):
-    """The request is valid but clashes with the current state (a run, a read-only record)."""
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from shiyi.errors import ModelError, ShiyiError
+from shiyi.errors import ExtractionFailed, ModelError, ModelNotReady
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message, ToolCall, ToolSpec
@@ -24,14 +24,6 @@ TOOL_NAME = "record_memories"
 MAX_MESSAGE_CHARS = 2000
 MAX_WINDOW_CHARS = 24_000
 """About 6k tokens: a whole-session consolidation keeps its latest messages within this."""
-
-
-class ExtractionFailed(ShiyiError):
-    """The extraction model's output stayed invalid after one repair attempt."""
-
-
-class ModelNotReady(ShiyiError):
-    """The extraction model cannot be reached now; the job should wait, not fail."""
 
 
 class _Loose(BaseModel):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shiyi.errors import ShiyiError, StorageError
+from shiyi.errors import NothingToForget, StorageError
 from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.jobs import JobQueue
@@ -44,10 +44,6 @@ Search = Callable[[str, int], list[MemoryHit]]
 _LOGGED_EVENT = re.compile(r"^ev_(\d+)_\d+$")
 _TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
 """Job payload keys holding free text: a job whose such value is a forgotten text goes."""
-
-
-class NothingToForget(ShiyiError):
-    """The entity, query or user given to ``forget`` matches nothing stored."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -17,16 +17,11 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from shiyi.config.settings import MemorySettings
+from shiyi.errors import JobDeferred, ModelNotReady
 from shiyi.llm.protocol import ChatModel
-from shiyi.memory.jobs import Job, JobDeferred, JobQueue
+from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.lifecycle.consolidation import CONSOLIDATION_PROMPT, archive_fact, used_fact_ids
-from shiyi.memory.lifecycle.extraction import (
-    Extraction,
-    ModelNotReady,
-    WindowMessage,
-    extract,
-    render_window,
-)
+from shiyi.memory.lifecycle.extraction import Extraction, WindowMessage, extract, render_window
 from shiyi.memory.lifecycle.facts import FactWriter, Observation, WriteReport
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
 from shiyi.memory.lifecycle.temporal import day_start, find_dates, resolve_relative

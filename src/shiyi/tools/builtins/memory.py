@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from shiyi.errors import ToolError
+from shiyi.errors import ScopeDenied, ToolError
 from shiyi.memory.models import FactKind
 from shiyi.memory.retriever import MODES, Mode
-from shiyi.memory.scopes import ScopeDenied
 from shiyi.memory.service import Memory
 from shiyi.tools.base import FunctionTool, Tool, tool
 

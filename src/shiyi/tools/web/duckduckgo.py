@@ -8,7 +8,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from shiyi.tools.web.types import WebResult, WebSearchUnavailable
+from shiyi.errors import WebSearchUnavailable
+from shiyi.tools.web.types import WebResult
 
 _NO_RESULTS = "No results found."  # what ddgs raises with when every engine came back empty
 _REASON_CHARS = 200

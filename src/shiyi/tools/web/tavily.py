@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 
-from shiyi.tools.web.types import WebResult, WebSearchUnavailable
+from shiyi.errors import WebSearchUnavailable
+from shiyi.tools.web.types import WebResult
 
 DEFAULT_BASE_URL = "https://api.tavily.com"
 MAX_RETRY_DELAY = 10.0  # a longer Retry-After is not worth holding the model's turn for

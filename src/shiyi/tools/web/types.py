@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from shiyi.errors import ToolError
-
-ADVICE = "answer from what you know or ask the user"
+from shiyi.errors import WebSearchUnavailable
 
 
 @dataclass(slots=True, frozen=True)
@@ -18,18 +16,6 @@ class WebResult:
     url: str
     snippet: str
     published: str | None = None
-
-
-class WebSearchUnavailable(ToolError):
-    """The search could not run (offline, unconfigured, bad key, rate limited, broken reply).
-
-    A :class:`ToolError`, so the registry hands the message to the model as the call's
-    result (``ok=False``, never cached) instead of letting anything escape the run.
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"web search is not available: {reason}; {ADVICE}.")
-        self.reason = reason
 
 
 @runtime_checkable
