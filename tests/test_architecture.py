@@ -26,13 +26,11 @@ LAYERS: list[tuple[str, ...]] = [
     ("index",),
     ("llm",),
     ("config",),
-    ("errors", "events", "gitignore"),
+    ("errors", "events", "gitignore", "textfiles"),
 ]
 """Top to bottom: a package imports only from the layers below its own."""
 
 KNOWN_SIDEWAYS = {
-    ("context", "tools"),  # focused_files uses tools' binary check and line numbering
-    ("tools", "context"),  # the repomap tool counts tokens with context's TokenCounter
     ("knowledge", "memory"),  # the knowledge base builds its embedder via memory.service
 }
 KNOWN_CYCLES: set[frozenset[str]] = set()

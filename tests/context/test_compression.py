@@ -19,7 +19,7 @@ from shiyi.context.compression import (
     tail_start,
     trim_tool_outputs,
 )
-from shiyi.context.tokens import TokenCounter
+from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolCall
 
 

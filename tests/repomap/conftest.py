@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.context.tokens import TokenCounter
+from shiyi.llm.tokens import TokenCounter
 from tests.support.repomap_repo import write_repo
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.context.tokens import TokenCounter
+from shiyi.llm.tokens import TokenCounter
 from shiyi.repomap import RepoMap, RepoMapError, RepoMapResult
 from shiyi.repomap.repo_map import MAX_FILE_BYTES
 from tests.support.repomap_repo import BINARY_FILE, DEFINERS, SOURCE_FILES, USERS_ONLY

@@ -29,7 +29,7 @@ from shiyi.context.compression import (
     trim_tool_outputs,
 )
 from shiyi.context.summaries import SummaryStore
-from shiyi.context.tokens import REPLY_PRIMING, TokenCounter
+from shiyi.llm.tokens import REPLY_PRIMING, TokenCounter
 from shiyi.llm.types import Message, ToolSpec
 
 TOOL_GUIDANCE = (

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from shiyi.context.tokens import TokenCounter
+from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message
 
 SUMMARY_PREFIX = "[summary of earlier conversation]"

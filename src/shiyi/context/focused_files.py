@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.context.tool_inputs import absolute_path, relative_path
-from shiyi.tools.builtins.files import looks_binary, number_line
+from shiyi.textfiles import looks_binary, number_line
 
 _READ = "read_file"
 _WRITERS = frozenset({"write_file", "edit_file"})

@@ -41,9 +41,9 @@ def repomap(
 
     A summary line (files parsed or cached, tokens, time) goes to standard error.
     """
-    from shiyi.context.tokens import TokenCounter
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail, load
+    from shiyi.llm.tokens import TokenCounter
     from shiyi.repomap import RepoMap
 
     settings = load(config)

@@ -309,7 +309,7 @@ def _freeze_startup_objects() -> None:
 
 def _warm_up() -> None:
     """Load the tokenizer vocabulary (about a second) now, not in the first run's path."""
-    from shiyi.context.tokens import TokenCounter
+    from shiyi.llm.tokens import TokenCounter
 
     TokenCounter().count("warm up")
 

@@ -8,32 +8,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from shiyi.errors import ToolError
+from shiyi.textfiles import looks_binary, number_line
 from shiyi.tools.base import ToolContext, tool
 
 PREVIEW_LINES = 100
 MAX_LINE_CHARS = 2000
 LIST_DIR_MAX_ENTRIES = 500
 LIST_DIR_MAX_DEPTH = 10
-_SNIFF_BYTES = 8192
 # Round-trips bytes that are not valid UTF-8, so an edit never corrupts the rest of a file.
 _ERRORS = "surrogateescape"
 
 
 # --- shared helpers ---------------------------------------------------------------------
-
-
-def looks_binary(path: Path) -> bool:
-    """Guess from the first few KiB, like git does: a NUL byte or mostly undecodable bytes."""
-    with path.open("rb") as fh:
-        chunk = fh.read(_SNIFF_BYTES)
-    if b"\0" in chunk:
-        return True
-    text = chunk.decode("utf-8", errors="replace")
-    return bool(text) and text.count("\ufffd") / len(text) > 0.3
-
-
-def number_line(number: int, text: str) -> str:
-    return f"{number:>5}| {text}"
 
 
 def _existing_file(ctx: ToolContext, path: str, *, hint: str) -> Path:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shiyi.context.tokens import TokenCounter
 from shiyi.errors import ToolError
+from shiyi.llm.tokens import TokenCounter
 from shiyi.tools.base import ToolContext, tool
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from pathspec import GitIgnoreSpec
 
 from shiyi.errors import ToolError
 from shiyi.gitignore import rules_down_to, walk_files
+from shiyi.textfiles import looks_binary
 from shiyi.tools.base import ToolContext, tool
-from shiyi.tools.builtins.files import looks_binary
 
 MAX_SHOWN_LINE_CHARS = 300
 

@@ -184,18 +184,7 @@ def scrubbed_environment() -> dict[str, str]:
 
 
 async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
-    proc = await asyncio.create_subprocess_exec(
-        "/bin/bash",
-        "-c",
-        command,
-        cwd=cwd,
-        env=scrubbed_environment(),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        # Its own process group, so the command and everything it spawns can be killed at once.
-        start_new_session=True,
-    )
+    proc = await _spawn(command, cwd)
     buffer = OutputBuffer(cap)
     assert proc.stdout is not None
     reader = asyncio.create_task(_pump(proc.stdout, buffer))
@@ -214,6 +203,37 @@ async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), EOF_GRACE)
     return _Run(ending, proc.returncode, buffer.render())
+
+
+async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    """Start bash in its own process group, so the command and everything it spawns can be
+    killed at once.
+
+    The process runs before ``create_subprocess_exec`` returns (it still connects the pipes).
+    Cancelled in that window, asyncio kills bash alone and its background jobs lived on
+    (seen: 1 run in 12 of a test cancelling right after the command started), so the spawn
+    is shielded and a cancelled caller stops the whole group once it exists.
+    """
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "/bin/bash",
+            "-c",
+            command,
+            cwd=cwd,
+            env=scrubbed_environment(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            proc = await spawn
+            await asyncio.shield(stop_group(proc.pid))
+        raise
 
 
 async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from shiyi.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter, heuristic_count
+from shiyi.llm.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter, heuristic_count
 from shiyi.llm.types import Message, ToolCall
 
 
