@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from shiyi.context.tokens import TokenCounter
+from shiyi.llm.tokens import TokenCounter
 from shiyi.repomap import RepoMap, RepoMapResult
 
 
