@@ -1,0 +1,30 @@
+"""The benchmarks are scripts no test runs; their imports of shiyi must still resolve (a
+module that moved once left ``bench/repomap_bench.py`` importing a path that was gone)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def shiyi_imports(path: Path) -> list[tuple[str, str | None]]:
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names if alias.name.startswith("shiyi")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("shiyi"):
+            found += [(str(node.module), alias.name) for alias in node.names]
+    return found
+
+
+@pytest.mark.parametrize("script", sorted(BENCH.glob("*.py")), ids=lambda p: p.name)
+def test_every_shiyi_name_a_benchmark_imports_exists(script: Path) -> None:
+    for module, name in shiyi_imports(script):
+        imported = importlib.import_module(module)
+        if name is not None and not hasattr(imported, name):
+            importlib.import_module(f"{module}.{name}")  # a submodule, or ImportError
