@@ -96,6 +96,10 @@ async def members_left(pgid: int, within: float = 2.0) -> list[int]:
     return group_members(pgid)
 
 
+def _text(path: Path) -> str:
+    return path.read_text().strip() if path.exists() else ""
+
+
 async def read_pids(root: Path, *names: str, within: float = 5.0) -> list[int]:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -319,8 +323,9 @@ async def test_cancelling_just_after_the_start_leaves_no_process(
         task = asyncio.create_task(
             registry.execute(ToolCall("c1", "bash", json.dumps({"command": command})), ctx)
         )
-        # Cancel as soon as bash has started (a file, so no Event to wait on).
-        while not (root / marker).exists():  # noqa: ASYNC110
+        # Cancel as soon as bash has written its pid (a file, so no Event to wait on; its
+        # content, not just the file, which the redirection creates before echo writes).
+        while not _text(root / marker):  # noqa: ASYNC110
             await asyncio.sleep(0)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
