@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from shiyi.memory.synthetic import generate, to_jsonl_records
+from synthetic import generate, to_jsonl_records
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:

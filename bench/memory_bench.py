@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from synthetic import generate
+
 from shiyi.config import load_settings
 from shiyi.config.settings import Settings
 from shiyi.index.blas import wanted_threads
@@ -35,7 +37,6 @@ from shiyi.llm.types import Message
 from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
-from shiyi.memory.synthetic import generate
 from shiyi.memory.worker import ENTITIES
 
 MODES = ("hybrid", "semantic", "keyword", "graph", "recent")
@@ -124,7 +125,7 @@ def recall_run(dataset: str | None) -> None:
 
 def build_scale_store(memory: Memory, count: int) -> None:
     """Insert ``count`` synthetic events in bulk and embed them all (the slow part)."""
-    from shiyi.memory.synthetic import FILLER
+    from synthetic import FILLER
 
     topics = [f"{line} (topic {i % 997}, ticket #{i})" for i, line in enumerate(FILLER * 200)]
     started = time.perf_counter()

@@ -46,13 +46,13 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import psycopg
+from synthetic import FILLER
 
 from shiyi.config.settings import MemorySettings
 from shiyi.memory.models import EventRecord
 from shiyi.memory.postgres.jobs import PostgresJobQueue
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.service import Memory
-from shiyi.memory.synthetic import FILLER
 from shiyi.memory.worker import INGEST, event_payload
 
 DIMENSION = 384

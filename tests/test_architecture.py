@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agent",),
     ("context", "tools"),
     ("memory", "knowledge", "repomap"),
+    ("sessions",),
     ("index",),
     ("llm",),
     ("config",),

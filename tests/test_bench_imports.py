@@ -12,18 +12,28 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
+SIBLINGS = {path.stem for path in BENCH.glob("*.py")}
+"""Bench scripts run as ``python bench/x.py``, so they import each other by bare name."""
+
+
 def shiyi_imports(path: Path) -> list[tuple[str, str | None]]:
+    """``(module, name)`` for every import of shiyi or of a sibling script (as ``bench.x``)."""
     found: list[tuple[str, str | None]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found += [(alias.name, None) for alias in node.names if alias.name.startswith("shiyi")]
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("shiyi"):
             found += [(str(node.module), alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module in SIBLINGS:
+            found += [(f"bench.{node.module}", alias.name) for alias in node.names]
     return found
 
 
 @pytest.mark.parametrize("script", sorted(BENCH.glob("*.py")), ids=lambda p: p.name)
-def test_every_shiyi_name_a_benchmark_imports_exists(script: Path) -> None:
+def test_every_shiyi_name_a_benchmark_imports_exists(
+    script: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))  # as when the script runs
     for module, name in shiyi_imports(script):
         imported = importlib.import_module(module)
         if name is not None and not hasattr(imported, name):

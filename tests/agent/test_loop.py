@@ -11,7 +11,7 @@ from shiyi.config import Settings
 from shiyi.errors import ModelError
 from shiyi.events import RunEnd, ToolResultEvent, event_from_json, event_to_json
 from shiyi.llm.scripted import ScriptedModel, call, reply
-from shiyi.memory.session_log import SessionLog
+from shiyi.sessions.log import SessionLog
 from shiyi.tools import ToolRegistry, tool
 from shiyi.tools.base import ToolContext
 from tests.conftest import AgentFactory, collect, types_of

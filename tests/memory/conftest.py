@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.protocol import MemoryStore
 
 BACKENDS = ("embedded", "postgres")

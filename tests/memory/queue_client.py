@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shiyi.memory.jobs import JobQueue, SqliteJobQueue
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory import kuzu_queries
+from shiyi.memory.kuzu import queries as kuzu_queries
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord
 from shiyi.memory.postgres import graph as postgres_graph
 from shiyi.memory.protocol import MemoryStore

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.synthetic import generate, to_jsonl_records
 
 from shiyi.errors import ImportFormatError
 from shiyi.memory.importers import (
@@ -17,7 +18,6 @@ from shiyi.memory.importers import (
     locomo_event_id,
     parse_locomo_date,
 )
-from shiyi.memory.synthetic import generate, to_jsonl_records
 
 
 def _write_json(path: Path, data: object) -> Path:

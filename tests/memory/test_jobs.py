@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import StorageError
-from shiyi.memory.jobs import JobQueue, SqliteJobQueue
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from tests.memory.queue_client import QueueProcess
 
 QUEUES = ("sqlite", "postgres")

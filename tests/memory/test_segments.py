@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.jobs import SqliteJobQueue
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.segments import MAX_SEGMENT_CHARS, to_events
 from shiyi.memory.worker import INGEST
 from shiyi.memory.writer import MemoryWriter

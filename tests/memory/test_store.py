@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from shiyi.errors import StorageError
-from shiyi.memory import kuzu_graph
-from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.kuzu import graph as kuzu_graph
+from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.topics import specificity

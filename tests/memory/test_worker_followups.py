@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shiyi.memory.jobs import SqliteJobQueue
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.worker import EMBED, ENTITIES, INGEST, MemoryWorker, event_payload

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.jobs import SqliteJobQueue
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.worker import MemoryWorker
 
 

@@ -22,7 +22,7 @@ from shiyi.errors import StorageError
 from shiyi.events import Event, Routed, UserMessageInjected
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
-from shiyi.memory.session_log import SessionInfo, SessionLog, new_id
+from shiyi.sessions.log import SessionInfo, SessionLog, new_id
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 

@@ -46,7 +46,7 @@ from shiyi.llm.types import (
     ToolCallDelta,
     Usage,
 )
-from shiyi.memory.session_log import SessionLog
+from shiyi.sessions.log import SessionLog
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolOutcome, ToolRegistry
 

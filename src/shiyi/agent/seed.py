@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shiyi.memory.session_log import RunRecord, SessionLog
+from shiyi.sessions.log import RunRecord, SessionLog
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory

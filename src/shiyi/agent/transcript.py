@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from shiyi.agent.history import repair, sanitize_arguments
 from shiyi.llm.types import Message
-from shiyi.memory.session_log import SessionLog
+from shiyi.sessions.log import SessionLog
 
 # (message, session-log row id, run id, iteration): lets memory queue what was said.
 AppendHook = Callable[[Message, int, str, int], None]

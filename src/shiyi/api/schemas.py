@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from shiyi.memory.lifecycle.health import MemoryHealth as MemoryHealthDetail
 from shiyi.memory.models import EventRecord, FactKind, FactRecord, MemoryHit, Scope
-from shiyi.memory.session_log import LoggedMessage, RunRecord, SessionInfo
+from shiyi.sessions.log import LoggedMessage, RunRecord, SessionInfo
 
 
 class _In(BaseModel):

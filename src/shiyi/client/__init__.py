@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shiyi.api.owner import Owner, live_owner
 from shiyi.client.aio import AsyncClient
+from shiyi.client.owner import Owner, live_owner
 from shiyi.client.sync import Client
 from shiyi.errors import (
     ClientError,

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiyi.config.settings import Settings
-from shiyi.memory.embedded import EmbeddedStore
-from shiyi.memory.jobs import JobQueue, SqliteJobQueue
+from shiyi.memory.jobs import JobQueue
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
+from shiyi.memory.kuzu.store import EmbeddedStore
 
 if TYPE_CHECKING:
     from shiyi.memory.postgres.store import PostgresStore

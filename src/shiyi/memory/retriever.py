@@ -2,7 +2,7 @@
 
 Each path is a separate store query (one combined Cypher query was measured 50x slower);
 the paths run side by side and their records load while the vector path still scans (see
-:mod:`shiyi.memory.recall`).
+:mod:`shiyi.memory.recall_paths`).
 
 A hybrid search reads the query first (:mod:`shiyi.memory.query_signals`: names, time
 windows, intent), fuses the paths by score (:func:`~shiyi.memory.fusion.score_fusion`),
@@ -28,7 +28,7 @@ from shiyi.memory.fusion import RerankWeights, rerank, score_fusion
 from shiyi.memory.models import Anchor, EventRecord, MemoryHit, NodeKind, Scored
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.query_signals import QuerySignals, understand
-from shiyi.memory.recall import Found, Records, run_paths, touch_later
+from shiyi.memory.recall_paths import Found, Records, run_paths, touch_later
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.topics import extract_topics
 

@@ -6,7 +6,8 @@ import json
 import re
 import time
 
-from shiyi.memory.synthetic import generate
+from bench.synthetic import generate
+
 from tests.interfaces.cli.conftest import Cli
 
 

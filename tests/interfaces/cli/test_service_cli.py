@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from shiyi.api.owner import read_owner
+from shiyi.client.owner import read_owner
 from tests.interfaces.cli.conftest import Cli, json_events
 
 REMEMBER = {

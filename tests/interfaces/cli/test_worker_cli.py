@@ -160,7 +160,7 @@ def test_unreachable_database_is_a_clear_error(cli: Cli) -> None:
 
 
 def test_embedded_worker_refuses_beside_a_serving_owner(cli: Cli) -> None:
-    from shiyi.api.owner import remove_owner, write_owner
+    from shiyi.client.owner import remove_owner, write_owner
 
     settings = settings_of(cli, "embedded")
     write_owner(settings.data_dir, "http://127.0.0.1:1")  # this live test process "serves"

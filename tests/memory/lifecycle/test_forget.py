@@ -20,8 +20,8 @@ from shiyi.memory.contextual import indexed_text
 from shiyi.memory.lifecycle.forget import payload_editor
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.service import Memory
-from shiyi.memory.session_log import SessionLog
 from shiyi.memory.worker import EMBED
+from shiyi.sessions.log import SessionLog
 from tests.support.postgres import database_files
 
 SECRET = "zebra-7731"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import kuzu
 
-from shiyi.memory import kuzu_schema as schema
-from shiyi.memory.kuzu_graph import KuzuGraph
+from shiyi.memory.kuzu import schema
+from shiyi.memory.kuzu.graph import KuzuGraph
 
 
 def test_version_1_store_migrates_to_the_lifecycle_schema(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ def migrate(
 
 def _copy(directory: Path, url: str, batch: int, lock_timeout: float) -> MigrationReport:
     from shiyi.errors import ConfigError
-    from shiyi.memory.embedded import GRAPH_NAME, EmbeddedStore
+    from shiyi.memory.kuzu.store import GRAPH_NAME, EmbeddedStore
 
     if not (directory / GRAPH_NAME).exists():
         raise ConfigError(f"there is no embedded memory store in {directory} to copy")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
-from shiyi.api.owner import Owner, live_owner, pid_alive, read_owner
+from shiyi.client.owner import Owner, live_owner, pid_alive, read_owner
 
 if TYPE_CHECKING:
     from shiyi.client import Client

@@ -7,7 +7,7 @@ import time
 import typer
 
 from shiyi.config import Settings
-from shiyi.memory.session_log import SessionLog
+from shiyi.sessions.log import SessionLog
 
 
 def _when(ts: float) -> str:

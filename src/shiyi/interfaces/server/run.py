@@ -11,7 +11,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from shiyi.api.owner import live_owner
+from shiyi.client.owner import live_owner
 from shiyi.config.settings import Settings
 from shiyi.errors import ConfigError, StorageError
 from shiyi.interfaces.server.security import check_exposure

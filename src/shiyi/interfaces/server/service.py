@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from shiyi.agent.agent import Agent, router_model_for
 from shiyi.agent.persona import load_persona
-from shiyi.api.owner import remove_owner, write_owner
+from shiyi.client.owner import remove_owner, write_owner
 from shiyi.config.settings import Settings
 from shiyi.context.summaries import SummaryStore
 from shiyi.errors import Conflict, NotFound, SessionNotFound
 from shiyi.events import Event, RunEnd
 from shiyi.llm.protocol import ChatModel
-from shiyi.memory.session_log import RunRecord, SessionLog
+from shiyi.sessions.log import RunRecord, SessionLog
 from shiyi.tools.base import Tool
 from shiyi.tools.builtins import builtin_tools
 

@@ -18,7 +18,7 @@ Every SQLite file touched is then VACUUMed and its WAL truncated (``secure_delet
 text does not survive in the files' bytes.  Kuzu 0.11.3 has no VACUUM: deleted rows are masked
 but their column bytes stay in ``graph.kuzu`` (measured, also after a CHECKPOINT), so a forget
 with ``compact=True`` (the CLI's default) then rewrites the graph file through EXPORT/IMPORT
-(:mod:`shiyi.memory.kuzu_compact`); without it the text is unreachable by every query but its
+(:mod:`shiyi.memory.kuzu.compact`); without it the text is unreachable by every query but its
 bytes remain until the file is compacted.
 """
 
@@ -38,7 +38,7 @@ from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.session_log import SessionLog
+from shiyi.sessions.log import SessionLog
 
 Search = Callable[[str, int], list[MemoryHit]]
 _LOGGED_EVENT = re.compile(r"^ev_(\d+)_\d+$")

@@ -6,7 +6,7 @@ touches (seed 1.0, neighbour 0.5, times the entity's specificity), ties broken b
 then id; entities mentioned by more than ``HUB_MENTIONS`` events add no events (like a stop
 word), but keep their facts, and only the rarest entities are expanded, up to a budget of
 mentions (:func:`~shiyi.memory.topics.within_budget`).  This is
-the embedded store's rule (:func:`shiyi.memory.kuzu_queries.neighbourhood`), here as joins
+the embedded store's rule (:func:`shiyi.memory.kuzu.queries.neighbourhood`), here as joins
 scored and ranked inside PostgreSQL.
 """
 

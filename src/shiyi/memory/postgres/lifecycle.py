@@ -1,5 +1,5 @@
 """Lifecycle reads on PostgreSQL: slot candidates for dedup and conflicts, health aggregates
-and the id sets that ``forget`` deletes (the embedded twin: :mod:`shiyi.memory.kuzu_lifecycle`)."""
+and the id sets that ``forget`` deletes (the embedded twin: :mod:`shiyi.memory.kuzu.lifecycle`)."""
 
 from __future__ import annotations
 

@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shiyi.memory import kuzu_queries, kuzu_schema
-from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.kuzu import queries as kuzu_queries
+from shiyi.memory.kuzu import schema as kuzu_schema
+from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import NodeKind, RelationRecord
 from shiyi.memory.postgres.store import PostgresStore
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import kuzu
 
-from shiyi.memory import kuzu_schema as schema
+from shiyi.memory.kuzu import schema
 
 
 def _quoted(path: Path) -> str:

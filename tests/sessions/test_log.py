@@ -7,7 +7,7 @@ import pytest
 
 from shiyi.errors import SessionNotFound, StorageError
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.session_log import SessionLog
+from shiyi.sessions.log import SessionLog
 
 
 @pytest.fixture

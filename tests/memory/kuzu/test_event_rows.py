@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.embedded import EmbeddedStore
+from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EventRecord
 
 

@@ -2,7 +2,7 @@
 
 Measured at 100k events, the hybrid query's time went to the vector path (embedding the query,
 then scanning the vector matrix) and to loading records (one Kuzu primary-key lookup per id,
-until events were mirrored in SQLite: see :mod:`shiyi.memory.event_rows`).  numpy, SQLite and
+until events were mirrored in SQLite: see :mod:`shiyi.memory.kuzu.event_rows`).  numpy, SQLite and
 Kuzu all release the GIL, so while the calling thread embeds and scans, the other paths
 (keyword, graph, recency) run in pool threads, one each; the records of every path's ids are
 then loaded in one go.

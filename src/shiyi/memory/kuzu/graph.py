@@ -2,7 +2,7 @@
 
 Design notes (measured on kuzu 0.11.3, see the report in tests/memory/test_kuzu_graph.py):
 
-* Vectors sit in side tables (see :mod:`shiyi.memory.kuzu_schema`) because an indexed column
+* Vectors sit in side tables (see :mod:`shiyi.memory.kuzu.schema`) because an indexed column
   cannot be ``SET``; ``set_embeddings`` deletes and re-inserts the side rows, and the HNSW index
   picks up inserts immediately, so newly embedded nodes are searchable at once — no rebuild.
 * Large event batches go in with ``COPY ... FROM <pyarrow table>``; small ones with ``UNWIND``.
@@ -25,11 +25,11 @@ import kuzu
 
 from shiyi.errors import StorageError
 from shiyi.index.vector_cache import Loader, Matrix, VectorCache
-from shiyi.memory import kuzu_lifecycle as lc
-from shiyi.memory import kuzu_queries as q
-from shiyi.memory import kuzu_schema as schema
 from shiyi.memory.entities import normalize_name
-from shiyi.memory.entity_names import EntityNames
+from shiyi.memory.kuzu import lifecycle as lc
+from shiyi.memory.kuzu import queries as q
+from shiyi.memory.kuzu import schema
+from shiyi.memory.kuzu.entity_names import EntityNames
 from shiyi.memory.models import (
     Anchor,
     EntityRecord,
@@ -336,7 +336,7 @@ class KuzuGraph:
         limit: int,
         mentions: q.MentionIndex | None = None,
     ) -> Neighbourhood:
-        """See :func:`~shiyi.memory.kuzu_queries.neighbourhood`; ``mentions``: a faster copy
+        """See :func:`~shiyi.memory.kuzu.queries.neighbourhood`; ``mentions``: a faster copy
         of the MENTIONS edges to read instead of the graph's."""
         seeds = self._resolve(entity_names)
         return q.neighbourhood(self._reader(), seeds, min(hops, 2), limit, mentions)
@@ -447,7 +447,7 @@ class KuzuGraph:
         }
         return {k: int(self._read(f"{p} RETURN count(n)")[0][0]) for k, p in patterns.items()}
 
-    # --- lifecycle (see :mod:`shiyi.memory.kuzu_lifecycle`) ---------------------------------
+    # --- lifecycle (see :mod:`shiyi.memory.kuzu.lifecycle`) ---------------------------------
 
     def slot_candidates(
         self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]

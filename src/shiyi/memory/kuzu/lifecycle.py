@@ -1,6 +1,6 @@
 """Cypher for the memory lifecycle: slot lookups for dedup and conflicts, expiry, health
 aggregates and the id sets that ``forget`` deletes.  Runs on a connection of
-:class:`shiyi.memory.kuzu_graph.KuzuGraph` (readers or the write transaction)."""
+:class:`shiyi.memory.kuzu.graph.KuzuGraph` (readers or the write transaction)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import kuzu
 
-from shiyi.memory.kuzu_schema import execute, lookup
+from shiyi.memory.kuzu.schema import execute, lookup
 
 FACTS_ABOUT = (
     "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names AND f.status IN $statuses"

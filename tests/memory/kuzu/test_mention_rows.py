@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.embedded import EmbeddedStore
-from shiyi.memory.kuzu_queries import KuzuMentions
+from shiyi.memory.kuzu.queries import KuzuMentions
+from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, EventRecord
 
 

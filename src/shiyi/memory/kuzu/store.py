@@ -12,10 +12,10 @@ from pathlib import Path
 from shiyi.index.keyword import KeywordIndex
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.event_rows import EventRows
-from shiyi.memory.kuzu_graph import KuzuGraph
+from shiyi.memory.kuzu.event_rows import EventRows
+from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.lock import StoreLock
-from shiyi.memory.mention_rows import MentionRows
 from shiyi.memory.models import (
     Anchor,
     EntityRecord,
@@ -205,7 +205,7 @@ class EmbeddedStore:
 
     def compact(self) -> None:
         """Rewrite the graph file without the bytes of deleted rows (after a forget)."""
-        from shiyi.memory.kuzu_compact import rebuild
+        from shiyi.memory.kuzu.compact import rebuild
 
         graph = self.graph
         graph.close()

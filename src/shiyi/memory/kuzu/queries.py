@@ -1,4 +1,4 @@
-"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu_graph`."""
+"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu.graph`."""
 
 from __future__ import annotations
 
@@ -325,7 +325,7 @@ def entities_by_name(conn: kuzu.Connection, names: list[str]) -> list[EntityReco
 
 
 def entity_names(conn: kuzu.Connection) -> list[tuple[str, list[str]]]:
-    """Every entity's name and aliases (see :mod:`shiyi.memory.entity_names`)."""
+    """Every entity's name and aliases (see :mod:`shiyi.memory.kuzu.entity_names`)."""
     rows = prepared(conn, "MATCH (n:Entity) RETURN n.name, n.aliases", {})
     return [(str(name), [str(a) for a in aliases or []]) for name, aliases in rows]
 
@@ -393,7 +393,7 @@ word, touching a hub says little about relevance; its facts and relations still 
 
 class MentionIndex(Protocol):
     """Where the graph path reads MENTIONS edges: Kuzu itself, or the SQLite mirror
-    (:class:`~shiyi.memory.mention_rows.MentionRows`, several times faster at scale)."""
+    (:class:`~shiyi.memory.kuzu.mention_rows.MentionRows`, several times faster at scale)."""
 
     def degree(self, names: Sequence[str]) -> dict[str, int]: ...
 

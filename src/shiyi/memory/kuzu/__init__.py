@@ -1,0 +1,7 @@
+"""The embedded memory backend: Kuzu (graph + vectors) and SQLite (keywords, record mirrors,
+the job queue) in one data directory, owned by one process.
+
+Its files do the jobs of :mod:`shiyi.memory.postgres`'s files of the same name: ``store``
+(the ``MemoryStore``), ``schema`` (tables and migrations), ``graph`` (the graph recall path),
+``lifecycle`` (lifecycle reads) and ``jobs`` (the job queue).
+"""
