@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiyi.app import open_knowledge
 from shiyi.config import load_settings
 from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import KnowledgeBase, SearchOptions
@@ -299,9 +300,7 @@ def main() -> None:
         finally:
             kb.close()
         if args.extra:
-            extra = KnowledgeBase.open(
-                load_settings(home=root / "extra", workspace=root), fast_model=None
-            )
+            extra = open_knowledge(load_settings(home=root / "extra", workspace=root), fast=None)
             try:
                 print()
                 ingest(extra, [p.resolve() for p in args.extra], "real files")

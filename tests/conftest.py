@@ -1,11 +1,13 @@
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from shiyi.agent import Agent
+from shiyi.app import App
 from shiyi.config import Settings, load_settings
 from shiyi.events import Event
 from shiyi.llm.scripted import ScriptedModel, ScriptStep
@@ -55,6 +57,25 @@ class AgentFactory:
 @pytest.fixture
 def make_agent(settings: Settings) -> AgentFactory:
     return AgentFactory(settings)
+
+
+AppOpener = Callable[..., App]
+
+
+@pytest.fixture
+def open_app() -> Iterator[AppOpener]:
+    """``open_app(settings, *script)``: an app on the scripted main model ``script`` (the
+    composition root the CLI and the server use), closed at the end of the test."""
+    opened: list[App] = []
+
+    def open_(settings: Settings, *script: ScriptStep, **options: Any) -> App:
+        app = App.open(settings, model=ScriptedModel(list(script)), **options)
+        opened.append(app)
+        return app
+
+    yield open_
+    for app in opened:
+        app.close()
 
 
 async def collect(stream: object) -> list[Event]:

@@ -18,6 +18,7 @@ SOURCE = Path(shiyi.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("interfaces",),
+    ("app",),
     ("client",),
     ("api",),
     ("agent",),
@@ -31,9 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 """Top to bottom: a package imports only from the layers below its own."""
 
-KNOWN_SIDEWAYS = {
-    ("knowledge", "memory"),  # the knowledge base builds its embedder via memory.service
-}
+KNOWN_SIDEWAYS = {}
 KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
@@ -102,7 +101,9 @@ def test_no_new_import_cycles() -> None:
 def test_the_index_toolkit_knows_nothing_of_memory_or_documents() -> None:
     for module, targets in module_graph().items():
         if package_of(module) == "index":
-            above = {t for t in targets if package_of(t) not in ("index", "errors", "llm")}
+            above = {
+                t for t in targets if package_of(t) not in ("index", "errors", "llm", "config")
+            }
             assert not above, (module, sorted(above))
 
 
@@ -166,3 +167,23 @@ def test_every_shiyi_error_is_defined_in_errors_py() -> None:
             if bases & ours:
                 elsewhere.append(f"{module_name(path)}.{node.name}")
     assert not elsewhere, f"move these to shiyi/errors.py (and its tree): {elsewhere}"
+
+
+def test_only_the_composition_root_builds_chat_models() -> None:
+    """Models are built once, by :mod:`shiyi.app`'s one rule, and handed down."""
+    builders = {m for m, targets in module_graph().items() if "shiyi.llm.factory" in targets}
+    assert builders == {"shiyi.app"}
+
+
+def test_the_client_imports_no_storage_module() -> None:
+    """``shiyi.client`` speaks the wire protocol: no store, index or model comes with it."""
+    graph = module_graph()
+    seen: set[str] = set()
+    todo = [m for m in graph if m == "shiyi.client" or m.startswith("shiyi.client.")]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += graph.get(module, ())
+    storage = ("memory", "sessions", "knowledge", "index", "llm", "agent", "repomap")
+    assert not {m for m in seen if package_of(m) in storage}, sorted(seen)

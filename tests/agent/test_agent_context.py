@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from shiyi.agent import Agent
 from shiyi.config import Settings, load_settings
-from shiyi.llm.scripted import ScriptedModel, call, reply
-from tests.conftest import collect
+from shiyi.llm.scripted import ScriptedModel, ScriptStep, call, reply
+from tests.conftest import AppOpener, collect
 
 
 @pytest.fixture
@@ -21,12 +22,24 @@ def settings(tmp_path: Path) -> Settings:
     return loaded
 
 
-def agent_with(settings: Settings, *steps: object) -> tuple[Agent, ScriptedModel]:
-    model = ScriptedModel(list(steps))  # type: ignore[arg-type]
-    return Agent.from_settings(settings, model=model), model
+AgentWith = Callable[..., tuple[Agent, ScriptedModel]]
 
 
-async def test_scripted_plan_run_emits_the_exact_event_sequence(settings: Settings) -> None:
+@pytest.fixture
+def agent_with(open_app: AppOpener) -> AgentWith:
+    """An agent of the composition root on a scripted main model, and that model."""
+
+    def make(settings: Settings, *steps: ScriptStep) -> tuple[Agent, ScriptedModel]:
+        app = open_app(settings, *steps)
+        assert isinstance(app.models.main, ScriptedModel)
+        return app.agent(), app.models.main
+
+    return make
+
+
+async def test_scripted_plan_run_emits_the_exact_event_sequence(
+    settings: Settings, agent_with: AgentWith
+) -> None:
     steps = [{"title": "Read"}, {"title": "Change"}, {"title": "Test"}]
     agent, _ = agent_with(
         settings,
@@ -68,7 +81,9 @@ async def test_scripted_plan_run_emits_the_exact_event_sequence(settings: Settin
     assert events[2].mode == "plan"  # type: ignore[union-attr]
 
 
-async def test_direct_answers_announce_direct_mode(settings: Settings) -> None:
+async def test_direct_answers_announce_direct_mode(
+    settings: Settings, agent_with: AgentWith
+) -> None:
     agent, _ = agent_with(settings, reply("Hello!"))
     events = await collect(agent.send("hi"))
     agent.close()
@@ -77,7 +92,9 @@ async def test_direct_answers_announce_direct_mode(settings: Settings) -> None:
     assert events[2].mode == "direct"  # type: ignore[union-attr]
 
 
-async def test_complex_request_gets_plan_guidance_simple_one_does_not(settings: Settings) -> None:
+async def test_complex_request_gets_plan_guidance_simple_one_does_not(
+    settings: Settings, agent_with: AgentWith
+) -> None:
     agent, model = agent_with(settings, reply("ok"), reply("ok"))
     await collect(agent.send("先读取代码，再重构解析器，然后运行测试"))
     await collect(agent.send("thanks"))
@@ -88,7 +105,7 @@ async def test_complex_request_gets_plan_guidance_simple_one_does_not(settings: 
 
 
 async def test_repeated_read_is_served_from_tool_memory_until_the_file_changes(
-    settings: Settings,
+    settings: Settings, agent_with: AgentWith
 ) -> None:
     target = settings.workspace / "notes.txt"
     target.write_text("alpha\n")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.app import open_knowledge
 from shiyi.config import Settings, load_settings
 from shiyi.errors import ModelError
 from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import KnowledgeBase, Passage, SearchOptions, SearchResult
-from shiyi.knowledge.base import fast_model_for
 from shiyi.knowledge.rewrite import TOOL_NAME
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
 from tests.knowledge.conftest import PROJECTS, Opener, add
@@ -199,8 +199,8 @@ def test_offline_no_fast_model_means_extractive_summaries_and_no_rewriting(
     settings: Settings, corpus: dict[str, Path]
 ) -> None:
     assert settings.model_role("fast").provider == "local"
-    assert fast_model_for(settings) is None  # the tiny local model is not used for this
-    kb = KnowledgeBase.open(settings)  # every part from the settings, as the CLI does
+    kb = open_knowledge(settings)  # every part from the settings, as the CLI does
+    assert kb.fast is None  # the tiny local model is not used for this
     try:
         add(kb, corpus["vault"].parent)
         assert {d.summary_method for d in kb.documents()} == {"extractive"}
@@ -231,8 +231,11 @@ def test_scripted_fast_model_from_the_settings(tmp_path: Path, workspace: Path) 
         workspace=workspace,
         models={"fast": {"provider": "scripted", "model_path": str(script)}},
     )
-    model = fast_model_for(settings)
-    assert isinstance(model, ScriptedModel)
+    kb = open_knowledge(settings, embedder=None)
+    try:
+        assert isinstance(kb.fast, ScriptedModel)
+    finally:
+        kb.close()
     assert SearchOptions().rewrite  # rewriting is on by default when a model is there
 
 
@@ -243,7 +246,7 @@ def test_rewriting_over_http_with_an_openai_compatible_fast_model(
     fake_openai: FakeOpenAIServer,
 ) -> None:
     settings.models["fast"] = fake_openai.model_settings()
-    kb = KnowledgeBase.open(settings, embedder=embedder)  # the fast model from the settings
+    kb = open_knowledge(settings, embedder=embedder)  # the fast model from the settings
     try:
         assert kb.fast is not None and kb.fast.model_name == "fake-model"
         add(kb, corpus["auth"])  # a short document: its summaries stay extractive, no call

@@ -35,9 +35,9 @@ log = logging.getLogger(__name__)
 class Agent:
     """A ReAct agent bound to one session at a time.
 
-    >>> agent = Agent.from_settings(load_settings())          # doctest: +SKIP
-    >>> async for event in agent.send("list the files here"):  # doctest: +SKIP
-    ...     print(event.type)
+    :class:`shiyi.app.App` builds agents from the settings (``App.open(settings).agent()``);
+    everything an agent gets may be shared with others, and an agent closes only the session
+    log and summary cache it opened itself.
     """
 
     def __init__(
@@ -60,7 +60,6 @@ class Agent:
         (default: asyncio's thread pool for the set-up, the event loop for building)."""
         self.model = model
         self.memory = memory
-        self.owns_memory = False
         self.owns_log = session_log is None
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
@@ -89,75 +88,6 @@ class Agent:
         self.router = Router(settings.routing, model=router_model, embed=self._loaded_embedder)
         if session_id is not None:
             self.resume(session_id)
-
-    @classmethod
-    def from_settings(
-        cls,
-        settings: Settings,
-        *,
-        model: ChatModel | None = None,
-        session_id: str | None = None,
-        memory: Memory | None = None,
-        session_log: SessionLog | None = None,
-        summary_model: ChatModel | None = None,
-        router_model: ChatModel | None = None,
-        persona: str | None = None,
-        summaries: SummaryStore | None = None,
-        executor: Executor | None = None,
-    ) -> Agent:
-        """An agent with the configured main model, the built-in tools and memory.
-
-        A server passes one shared ``memory``, ``session_log`` and models to all its agents;
-        an agent closes only what it opened itself.
-        """
-        from shiyi.llm.factory import build_chat_model
-        from shiyi.tools.builtins import default_registry
-
-        chat_model = model or build_chat_model(settings, "main")
-        tools = default_registry(settings.tools)
-        owns_memory = memory is None and settings.memory.enabled
-        if owns_memory:
-            from shiyi.memory.service import Memory
-
-            memory = Memory.open(settings)
-        if memory is not None:
-            from shiyi.tools.builtins.memory import memory_tools
-
-            for item in memory_tools(memory):
-                if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
-                    tools.register(item)
-        from shiyi.tools.builtins.knowledge import knowledge_tools_for
-
-        for item in knowledge_tools_for(settings, memory):  # only when a knowledge base exists
-            if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
-                tools.register(item)
-        try:
-            agent = cls(
-                chat_model,
-                settings=settings,
-                tools=tools,
-                session_log=session_log,
-                session_id=session_id,
-                memory=memory,
-                summary_model=summary_model or _summary_model(settings),
-                router_model=router_model or router_model_for(settings),
-                persona=persona,
-                summaries=summaries,
-                executor=executor,
-            )
-        except BaseException:
-            # e.g. an unknown session id: the store and its worker thread must not be left
-            # open, or the process dies in Kuzu's destructor at exit ("terminate called").
-            if owns_memory and memory is not None:
-                memory.close()
-            raise
-        agent.owns_memory = owns_memory
-        from shiyi.agent.plan_tools import plan_tools
-
-        for item in plan_tools(lambda: agent.context.plan):
-            if settings.tools.enabled is None or item.spec.name in settings.tools.enabled:
-                agent.tools.register(item)
-        return agent
 
     # --- sessions --------------------------------------------------------------------------
 
@@ -206,7 +136,7 @@ class Agent:
         return info
 
     def _open_transcript(self, session_id: str) -> Transcript:
-        transcript = Transcript(self.log, session_id, on_append=self._remember_message)
+        transcript = Transcript(self.log, session_id, memory=self.memory)
         self._context = SessionContext(
             settings=self.settings.context,
             builder=self.builder,
@@ -224,20 +154,6 @@ class Agent:
         _ = self.transcript
         assert self._context is not None
         return self._context
-
-    def _remember_message(self, message: Message, row: int, run_id: str, iteration: int) -> None:
-        if self.memory is None:
-            return
-        try:
-            self.memory.record_message(
-                message,
-                message_id=row,
-                session_id=self.session_id,
-                run_id=run_id,
-                iteration=iteration,
-            )
-        except Exception:  # memory must never break the conversation; the log has it all
-            log.exception("could not queue message %s for memory", row)
 
     def _require_idle(self) -> None:
         if self._active:
@@ -444,8 +360,6 @@ class Agent:
             self.log.close()
         if self.builder.summaries is not None and self.owns_summaries:
             self.builder.summaries.close()
-        if self.memory is not None and self.owns_memory:
-            self.memory.close()
         self.memory = None
 
 
@@ -456,33 +370,6 @@ def _abandon_when_ready(setup: asyncio.Future[RunLoop]) -> None:
         setup.result().abandon("the caller went away before the run started")
     except StorageError as exc:  # shutting down: the log closed before the set-up finished
         log.debug("abandoned run not recorded: %s", exc)
-
-
-def router_model_for(settings: Settings) -> ChatModel | None:
-    """The ``fast`` model for ambiguous routing decisions, when ``routing.use_llm`` is on."""
-    if not settings.routing.use_llm:
-        return None
-    from shiyi.llm.factory import build_chat_model
-
-    try:
-        return build_chat_model(settings, "fast")
-    except Exception:
-        log.warning("the fast model is not usable; routing falls back to its heuristic")
-        return None
-
-
-def _summary_model(settings: Settings) -> ChatModel | None:
-    """The ``fast`` model for summaries; the tiny local model would only make them worse
-    than the extractive fallback, so it is not used for this."""
-    if settings.model_role("fast").provider != "openai_compat":
-        return None
-    from shiyi.llm.factory import build_chat_model
-
-    try:
-        return build_chat_model(settings, "fast")
-    except Exception:
-        log.warning("the fast model is not usable; summaries will be extractive")
-        return None
 
 
 def _last_reply(messages: list[Message]) -> str | None:

@@ -1,14 +1,21 @@
-"""Request and response models of the HTTP API: the OpenAPI document and the client."""
+"""Request and response models of the HTTP API: the OpenAPI document and the client.
+
+Wire protocol only: the server converts its records to these (:mod:`shiyi.interfaces.server.wire`),
+so :mod:`shiyi.client` imports no storage module.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shiyi.memory.lifecycle.health import MemoryHealth as MemoryHealthDetail
-from shiyi.memory.models import EventRecord, FactKind, FactRecord, MemoryHit, Scope
-from shiyi.sessions.log import LoggedMessage, RunRecord, SessionInfo
+# The wire's own copies of memory's names (a test keeps them equal): the client must not
+# import the storage modules that define them.
+FactKind: TypeAlias = Literal[
+    "preference", "semantic", "episodic", "procedural", "decision", "convention", "todo", "mood"
+]
+Scope: TypeAlias = Literal["user", "agent", "workspace"]
 
 
 class _In(BaseModel):
@@ -32,17 +39,6 @@ class SessionOut(BaseModel):
     workspace: str
     message_count: int
 
-    @classmethod
-    def of(cls, info: SessionInfo) -> SessionOut:
-        return cls(
-            id=info.id,
-            title=info.title,
-            created_at=info.created_at,
-            updated_at=info.updated_at,
-            workspace=info.workspace,
-            message_count=info.message_count,
-        )
-
 
 class SessionList(BaseModel):
     sessions: list[SessionOut]
@@ -65,23 +61,6 @@ class MessageOut(BaseModel):
     tool_call_id: str | None = None
     name: str | None = None
 
-    @classmethod
-    def of(cls, logged: LoggedMessage) -> MessageOut:
-        message = logged.message
-        return cls(
-            id=logged.id,
-            role=message.role,
-            content=message.content,
-            run_id=logged.run_id,
-            iteration=logged.iteration,
-            created_at=logged.created_at,
-            tool_calls=[
-                ToolCallOut(id=c.id, name=c.name, arguments=c.arguments) for c in message.tool_calls
-            ],
-            tool_call_id=message.tool_call_id,
-            name=message.name,
-        )
-
 
 class RunOut(BaseModel):
     run_id: str
@@ -91,17 +70,6 @@ class RunOut(BaseModel):
     goal: str = ""
     iterations: int = 0
     detail: str = ""
-
-    @classmethod
-    def of(cls, record: RunRecord) -> RunOut:
-        return cls(
-            run_id=record.id,
-            session_id=record.session_id,
-            status=record.status,
-            goal=record.goal,
-            iterations=record.iterations,
-            detail=record.detail,
-        )
 
 
 class SessionDetail(SessionOut):
@@ -143,21 +111,6 @@ class MemoryHitOut(BaseModel):
     entities: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list, description="Recall paths that found it.")
 
-    @classmethod
-    def of(cls, hit: MemoryHit) -> MemoryHitOut:
-        return cls(
-            id=hit.id,
-            node=hit.node,
-            text=hit.text,
-            ts=hit.ts,
-            score=hit.score,
-            anchor=hit.anchor.key() if hit.anchor else None,
-            fact_kind=hit.fact_kind,
-            confidence=hit.confidence,
-            entities=list(hit.entities),
-            paths=list(hit.paths),
-        )
-
 
 class MemoryHits(BaseModel):
     hits: list[MemoryHitOut]
@@ -175,10 +128,6 @@ class EventOut(BaseModel):
     iteration: int
     segment: int
 
-    @classmethod
-    def of(cls, event: EventRecord) -> EventOut:
-        return cls.model_validate(event, from_attributes=True)
-
 
 class FactOut(BaseModel):
     node: Literal["fact"] = "fact"
@@ -191,10 +140,6 @@ class FactOut(BaseModel):
     tier: str
     created_at: float
     updated_at: float
-
-    @classmethod
-    def of(cls, fact: FactRecord) -> FactOut:
-        return cls.model_validate(fact, from_attributes=True)
 
 
 class MemoryEvents(BaseModel):
@@ -210,6 +155,32 @@ class FactPatch(_In):
     value: str | None = Field(default=None, min_length=1, max_length=100_000)
     kind: FactKind | None = None
     confidence: float | None = Field(default=None, ge=0, le=1)
+
+
+class MemoryHealthDetail(BaseModel):
+    """``shiyi memory health``'s numbers."""
+
+    facts: int = 0
+    by_kind: dict[str, int] = Field(default_factory=dict)
+    by_tier: dict[str, int] = Field(default_factory=dict)
+    by_scope: dict[str, int] = Field(default_factory=dict)
+    by_status: dict[str, int] = Field(default_factory=dict)
+    active_confidence: float | None = Field(
+        default=None, description="Average confidence of active facts (null when none)."
+    )
+    expired: int = 0
+    pending: int = Field(default=0, description="Facts waiting for confirmation.")
+    open_conflicts: int = 0
+    events: int = 0
+    entities: int = 0
+    relations: int = 0
+    sessions: int = 0
+    embedded: dict[str, int] = Field(
+        default_factory=dict, description="Vectors stored per node kind."
+    )
+    keyword_docs: int = 0
+    jobs_pending: int = Field(default=0, description="Queued or running background jobs.")
+    jobs_failed: int = 0
 
 
 class MemoryHealth(BaseModel):
@@ -243,10 +214,6 @@ class FactDetail(FactOut):
     access_count: int
     trigger: str
     steps: list[str]
-
-    @classmethod
-    def of(cls, fact: FactRecord) -> FactDetail:
-        return cls.model_validate(fact, from_attributes=True)
 
 
 class FactPage(BaseModel):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,21 +10,13 @@ from shiyi.config.settings import KnowledgeSettings, Settings
 from shiyi.index.types import Embedder
 from shiyi.knowledge.ingest import IngestOptions, Ingestor, Progress
 from shiyi.knowledge.models import DocumentInfo, IngestReport, Passage
-from shiyi.knowledge.rewrite import ModelRewriter, fast_model
+from shiyi.knowledge.rewrite import ModelRewriter
 from shiyi.knowledge.search import KnowledgeSearch, SearchOptions, SearchResult
 from shiyi.knowledge.store import KnowledgeStore
 from shiyi.knowledge.summaries import ExtractiveSummarizer, ModelSummarizer, Summarizer
 from shiyi.llm.protocol import ChatModel
 
 FILE_NAME = "knowledge.sqlite3"
-
-
-class _Default(enum.Enum):
-    FROM_SETTINGS = enum.auto()
-
-
-FROM_SETTINGS = _Default.FROM_SETTINGS
-"""Build this part from the settings (the default of :meth:`KnowledgeBase.open`)."""
 
 
 class KnowledgeBase:
@@ -59,34 +50,27 @@ class KnowledgeBase:
         cls,
         settings: Settings,
         *,
-        embedder: Embedder | _Default | None = FROM_SETTINGS,
-        fast_model: ChatModel | _Default | None = FROM_SETTINGS,
+        embedder: Embedder | None,
+        fast_model: ChatModel | None,
+        owns_embedder: bool = False,
     ) -> KnowledgeBase:
-        """Open (creating if needed) the data dir's knowledge base.
-
-        ``embedder`` defaults to the memory's configured one, with its own cache in this
-        file (pass the memory's embedder to share a loaded model); ``fast_model`` to the
-        usable ``fast`` model, if any (None: extractive summaries, no rewriting, no HyDE).
-        """
-        path = cls.path_for(settings)
-        owns = embedder is FROM_SETTINGS
-        if embedder is FROM_SETTINGS:
-            from shiyi.memory.service import build_embedder
-
-            embedder = build_embedder(settings.memory, path)
-        if fast_model is FROM_SETTINGS:
-            fast_model = fast_model_for(settings)
+        """Open (creating if needed) the data dir's knowledge base, searching with
+        ``embedder`` (None: keywords only) and ``fast_model`` (None: extractive summaries, no
+        rewriting, no HyDE).  :func:`shiyi.app.open_knowledge` builds both from the settings.
+        ``owns_embedder``: :meth:`close` closes the embedder's cache."""
         try:
             store = KnowledgeStore(
-                path,
+                cls.path_for(settings),
                 embed_model=embedder.model_id if embedder is not None else None,
                 dimension=embedder.dimension if embedder is not None else None,
             )
         except BaseException:
-            if owns:
+            if owns_embedder:
                 _close_cache(embedder)
             raise
-        return cls(store, embedder, settings.knowledge, fast=fast_model, owns_embedder=owns)
+        return cls(
+            store, embedder, settings.knowledge, fast=fast_model, owns_embedder=owns_embedder
+        )
 
     # --- documents -------------------------------------------------------------------------
 
@@ -171,12 +155,6 @@ def _close_cache(embedder: Embedder | None) -> None:
     cache = getattr(embedder, "cache", None)
     if cache is not None:
         cache.close()
-
-
-def fast_model_for(settings: Settings) -> ChatModel | None:
-    """The fast model when any knowledge feature would use it (else not even built)."""
-    k = settings.knowledge
-    return fast_model(settings) if (k.summarize_with_model or k.rewrite or k.hyde) else None
 
 
 def format_passages(

@@ -12,8 +12,7 @@ import logging
 import re
 from typing import Protocol
 
-from shiyi.config.settings import Settings
-from shiyi.errors import ModelError, ShiyiError
+from shiyi.errors import ModelError
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message, ToolSpec
@@ -49,23 +48,6 @@ class HypotheticalWriter(Protocol):
     async def hypothetical(self, query: str) -> str:
         """A plausible answer passage to embed instead of the question; "" on failure."""
         ...
-
-
-def fast_model(settings: Settings) -> ChatModel | None:
-    """The ``fast`` model for summaries, rewriting and HyDE, or None.
-
-    The same rule as memory extraction: the tiny local model would only make summaries and
-    queries worse than the extractive fallback and the question alone, so it is not used.
-    """
-    if settings.model_role("fast").provider == "local":
-        return None
-    from shiyi.llm.factory import build_chat_model
-
-    try:
-        return build_chat_model(settings, "fast")
-    except ShiyiError as exc:
-        log.warning("the knowledge base works without a fast model: %s", exc)
-        return None
 
 
 def rewrite_tool() -> ToolSpec:

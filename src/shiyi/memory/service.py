@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
-from shiyi.llm.protocol import ChatModel
+from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
@@ -32,59 +31,6 @@ REINDEX_CHUNK = 5000
 RELINK_CHUNK = 1000
 """Turns linked per step of :meth:`Memory.relink`: what the worker links at once (16 jobs of
 64), large enough for the graph's bulk edge insert."""
-
-
-def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | None:
-    """The configured embedder behind a content-hash cache (nothing is embedded twice)."""
-    from shiyi.index.embeddings import CachedEmbedder, EmbeddingCache
-
-    inner: Embedder
-    if settings.embedder == "none":
-        return None
-    if settings.embedder == "openai_compat":
-        from shiyi.index.embeddings import OpenAIEmbedder
-
-        if not settings.embed_base_url:
-            raise ConfigError(
-                "memory.embed_base_url is required when memory.embedder is openai_compat."
-            )
-        key = settings.embed_api_key.get_secret_value() if settings.embed_api_key else None
-        inner = OpenAIEmbedder(
-            base_url=settings.embed_base_url,
-            api_key=key,
-            model=settings.embed_model,
-            dimension=settings.embed_dimension,
-        )
-    else:
-        from shiyi.index.embeddings import local_minilm
-
-        inner = local_minilm(settings.embed_runtime)
-    return CachedEmbedder(inner, EmbeddingCache(cache_path))
-
-
-def extraction_model_source(settings: Settings) -> ModelSource:
-    """The ``fast`` model for extraction, built on first use; None when there is no usable
-    one (the tiny local model cannot follow the extraction schema), so jobs wait for one."""
-    cache: list[ChatModel | None] = []
-
-    def source() -> ChatModel | None:
-        if not cache:
-            cache.append(_build_fast_model(settings))
-        return cache[0]
-
-    return source
-
-
-def _build_fast_model(settings: Settings) -> ChatModel | None:
-    if settings.model_role("fast").provider == "local":
-        return None
-    from shiyi.llm.factory import build_chat_model
-
-    try:
-        return build_chat_model(settings, "fast")
-    except ShiyiError as exc:
-        log.warning("memory extraction waits: the fast model is not usable (%s)", exc)
-        return None
 
 
 class Memory:
@@ -155,7 +101,7 @@ class Memory:
                 jobs,
                 build_embedder(config, local_db),
                 config,
-                extraction_model=extraction_model or extraction_model_source(settings),
+                extraction_model=extraction_model,
             )
         except BaseException:
             if jobs is not None:

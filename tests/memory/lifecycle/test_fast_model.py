@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shiyi.app import open_memory
 from shiyi.config import load_settings
 from shiyi.memory.lifecycle.pipeline import EXTRACT
-from shiyi.memory.service import Memory
 from tests.memory.lifecycle.conftest import user_event
 from tests.support.fake_openai import FakeError, FakeOpenAIServer, FakeReply, FakeToolCall
 
@@ -21,7 +21,7 @@ def test_extraction_uses_the_fast_model_endpoint(
         FakeError(503, "overloaded"),  # retried inside the provider, invisible here
         FakeReply(tool_calls=[FakeToolCall("record_memories", arguments)]),
     )
-    memory = Memory.open(settings, start_worker=False)
+    memory = open_memory(settings, start_worker=False)
     try:
         memory.import_events([user_event(1, "I live in Kyoto")])
         assert memory.worker.drain(timeout=60)
@@ -37,7 +37,7 @@ def test_extraction_uses_the_fast_model_endpoint(
 
 def test_the_tiny_local_model_is_not_used_and_jobs_wait(tmp_path: Path) -> None:
     settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    memory = Memory.open(settings, start_worker=False)
+    memory = open_memory(settings, start_worker=False)
     try:
         assert not memory.lifecycle.model_ready()
         memory.import_events([user_event(1, "I live in Kyoto")])

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
-from shiyi.agent import Agent
 from shiyi.config import Settings
 from shiyi.index.embeddings import MiniLMEmbedder
 from shiyi.knowledge import KnowledgeBase
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.tools.base import ToolContext
-from shiyi.tools.builtins.knowledge import knowledge_tools, knowledge_tools_for
-from tests.conftest import collect
+from shiyi.tools.builtins.knowledge import knowledge_tools
+from tests.conftest import AppOpener, collect
 from tests.knowledge.conftest import embedder, write_corpus
 
 __all__ = ["embedder"]  # the shared session fixture
@@ -50,30 +48,17 @@ async def test_the_tool_returns_passages_with_file_and_section(
     assert text.count("\n[") + (text[0] == "[") == 2
 
 
-def test_offered_only_when_a_knowledge_base_exists(settings: Settings, filled: Settings) -> None:
-    assert [t.spec.name for t in knowledge_tools_for(filled)] == ["search_knowledge"]
-    filled.knowledge.enabled = False
-    assert knowledge_tools_for(filled) == []
-
-
-def test_not_offered_without_a_knowledge_base(settings: Settings) -> None:
-    assert knowledge_tools_for(settings) == []
-    assert not KnowledgeBase.path_for(settings).exists()  # asking created nothing
-
-
-async def test_the_agent_searches_its_knowledge_base(filled: Settings) -> None:
-    model = ScriptedModel(
-        [
-            reply("", call("search_knowledge", query="Which region does Project Kestrel use?")),
-            reply("Kestrel runs in sa-east-1."),
-        ]
+async def test_the_agent_searches_its_knowledge_base(filled: Settings, open_app: AppOpener) -> None:
+    app = open_app(
+        filled,
+        reply("", call("search_knowledge", query="Which region does Project Kestrel use?")),
+        reply("Kestrel runs in sa-east-1."),
     )
-    agent = Agent.from_settings(filled, model=model)
-    try:
-        assert "search_knowledge" in agent.tools.names()
-        events = await collect(agent.send("Where does Kestrel run?"))
-    finally:
-        agent.close()
+    agent = app.agent()
+    assert "search_knowledge" in agent.tools.names()
+    events = await collect(agent.send("Where does Kestrel run?"))
+    model = app.models.main
+    assert isinstance(model, ScriptedModel)
     result = next(e for e in events if e.type == "tool_result")
     assert result.ok  # type: ignore[union-attr]
     tool_message = model.requests[1].messages[-1].content
@@ -81,32 +66,22 @@ async def test_the_agent_searches_its_knowledge_base(filled: Settings) -> None:
     assert "docs/kestrel.md › Project Kestrel" in tool_message
 
 
-def test_agent_without_knowledge_base_has_no_such_tool(settings: Settings) -> None:
+def test_agent_without_knowledge_base_has_no_such_tool(
+    settings: Settings, open_app: AppOpener
+) -> None:
     settings.memory.enabled = False
-    agent = Agent.from_settings(settings, model=ScriptedModel())
-    try:
-        assert "search_knowledge" not in agent.tools.names()
-    finally:
-        agent.close()
+    assert "search_knowledge" not in open_app(settings).agent().tools.names()
+    assert not KnowledgeBase.path_for(settings).exists()  # asking created nothing
 
 
-def test_search_knowledge_may_be_listed_in_tools_enabled(filled: Settings) -> None:
+def test_offered_only_while_the_setting_is_on(filled: Settings, open_app: AppOpener) -> None:
+    assert "search_knowledge" in open_app(filled).agent().tools.names()
+    filled.knowledge.enabled = False
+    assert "search_knowledge" not in open_app(filled).agent().tools.names()
+
+
+def test_search_knowledge_may_be_listed_in_tools_enabled(
+    filled: Settings, open_app: AppOpener
+) -> None:
     filled.tools.enabled = ["read_file", "search_knowledge"]
-    agent = Agent.from_settings(filled, model=ScriptedModel())
-    try:
-        assert set(agent.tools.names()) == {"read_file", "search_knowledge"}
-    finally:
-        agent.close()
-
-
-def test_a_broken_knowledge_base_is_a_tool_error(filled: Settings, tmp_path: Path) -> None:
-    from shiyi.errors import ToolError
-
-    def broken() -> KnowledgeBase:
-        from shiyi.errors import StorageError
-
-        raise StorageError("the file is corrupt")
-
-    (tool,) = knowledge_tools(broken)
-    with pytest.raises(ToolError, match="cannot be searched: the file is corrupt"):
-        asyncio.run(tool.invoke({"query": "x", "limit": 1}, ToolContext.for_dir(tmp_path)))
+    assert set(open_app(filled).agent().tools.names()) == {"read_file", "search_knowledge"}

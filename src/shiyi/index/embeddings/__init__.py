@@ -7,8 +7,11 @@ lazily.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal, TypeAlias
 
+from shiyi.config.settings import MemorySettings
+from shiyi.errors import ConfigError
 from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
 from shiyi.index.embeddings.minilm import MiniLMEmbedder
 from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder, onnx_available
@@ -21,6 +24,7 @@ __all__ = [
     "MiniLMEmbedder",
     "OnnxMiniLMEmbedder",
     "OpenAIEmbedder",
+    "build_embedder",
     "content_hash",
     "local_minilm",
 ]
@@ -34,3 +38,25 @@ def local_minilm(runtime: Runtime = "auto") -> Embedder:
     if runtime == "onnx" or (runtime == "auto" and onnx_available()):
         return OnnxMiniLMEmbedder()
     return MiniLMEmbedder()
+
+
+def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | None:
+    """The configured embedder behind a content-hash cache (nothing is embedded twice)."""
+    inner: Embedder
+    if settings.embedder == "none":
+        return None
+    if settings.embedder == "openai_compat":
+        if not settings.embed_base_url:
+            raise ConfigError(
+                "memory.embed_base_url is required when memory.embedder is openai_compat."
+            )
+        key = settings.embed_api_key.get_secret_value() if settings.embed_api_key else None
+        inner = OpenAIEmbedder(
+            base_url=settings.embed_base_url,
+            api_key=key,
+            model=settings.embed_model,
+            dimension=settings.embed_dimension,
+        )
+    else:
+        inner = local_minilm(settings.embed_runtime)
+    return CachedEmbedder(inner, EmbeddingCache(cache_path))

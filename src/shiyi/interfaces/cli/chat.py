@@ -20,8 +20,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from shiyi.agent import Agent
 from shiyi.agent.history import INTERRUPTED_RESULT
+from shiyi.app import App
 from shiyi.config import Settings
 from shiyi.errors import ShiyiError
 from shiyi.interfaces.cli.render import EventPrinter
@@ -64,7 +64,12 @@ class ChatSession:
         plain: bool = True,
     ) -> None:
         self.settings = settings
-        self.agent = Agent.from_settings(settings, session_id=session)
+        self.app = App.open(settings)
+        try:
+            self.agent = self.app.agent(session)
+        except BaseException:
+            self.app.close()
+            raise
         self.api: BackgroundServer | None = None
         if serve and settings.server.chat_port is not None:
             self.api = self._serve(settings.server.chat_port)
@@ -81,9 +86,7 @@ class ChatSession:
         from shiyi.interfaces.server.run import BackgroundServer
 
         try:
-            return BackgroundServer.start(
-                self.settings, model=self.agent.model, memory=self.agent.memory, port=port
-            )
+            return BackgroundServer.start(self.app, port=port)
         except ShiyiError as exc:  # the chat works without it; other commands then wait
             print(f"note: not serving the API ({exc})", file=sys.stderr)
             return None
@@ -129,6 +132,7 @@ class ChatSession:
             if self.api is not None:
                 self.api.stop()
             self.agent.close()
+            self.app.close()
 
     def _on_interrupt(self) -> None:
         if self._running:

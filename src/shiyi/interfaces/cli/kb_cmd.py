@@ -31,6 +31,7 @@ ConfigOption = Annotated[
 def opened(config: Path | None, *, create: bool = False) -> Iterator[KnowledgeBase]:
     """The data dir's knowledge base; only ``kb add`` creates one (an empty one would make
     the agent offer a search over nothing)."""
+    from shiyi.app import open_knowledge
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail, load
     from shiyi.knowledge import KnowledgeBase
@@ -40,7 +41,7 @@ def opened(config: Path | None, *, create: bool = False) -> Iterator[KnowledgeBa
         where = settings.knowledge_dir
         fail(f"no knowledge base in {where} yet: add documents with shiyi kb add PATH...", 1)
     try:
-        kb = KnowledgeBase.open(settings)
+        kb = open_knowledge(settings)
     except ShiyiError as exc:
         fail(str(exc))
     try:

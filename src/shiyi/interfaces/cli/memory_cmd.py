@@ -33,15 +33,15 @@ ConfigOption = Annotated[
 def opened(
     config: Path | None, *, worker: bool = False, switch_model: bool = False
 ) -> Iterator[Memory]:
+    from shiyi.app import open_memory
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.remote import refuse_while_owned
-    from shiyi.memory.service import Memory
 
     settings = load(config)
     refuse_while_owned(settings, "memory")
     try:
-        memory = Memory.open(settings, start_worker=worker, switch_model=switch_model)
+        memory = open_memory(settings, start_worker=worker, switch_model=switch_model)
     except ShiyiError as exc:
         fail(str(exc))
     try:

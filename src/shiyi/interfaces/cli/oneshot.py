@@ -60,9 +60,14 @@ async def _run_remote(
 
 
 async def _run(settings: Settings, task: str, session: str | None, json_lines: bool) -> int:
-    from shiyi.agent import Agent
+    from shiyi.app import App
 
-    agent = Agent.from_settings(settings, session_id=session)
+    app = App.open(settings)
+    try:
+        agent = app.agent(session)
+    except BaseException:
+        app.close()
+        raise
     printer = EventPrinter(sys.stdout, color=sys.stdout.isatty())
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
@@ -77,6 +82,7 @@ async def _run(settings: Settings, task: str, session: str | None, json_lines: b
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
         agent.close()
+        app.close()
     if not json_lines:
         print(f"session {agent.session_id}", file=sys.stderr)
     return 0 if status == "completed" else 1

@@ -110,12 +110,12 @@ def refuse_shared_embedded(settings: Settings, processes: int) -> None:
 
 
 def open_memory(settings: Settings) -> Memory:
+    from shiyi.app import open_memory as open_app_memory
     from shiyi.errors import StorageError
-    from shiyi.memory.service import Memory
 
     try:
         # PostgreSQL: shared, beside `shiyi serve` and the other workers of this directory.
-        return Memory.open(settings, start_worker=False, shared=True)
+        return open_app_memory(settings, start_worker=False, shared=True)
     except StorageError as exc:
         if settings.memory.store != "embedded":
             raise

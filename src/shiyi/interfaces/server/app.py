@@ -14,7 +14,6 @@ from shiyi.api.errors import ErrorResponse
 from shiyi.api.schemas import (
     Health,
     MessageIn,
-    MessageOut,
     RunOut,
     RunResult,
     SessionCreate,
@@ -31,6 +30,7 @@ from shiyi.interfaces.server.memory_routes import router as memory_router
 from shiyi.interfaces.server.security import install_security
 from shiyi.interfaces.server.service import AgentService, RunInfo, final_status
 from shiyi.interfaces.server.streaming import SSE_MEDIA_TYPE, EventStreamResponse, sse_frames
+from shiyi.interfaces.server.wire import message_out, run_out, session_out
 
 Service = Annotated[AgentService, Depends(get_service)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -44,23 +44,23 @@ router = APIRouter(responses=_ERRORS)
 async def create_session(service: Service, body: SessionCreate | None = None) -> SessionOut:
     title = body.title if body is not None else ""
     session_id = service.log.create_session(title=title, workspace=str(service.settings.workspace))
-    return SessionOut.of(service.log.get_session(session_id))
+    return session_out(service.log.get_session(session_id))
 
 
 @router.get("/v1/sessions", response_model=SessionList, tags=["sessions"])
 async def list_sessions(
     service: Service, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> SessionList:
-    return SessionList(sessions=[SessionOut.of(s) for s in service.log.list_sessions(limit)])
+    return SessionList(sessions=[session_out(s) for s in service.log.list_sessions(limit)])
 
 
 @router.get("/v1/sessions/{session_id}", response_model=SessionDetail, tags=["sessions"])
 async def get_session(service: Service, session_id: str) -> SessionDetail:
-    info = SessionOut.of(service.log.get_session(session_id))
+    info = session_out(service.log.get_session(session_id))
     return SessionDetail(
         **info.model_dump(),
-        messages=[MessageOut.of(m) for m in service.log.messages(session_id)],
-        runs=[RunOut.of(r) for r in service.log.runs(session_id)],
+        messages=[message_out(m) for m in service.log.messages(session_id)],
+        runs=[run_out(r) for r in service.log.runs(session_id)],
     )
 
 

@@ -22,9 +22,7 @@ from shiyi.api.schemas import (
     ConflictResolve,
     EntityOut,
     EntityView,
-    EventOut,
     ExpiredList,
-    FactDetail,
     FactPage,
     MemoryOverview,
     NeighbourOut,
@@ -35,6 +33,7 @@ from shiyi.errors import NotFound, SessionNotFound
 from shiyi.interfaces.server import console
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.service import AgentService
+from shiyi.interfaces.server.wire import event_out, fact_detail
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
 
 STATIC = Path(__file__).with_name("static")
@@ -77,7 +76,7 @@ async def list_facts(
         console.list_facts, require_memory(service), wanted, limit, offset
     )
     return FactPage(
-        facts=[FactDetail.of(f) for f in found.facts],
+        facts=[fact_detail(f) for f in found.facts],
         total=found.total,
         limit=limit,
         offset=offset,
@@ -114,12 +113,12 @@ async def entity(
         entity=EntityOut(
             name=record.name, type=record.type, display=record.display, aliases=record.aliases
         ),
-        facts=[FactDetail.of(f) for f in found.facts],
+        facts=[fact_detail(f) for f in found.facts],
         neighbours=[
             NeighbourOut(name=n.name, relation=n.relation, direction=n.direction, weight=n.weight)
             for n in found.neighbours
         ],
-        events=[EventOut.of(e) for e in found.events],
+        events=[event_out(e) for e in found.events],
     )
 
 
@@ -140,17 +139,15 @@ async def session_timeline(
     return SessionTimeline(
         session_id=session_id,
         title=title,
-        events=[
-            TimelineEvent(**EventOut.of(e).model_dump(), anchor=e.anchor.key()) for e in events
-        ],
-        facts=[FactDetail.of(f) for f in facts],
+        events=[TimelineEvent(**event_out(e).model_dump(), anchor=e.anchor.key()) for e in events],
+        facts=[fact_detail(f) for f in facts],
     )
 
 
 @router.get("/expired", response_model=ExpiredList)
 async def expired(service: Service) -> ExpiredList:
     facts = await asyncio.to_thread(console.expired, require_memory(service))
-    return ExpiredList(facts=[FactDetail.of(f) for f in facts])
+    return ExpiredList(facts=[fact_detail(f) for f in facts])
 
 
 @router.post("/expired/cleanup", response_model=CleanupResult)
@@ -167,7 +164,7 @@ async def conflicts(service: Service) -> ConflictList:
     pairs = await asyncio.to_thread(console.conflicts, require_memory(service))
     return ConflictList(
         conflicts=[
-            ConflictOut(pending=FactDetail.of(new), current=FactDetail.of(old) if old else None)
+            ConflictOut(pending=fact_detail(new), current=fact_detail(old) if old else None)
             for new, old in pairs
         ]
     )
@@ -178,7 +175,7 @@ async def resolve(service: Service, fact_id: str, body: ConflictResolve) -> Conf
     """Keep the new version (it supersedes the old one) or the old one (the new is deleted)."""
     done = await asyncio.to_thread(console.resolve, require_memory(service), fact_id, body.keep)
     return ConflictResolution(
-        kept=FactDetail.of(done.kept), superseded=done.superseded, deleted=done.deleted
+        kept=fact_detail(done.kept), superseded=done.superseded, deleted=done.deleted
     )
 
 

@@ -16,12 +16,12 @@ from shiyi.api.schemas import (
     FactPatch,
     MemoryEvents,
     MemoryHealth,
-    MemoryHitOut,
     MemoryHits,
 )
 from shiyi.errors import Conflict, NotFound
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.service import AgentService
+from shiyi.interfaces.server.wire import event_out, fact_out, health_detail, hit_out
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
 
@@ -40,14 +40,14 @@ async def search(
 ) -> MemoryHits:
     memory = require_memory(service)
     hits = await asyncio.to_thread(memory.search, q, mode=mode, kinds=kind, limit=limit)
-    return MemoryHits(hits=[MemoryHitOut.of(hit) for hit in hits])
+    return MemoryHits(hits=[hit_out(hit) for hit in hits])
 
 
 @router.post("", status_code=201, response_model=FactOut)
 async def remember(service: Service, body: FactIn) -> FactOut:
     """Remember a fact explicitly (long term, full confidence), like the remember tool."""
     memory = require_memory(service)
-    return FactOut.of(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
+    return fact_out(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
 
 
 @router.get("/expand", response_model=MemoryEvents)
@@ -68,7 +68,7 @@ async def expand(
 ) -> MemoryEvents:
     """The remembered turns around an anchor."""
     events = await asyncio.to_thread(require_memory(service).expand, anchor, window)
-    return MemoryEvents(events=[EventOut.of(event) for event in events])
+    return MemoryEvents(events=[event_out(event) for event in events])
 
 
 @router.get("/health", response_model=MemoryHealth)
@@ -79,7 +79,7 @@ async def health(service: Service) -> MemoryHealth:
         counts=memory.stats() if memory is not None else {},
         sessions=len(service.log.list_sessions(limit=1_000_000)),
         active_runs=len(service.active_run_ids()),
-        detail=await asyncio.to_thread(memory.health) if memory is not None else None,
+        detail=health_detail(await asyncio.to_thread(memory.health)) if memory else None,
     )
 
 
@@ -87,9 +87,9 @@ async def health(service: Service) -> MemoryHealth:
 async def get_memory(service: Service, memory_id: MemoryId) -> EventOut | FactOut:
     found = await asyncio.to_thread(require_memory(service).get, memory_id)
     if isinstance(found, EventRecord):
-        return EventOut.of(found)
+        return event_out(found)
     if isinstance(found, FactRecord):
-        return FactOut.of(found)
+        return fact_out(found)
     raise NotFound(f"no memory {memory_id!r}; /v1/memory/search shows ids")
 
 
@@ -109,7 +109,7 @@ async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) 
 
         memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})
         memory.worker.wake()
-    return FactOut.of(fact)
+    return fact_out(fact)
 
 
 @router.delete("/{memory_id}", status_code=204, response_class=Response)

@@ -19,8 +19,8 @@ from shiyi.interfaces.server.security import check_exposure
 if TYPE_CHECKING:
     import uvicorn
 
-    from shiyi.llm.protocol import ChatModel
-    from shiyi.memory.service import Memory
+    from shiyi.app import App
+    from shiyi.interfaces.server.service import AgentService
 
 
 def with_address(settings: Settings, host: str | None, port: int | None) -> Settings:
@@ -83,24 +83,25 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
 
 
 class BackgroundServer:
-    """The API on loopback in a daemon thread, sharing a model and memory already open.
+    """The API on loopback in a daemon thread, serving an open app (its model and memory).
 
     ``shiyi chat`` owns the store; serving it lets ``shiyi memory search`` (and friends) in
     another terminal work through this process instead of failing on the store lock.
     """
 
-    def __init__(self, server: uvicorn.Server, thread: threading.Thread, address: str) -> None:
+    def __init__(
+        self, server: uvicorn.Server, thread: threading.Thread, service: AgentService
+    ) -> None:
         self._server = server
         self._thread = thread
-        self.address = address
+        self.service = service
+        self.address = service.address
 
     @classmethod
     def start(
         cls,
-        settings: Settings,
+        app: App,
         *,
-        model: ChatModel,
-        memory: Memory | None,
         port: int = 0,
         timeout: float = 20.0,
     ) -> BackgroundServer:
@@ -109,11 +110,11 @@ class BackgroundServer:
         from shiyi.interfaces.server.app import create_app
         from shiyi.interfaces.server.service import AgentService
 
-        settings = with_address(settings, "127.0.0.1", port)
+        settings = with_address(app.settings, "127.0.0.1", port)
         _refuse_second_owner(settings)
         sock = bind("127.0.0.1", port)
         settings = with_address(settings, None, int(sock.getsockname()[1]))
-        service = AgentService(settings, model=model, memory=memory)
+        service = AgentService(settings, app=app)
         config = uvicorn.Config(create_app(service), log_level="warning", lifespan="on")
         server = uvicorn.Server(config)
         thread = threading.Thread(
@@ -127,7 +128,7 @@ class BackgroundServer:
                 sock.close()
                 raise StorageError("the background API did not start; see the log above")
             time.sleep(0.01)
-        return cls(server, thread, service.address)
+        return cls(server, thread, service)
 
     def stop(self, timeout: float = 10.0) -> None:
         self._server.should_exit = True

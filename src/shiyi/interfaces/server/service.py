@@ -6,22 +6,20 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shiyi.agent.agent import Agent, router_model_for
-from shiyi.agent.persona import load_persona
+from shiyi.agent.agent import Agent
+from shiyi.app import App
 from shiyi.client.owner import remove_owner, write_owner
 from shiyi.config.settings import Settings
-from shiyi.context.summaries import SummaryStore
 from shiyi.errors import Conflict, NotFound, SessionNotFound
 from shiyi.events import Event, RunEnd
 from shiyi.llm.protocol import ChatModel
 from shiyi.sessions.log import RunRecord, SessionLog
-from shiyi.tools.base import Tool
-from shiyi.tools.builtins import builtin_tools
+from shiyi.tools.builtins import check_tool_names
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory
@@ -43,39 +41,6 @@ class RunInfo:
 RUN_THREADS = 2
 GREETING_WAIT = 0.25
 """Longest a run's set-up waits for other requests' first events (seconds)."""
-BUILTIN_TOOLS = frozenset(item.spec.name for item in builtin_tools())
-
-
-def server_settings_for_agents(settings: Settings) -> Settings:
-    """The settings agents get: only the built-in tools the server allows (bash is off by
-    default). ``default_registry`` rejects non built-in names, so the memory and plan tools
-    the server allows are added by :func:`add_extra_tools`."""
-    allowed = settings.server.tools
-    enabled = None if allowed is None else [name for name in allowed if name in BUILTIN_TOOLS]
-    tools = settings.tools.model_copy(update={"enabled": enabled})
-    # The shared memory is attached after construction (from_settings would build its tools
-    # once more and, given none, open a second store).
-    memory = settings.memory.model_copy(update={"enabled": False})
-    return settings.model_copy(update={"tools": tools, "memory": memory})
-
-
-def add_extra_tools(
-    agent: Agent, allowed: list[str] | None, memory: Memory | None, shared: Sequence[Tool] = ()
-) -> None:
-    """The memory and plan tools of ``allowed`` (all of them when ``allowed`` is None), and
-    ``shared`` ones every agent uses as they are (the knowledge tools: one open knowledge
-    base for the whole server)."""
-    from shiyi.agent.plan_tools import plan_tools
-
-    extra = [] if allowed is None else list(plan_tools(lambda: agent.context.plan))
-    if memory is not None:
-        from shiyi.tools.builtins.memory import memory_tools
-
-        extra += memory_tools(memory)
-    extra += [item for item in shared if item.spec.name not in agent.tools]
-    for item in extra:
-        if allowed is None or (item.spec.name in allowed and item.spec.name not in BUILTIN_TOOLS):
-            agent.tools.register(item)
 
 
 class AgentService:
@@ -85,36 +50,29 @@ class AgentService:
         self,
         settings: Settings,
         *,
+        app: App | None = None,
         model: ChatModel | None = None,
-        memory: Memory | None = None,
-        router_model: ChatModel | None = None,
         freeze_gc: bool = False,
     ) -> None:
-        """``freeze_gc``: the process is this server's (``shiyi serve``), so :meth:`start`
-        may exempt everything loaded so far from garbage collection (see
-        :func:`_freeze_startup_objects`); a host application decides that for itself."""
+        """Serve ``app``'s parts (a chat's, sharing its model and memory), or open an app from
+        ``settings`` (with ``model`` as the main model, if given) and close it with the service.
+
+        ``settings`` says where and what to serve (``server.*``); agents get the tools
+        ``server.tools`` allows.  ``freeze_gc``: the process is this server's (``shiyi
+        serve``), so :meth:`start` may exempt everything loaded so far from garbage collection
+        (see :func:`_freeze_startup_objects`); a host application decides that for itself."""
         self.settings = settings
         self.freeze_gc = freeze_gc
-        self.agent_settings = server_settings_for_agents(settings)
-        self.model = model
-        self.router_model = router_model
-        self.memory = memory
-        self._owns_memory = memory is None and settings.memory.enabled
-        self._log: SessionLog | None = None
+        check_tool_names(settings.server.tools or (), "server.tools")
+        self._owns_app = app is None
+        self._app: App | None = app if app is not None else App.open(settings, model=model)
         self._agents: dict[str, Agent] = {}
-        self._persona = ""
-        self._summaries: SummaryStore | None = None
         # Runs' blocking set-up (SQLite, memory prefetch) and context building. Few threads:
         # the work holds the GIL, and more of them would only starve the event loop that
         # streams every session's events.
         self._executor = ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="shiyi-run")
-        self._shared_tools: list[Tool] = []
         self._greeting = 0  # requests whose first event is not out yet
         self._greeted: asyncio.Event | None = None
-        if self._owns_memory:
-            from shiyi.memory.service import Memory
-
-            self.memory = Memory.open(settings)
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -122,18 +80,22 @@ class AgentService:
     def address(self) -> str:
         return f"http://{self.settings.server.host}:{self.settings.server.port}"
 
-    def start(self) -> None:
-        """Open the session log and record (``server.json``) who owns the data dir."""
-        if self.model is None:
-            from shiyi.llm.factory import build_chat_model
+    @property
+    def app(self) -> App:
+        if self._app is None:
+            raise RuntimeError("the service is closed")
+        return self._app
 
-            self.model = build_chat_model(self.settings, "main")
-        if self.router_model is None:
-            self.router_model = router_model_for(self.settings)
-        self._log = SessionLog(self.settings.sessions_db)
-        self._persona = load_persona(self.settings)
-        self._summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
-        self._shared_tools = self._knowledge_tools()
+    @property
+    def memory(self) -> Memory | None:
+        return self._app.memory if self._app is not None else None
+
+    @property
+    def model(self) -> ChatModel:
+        return self.app.models.main
+
+    def start(self) -> None:
+        """Warm up and record (``server.json``) who owns the data dir."""
         _warm_up()
         self._warm_up_agents()
         if self.freeze_gc:
@@ -141,15 +103,6 @@ class AgentService:
         if self.memory is not None:
             self.memory.worker.defer_while = lambda: self._greeting > 0
         write_owner(self.settings.data_dir, self.address)
-
-    def _knowledge_tools(self) -> list[Tool]:
-        """``search_knowledge`` over one knowledge base for all sessions, if one exists when
-        the server starts and the server allows the tool (a restart picks up a new one)."""
-        from shiyi.tools.builtins.knowledge import knowledge_tools_for
-
-        allowed = self.settings.server.tools
-        found = knowledge_tools_for(self.settings, self.memory)
-        return [t for t in found if allowed is None or t.spec.name in allowed]
 
     def _warm_up_agents(self) -> None:
         """Build (and drop) one agent so the first burst of requests does not pay for lazy
@@ -162,41 +115,22 @@ class AgentService:
         self._new_agent()
 
     def _new_agent(self) -> Agent:
-        """An agent sharing the service's model, log, persona, summaries and threads, with
-        the tools the server allows."""
-        agent = Agent.from_settings(
-            self.agent_settings,
-            model=self.model,
-            session_log=self.log,
-            router_model=self.router_model,
-            persona=self._persona,
-            summaries=self._summaries,
-            executor=self._executor,
-        )
-        add_extra_tools(agent, self.settings.server.tools, self.memory, self._shared_tools)
-        return agent
+        """An agent on the app's shared parts and threads, with the tools the server allows."""
+        return self.app.agent(allowed=self.settings.server.tools, executor=self._executor)
 
     def close(self) -> None:
         for agent in self._agents.values():
             agent.close()
         self._agents.clear()
         self._executor.shutdown(wait=False, cancel_futures=True)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        if self._summaries is not None:
-            self._summaries.close()
-            self._summaries = None
-        if self.memory is not None and self._owns_memory:
-            self.memory.close()
-            self.memory = None
+        if self._app is not None and self._owns_app:
+            self._app.close()
+            self._app = None
         remove_owner(self.settings.data_dir)
 
     @property
     def log(self) -> SessionLog:
-        if self._log is None:
-            raise RuntimeError("AgentService.start() has not run")
-        return self._log
+        return self.app.log
 
     # --- sessions --------------------------------------------------------------------------
 
@@ -220,7 +154,6 @@ class AgentService:
         if agent is None:
             agent = self._new_agent()
             agent.attach(session_id)
-            agent.memory = self.memory
             self._agents[session_id] = agent
         return agent
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from shiyi.config.settings import ToolSettings
 from shiyi.errors import ConfigError
 from shiyi.tools.base import Tool
@@ -15,8 +17,10 @@ from shiyi.tools.registry import ToolRegistry
 __all__ = [
     "bash",
     "builtin_tools",
+    "check_tool_names",
     "default_registry",
     "edit_file",
+    "every_builtin_tool",
     "grep",
     "list_dir",
     "read_file",
@@ -32,24 +36,31 @@ OTHER_TOOLS = (
 )  # fmt: skip
 
 
+def every_builtin_tool(settings: ToolSettings | None = None) -> list[Tool]:
+    """All the built-in tools (``bash`` with the settings' limits)."""
+    shell = bash_for(settings) if settings is not None else bash
+    return [read_file, write_file, edit_file, list_dir, grep, shell, web_search, repo_map]
+
+
 def builtin_tools(settings: ToolSettings | None = None) -> list[Tool]:
     """The built-in tools, limited to ``settings.enabled`` when that is set."""
-    shell = bash_for(settings) if settings is not None else bash
-    tools: list[Tool] = [
-        read_file, write_file, edit_file, list_dir, grep, shell, web_search, repo_map,
-    ]  # fmt: skip
+    tools = every_builtin_tool(settings)
     if settings is None or settings.enabled is None:
         return tools
-    by_name = {item.spec.name: item for item in tools}
-    known = [*by_name, *OTHER_TOOLS]
-    unknown = [name for name in settings.enabled if name not in known]
-    if unknown:
-        raise ConfigError(
-            f"tools.enabled names unknown tool(s): {', '.join(unknown)}. "
-            f"The tools are: {', '.join(known)}."
-        )
+    check_tool_names(settings.enabled, "tools.enabled")
     wanted = set(settings.enabled)
     return [item for item in tools if item.spec.name in wanted]
+
+
+def check_tool_names(names: Iterable[str], setting: str) -> None:
+    """Raise ConfigError naming ``setting`` if ``names`` has a tool that does not exist."""
+    known = [*(item.spec.name for item in every_builtin_tool()), *OTHER_TOOLS]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ConfigError(
+            f"{setting} names unknown tool(s): {', '.join(unknown)}. "
+            f"The tools are: {', '.join(known)}."
+        )
 
 
 def default_registry(settings: ToolSettings | None = None) -> ToolRegistry:

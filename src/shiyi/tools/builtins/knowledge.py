@@ -8,13 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shiyi.config.settings import Settings
 from shiyi.errors import ShiyiError, ToolError
 from shiyi.tools.base import FunctionTool, Tool, tool
 
 if TYPE_CHECKING:
     from shiyi.knowledge import KnowledgeBase
-    from shiyi.memory.service import Memory
 
 
 def knowledge_tools(open_kb: Callable[[], KnowledgeBase], root: Path | None = None) -> list[Tool]:
@@ -52,19 +50,3 @@ def knowledge_tools(open_kb: Callable[[], KnowledgeBase], root: Path | None = No
 
     tools: list[FunctionTool] = [search_knowledge]
     return list(tools)
-
-
-def knowledge_tools_for(settings: Settings, memory: Memory | None = None) -> list[Tool]:
-    """The knowledge tools when the data dir has a knowledge base and ``knowledge.enabled``;
-    they share the memory's embedder (one loaded model) when there is a memory."""
-    from shiyi.knowledge import KnowledgeBase
-    from shiyi.knowledge.base import FROM_SETTINGS
-
-    if not settings.knowledge.enabled or not KnowledgeBase.exists(settings):
-        return []
-
-    def open_kb() -> KnowledgeBase:
-        embedder = memory.embedder if memory is not None else FROM_SETTINGS
-        return KnowledgeBase.open(settings, embedder=embedder)
-
-    return knowledge_tools(open_kb, settings.workspace)

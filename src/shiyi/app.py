@@ -1,0 +1,262 @@
+"""The composition root: the one place that turns :class:`Settings` into working parts.
+
+The chat and run commands, the server and library users all start here.  The models (main
+and fast, each built once by one rule), the memory, the knowledge base and the filtered tool
+registry are built here and handed down; nothing below reads ``Settings`` to build a model.
+
+    >>> app = App.open(load_settings())                 # doctest: +SKIP
+    >>> agent = app.agent()                              # doctest: +SKIP
+    >>> async for event in agent.send("list the files here"):  # doctest: +SKIP
+    ...     print(event.type)
+    >>> app.close()                                      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import Collection
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from shiyi.agent.agent import Agent
+from shiyi.agent.persona import load_persona
+from shiyi.agent.plan_tools import plan_tools
+from shiyi.config.settings import Settings
+from shiyi.context.summaries import SummaryStore
+from shiyi.errors import ShiyiError
+from shiyi.llm.factory import build_chat_model
+from shiyi.llm.protocol import ChatModel
+from shiyi.sessions.log import SessionLog
+from shiyi.tools.base import Tool
+from shiyi.tools.builtins import check_tool_names, every_builtin_tool
+from shiyi.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from shiyi.index.types import Embedder
+    from shiyi.knowledge import KnowledgeBase
+    from shiyi.memory.service import Memory
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Models:
+    """The two model roles, built once per process and shared by every part that needs one."""
+
+    main: ChatModel
+    fast: ChatModel | None
+    """The helper for work beside the conversation: memory extraction, summaries, query
+    rewriting and HyDE, routing tie-breaks.  None when the ``fast`` role is the embedded tiny
+    model (its summaries, extractions and queries are worse than the fallbacks: extractive
+    summaries, waiting extraction jobs, the question alone, the routing heuristic) or when it
+    cannot be built (the error is logged; the fallbacks apply)."""
+
+
+def build_models(settings: Settings, *, main: ChatModel | None = None) -> Models:
+    """The main model (``main`` if given) and the usable fast model."""
+    return Models(main or build_chat_model(settings, "main"), usable_fast_model(settings))
+
+
+def usable_fast_model(settings: Settings) -> ChatModel | None:
+    """The ``fast`` role's model by the one rule :attr:`Models.fast` states."""
+    if settings.model_role("fast").provider == "local":
+        return None
+    try:
+        return build_chat_model(settings, "fast")
+    except ShiyiError as exc:
+        log.warning("working without a fast model (extraction waits, summaries are extractive,"
+                    " no query rewriting): %s", exc)  # fmt: skip
+        return None
+
+
+class Default(Enum):
+    """Marks an argument left to the settings, where None means "without one"."""
+
+    DEFAULT = "default"
+
+
+DEFAULT = Default.DEFAULT
+
+
+def open_memory(
+    settings: Settings, *, fast: ChatModel | Default | None = DEFAULT, **options: bool
+) -> Memory:
+    """The data dir's memory, extracting with ``fast`` (default: the usable fast model; None:
+    extraction jobs wait for one).  ``options`` go to :meth:`Memory.open` (``start_worker``,
+    ``switch_model``, ``shared``)."""
+    from shiyi.memory.service import Memory
+
+    if fast is not DEFAULT:
+        chosen = fast
+        return Memory.open(settings, extraction_model=lambda: chosen, **options)
+    built: list[ChatModel | None] = []
+
+    def on_first_extraction() -> ChatModel | None:  # a command that never extracts pays nothing
+        if not built:
+            built.append(usable_fast_model(settings))
+        return built[0]
+
+    return Memory.open(settings, extraction_model=on_first_extraction, **options)
+
+
+def open_knowledge(
+    settings: Settings,
+    *,
+    embedder: Embedder | Default | None = DEFAULT,
+    fast: ChatModel | Default | None = DEFAULT,
+) -> KnowledgeBase:
+    """The data dir's knowledge base (created if needed).
+
+    ``embedder`` defaults to the configured one, with its own cache in the knowledge file
+    (pass the memory's to share one loaded model); ``fast`` to the usable fast model.  The
+    fast model is used (and built) only when a knowledge setting asks for it.
+    """
+    from shiyi.index.embeddings import build_embedder
+    from shiyi.knowledge import KnowledgeBase
+
+    owns = embedder is DEFAULT
+    if embedder is DEFAULT:
+        embedder = build_embedder(settings.memory, KnowledgeBase.path_for(settings))
+    if not uses_fast_model(settings):
+        fast = None
+    elif fast is DEFAULT:
+        fast = usable_fast_model(settings)
+    return KnowledgeBase.open(settings, embedder=embedder, fast_model=fast, owns_embedder=owns)
+
+
+def uses_fast_model(settings: Settings) -> bool:
+    """Whether a knowledge feature (model summaries, query rewriting, HyDE) is on."""
+    k = settings.knowledge
+    return k.summarize_with_model or k.rewrite or k.hyde
+
+
+class App:
+    """What one process serves from: models, memory, the knowledge tools, the session log,
+    the summary cache and the persona, shared by all of its agents.
+
+    :meth:`agent` makes an agent with the tools an allow-list permits; :meth:`close` closes
+    what :meth:`open` opened (an agent closes nothing the app gave it).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        models: Models,
+        *,
+        memory: Memory | None = None,
+        owns_memory: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.models = models
+        self.memory = memory
+        self._owns_memory = owns_memory
+        self.log = SessionLog(settings.sessions_db)
+        self.summaries = SummaryStore(settings.data_dir / "summaries.sqlite3")
+        self.persona = load_persona(settings)
+        self.knowledge_tools = self._knowledge_tools()
+        self._agents: weakref.WeakSet[Agent] = weakref.WeakSet()
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        model: ChatModel | None = None,
+        memory: Memory | None = None,
+        start_worker: bool = True,
+    ) -> App:
+        """Build everything ``settings`` configures.  ``model`` replaces the main model (a
+        test's scripted one); ``memory`` is an open memory to share (the app will not close
+        it); else the data dir's memory is opened when ``memory.enabled``."""
+        models = build_models(settings, main=model)
+        owns = memory is None and settings.memory.enabled
+        if owns:
+            memory = open_memory(settings, fast=models.fast, start_worker=start_worker)
+        try:
+            return cls(settings, models, memory=memory, owns_memory=owns)
+        except BaseException:
+            # The store and its worker thread must not be left open, or the process dies in
+            # Kuzu's destructor at exit ("terminate called").
+            if owns and memory is not None:
+                memory.close()
+            raise
+
+    def _knowledge_tools(self) -> list[Tool]:
+        """``search_knowledge``, when the data dir has a knowledge base and the setting is on;
+        the base opens on the first search and shares the memory's embedder."""
+        from shiyi.knowledge import KnowledgeBase
+        from shiyi.tools.builtins.knowledge import knowledge_tools
+
+        settings = self.settings
+        if not settings.knowledge.enabled or not KnowledgeBase.exists(settings):
+            return []
+        memory, fast = self.memory, self.models.fast
+
+        def open_kb() -> KnowledgeBase:
+            embedder = DEFAULT if memory is None else memory.embedder
+            return open_knowledge(settings, embedder=embedder, fast=fast)
+
+        return knowledge_tools(open_kb, settings.workspace)
+
+    def tools(self, allowed: Collection[str] | None, agent: Agent) -> ToolRegistry:
+        """Every tool ``allowed`` names (all when None), in one registry: the built-in ones,
+        the memory's, the knowledge base's and ``agent``'s plan tools."""
+        from shiyi.tools.builtins.memory import memory_tools
+
+        candidates = every_builtin_tool(self.settings.tools)
+        if self.memory is not None:
+            candidates += memory_tools(self.memory)
+        candidates += self.knowledge_tools
+        candidates += plan_tools(lambda: agent.context.plan)
+        return ToolRegistry(t for t in candidates if allowed is None or t.spec.name in allowed)
+
+    def agent(
+        self,
+        session_id: str | None = None,
+        *,
+        allowed: Collection[str] | Default | None = DEFAULT,
+        executor: Executor | None = None,
+    ) -> Agent:
+        """A new agent on this app's parts, with the tools ``allowed`` names (default: the
+        ``tools.enabled`` setting; None: all), resuming ``session_id`` if given.
+
+        ``executor`` runs the blocking part of each run's set-up (a server's thread pool)."""
+        names = self.settings.tools.enabled if allowed is DEFAULT else allowed
+        if names is not None:
+            check_tool_names(names, "tools.enabled" if allowed is DEFAULT else "server.tools")
+        agent = Agent(
+            self.models.main,
+            settings=self.settings,
+            session_log=self.log,
+            memory=self.memory,
+            summary_model=self.models.fast,
+            router_model=self.models.fast if self.settings.routing.use_llm else None,
+            persona=self.persona,
+            summaries=self.summaries,
+            executor=executor,
+        )
+        agent.tools = self.tools(names, agent)
+        if session_id is not None:
+            agent.resume(session_id)
+        self._agents.add(agent)
+        return agent
+
+    def __enter__(self) -> App:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the agents still open (queuing their sessions' consolidation), then the
+        shared parts this app opened."""
+        for agent in list(self._agents):
+            agent.close()
+        self.log.close()
+        self.summaries.close()
+        if self.memory is not None and self._owns_memory:
+            self.memory.close()
+        self.memory = None

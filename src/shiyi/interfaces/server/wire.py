@@ -1,0 +1,92 @@
+"""The server's records turned into the wire models of :mod:`shiyi.api.schemas`.
+
+The conversions live here, beside the routes, so the wire models (and the client that
+imports them) know nothing of the stores the records come from.
+"""
+
+from __future__ import annotations
+
+from shiyi.api.schemas import (
+    EventOut,
+    FactDetail,
+    FactOut,
+    MemoryHealthDetail,
+    MemoryHitOut,
+    MessageOut,
+    RunOut,
+    SessionOut,
+    ToolCallOut,
+)
+from shiyi.memory.lifecycle.health import MemoryHealth
+from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
+from shiyi.sessions.log import LoggedMessage, RunRecord, SessionInfo
+
+
+def session_out(info: SessionInfo) -> SessionOut:
+    return SessionOut(
+        id=info.id,
+        title=info.title,
+        created_at=info.created_at,
+        updated_at=info.updated_at,
+        workspace=info.workspace,
+        message_count=info.message_count,
+    )
+
+
+def message_out(logged: LoggedMessage) -> MessageOut:
+    message = logged.message
+    return MessageOut(
+        id=logged.id,
+        role=message.role,
+        content=message.content,
+        run_id=logged.run_id,
+        iteration=logged.iteration,
+        created_at=logged.created_at,
+        tool_calls=[
+            ToolCallOut(id=c.id, name=c.name, arguments=c.arguments) for c in message.tool_calls
+        ],
+        tool_call_id=message.tool_call_id,
+        name=message.name,
+    )
+
+
+def run_out(record: RunRecord) -> RunOut:
+    return RunOut(
+        run_id=record.id,
+        session_id=record.session_id,
+        status=record.status,
+        goal=record.goal,
+        iterations=record.iterations,
+        detail=record.detail,
+    )
+
+
+def hit_out(hit: MemoryHit) -> MemoryHitOut:
+    return MemoryHitOut(
+        id=hit.id,
+        node=hit.node,
+        text=hit.text,
+        ts=hit.ts,
+        score=hit.score,
+        anchor=hit.anchor.key() if hit.anchor else None,
+        fact_kind=hit.fact_kind,
+        confidence=hit.confidence,
+        entities=list(hit.entities),
+        paths=list(hit.paths),
+    )
+
+
+def event_out(event: EventRecord) -> EventOut:
+    return EventOut.model_validate(event, from_attributes=True)
+
+
+def fact_out(fact: FactRecord) -> FactOut:
+    return FactOut.model_validate(fact, from_attributes=True)
+
+
+def fact_detail(fact: FactRecord) -> FactDetail:
+    return FactDetail.model_validate(fact, from_attributes=True)
+
+
+def health_detail(health: MemoryHealth) -> MemoryHealthDetail:
+    return MemoryHealthDetail.model_validate(health, from_attributes=True)
