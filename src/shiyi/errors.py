@@ -17,6 +17,7 @@ The HTTP API maps these to status codes and stable codes in one table
     │   └── WebSearchUnavailable
     ├── SessionNotFound
     ├── StorageError             a store is corrupt, locked or unusable
+    │   └── LocalPostgresError   the throwaway local PostgreSQL could not start or stop
     ├── NotFound                 (server) a run or memory the request names does not exist
     ├── Conflict                 (server) the request clashes with the current state
     ├── RepoMapError
@@ -89,6 +90,11 @@ class SessionNotFound(ShiyiError):
 
 class StorageError(ShiyiError):
     """The on-disk store is corrupt, locked or otherwise unusable."""
+
+
+class LocalPostgresError(StorageError):
+    """The local PostgreSQL server (``shiyi.memory.postgres.server``) could not be prepared,
+    started or stopped."""
 
 
 class WebSearchUnavailable(ToolError):

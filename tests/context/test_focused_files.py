@@ -5,8 +5,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from shiyi.config.settings import ToolSettings
 from shiyi.context.focused_files import FocusedFiles
 from shiyi.llm.types import ToolCall
@@ -15,21 +13,14 @@ from shiyi.tools.builtins.files import edit_file, read_file, write_file
 from shiyi.tools.registry import ToolOutcome, ToolRegistry
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
-
-
 class Session:
     """Runs the real file tools and feeds every outcome to a FocusedFiles, like the agent."""
 
-    def __init__(self, root: Path, max_chars: int = 10_000) -> None:
-        self.root = root
+    def __init__(self, workspace: Path, max_chars: int = 10_000) -> None:
+        self.root = workspace
         self.focused = FocusedFiles(max_chars)
         self.registry = ToolRegistry([read_file, write_file, edit_file])
-        self.ctx = ToolContext.for_dir(root, ToolSettings(large_file_lines=50))
+        self.ctx = ToolContext.for_dir(workspace, ToolSettings(large_file_lines=50))
         self.count = 0
 
     async def call(self, name: str, **arguments: Any) -> tuple[ToolOutcome, str | None]:
@@ -46,9 +37,9 @@ def lines(count: int, word: str = "line") -> str:
     return "".join(f"{word} {i}\n" for i in range(1, count + 1))
 
 
-async def test_a_file_read_twice_costs_its_text_once(root: Path) -> None:
-    (root / "app.py").write_text("def main():\n    return 42\n")
-    session = Session(root)
+async def test_a_file_read_twice_costs_its_text_once(workspace: Path) -> None:
+    (workspace / "app.py").write_text("def main():\n    return 42\n")
+    session = Session(workspace)
 
     first, ref1 = await session.call("read_file", path="app.py")
     _, ref2 = await session.call("read_file", path="./app.py")
@@ -66,9 +57,9 @@ async def test_a_file_read_twice_costs_its_text_once(root: Path) -> None:
     assert session.focused.history_content("unknown") is None
 
 
-async def test_edits_update_the_block(root: Path) -> None:
-    (root / "app.py").write_text("x = 1\n")
-    session = Session(root)
+async def test_edits_update_the_block(workspace: Path) -> None:
+    (workspace / "app.py").write_text("x = 1\n")
+    session = Session(workspace)
     await session.call("read_file", path="app.py")
 
     outcome, ref = await session.call("edit_file", path="app.py", old_text="1", new_text="2")
@@ -80,17 +71,17 @@ async def test_edits_update_the_block(root: Path) -> None:
     assert "x = 2" in block and "x = 1" not in block
 
 
-async def test_write_file_focuses_a_new_file(root: Path) -> None:
-    session = Session(root)
+async def test_write_file_focuses_a_new_file(workspace: Path) -> None:
+    session = Session(workspace)
     _, ref = await session.call("write_file", path="pkg/new.py", content="a\nb\n")
     assert ref == "[write_file: pkg/new.py updated; current text in the focused files block]"
     assert "### pkg/new.py (2 lines, edited)" in session.focused.render()
 
 
-async def test_cap_evicts_the_oldest_unedited_file(root: Path) -> None:
+async def test_cap_evicts_the_oldest_unedited_file(workspace: Path) -> None:
     for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
-        (root / name).write_text(lines(10, name))
-    session = Session(root, max_chars=500)
+        (workspace / name).write_text(lines(10, name))
+    session = Session(workspace, max_chars=500)
     await session.call("read_file", path="a.txt")
     await session.call("edit_file", path="a.txt", old_text="a.txt 1\n", new_text="A 1\n")
     await session.call("read_file", path="b.txt")
@@ -107,27 +98,27 @@ async def test_cap_evicts_the_oldest_unedited_file(root: Path) -> None:
     assert session.focused.history_content("c4") is not None
 
 
-async def test_edited_files_go_when_nothing_else_is_left(root: Path) -> None:
-    (root / "a.txt").write_text(lines(10, "a"))
-    (root / "b.txt").write_text(lines(10, "b"))
-    session = Session(root, max_chars=200)
+async def test_edited_files_go_when_nothing_else_is_left(workspace: Path) -> None:
+    (workspace / "a.txt").write_text(lines(10, "a"))
+    (workspace / "b.txt").write_text(lines(10, "b"))
+    session = Session(workspace, max_chars=200)
     await session.call("write_file", path="a.txt", content=lines(10, "A"))
     await session.call("read_file", path="b.txt")
     assert session.focused.paths == ["b.txt"]
 
 
-async def test_a_file_bigger_than_the_cap_is_not_focused(root: Path) -> None:
-    (root / "big.txt").write_text(lines(40))
-    session = Session(root, max_chars=100)
+async def test_a_file_bigger_than_the_cap_is_not_focused(workspace: Path) -> None:
+    (workspace / "big.txt").write_text(lines(40))
+    session = Session(workspace, max_chars=100)
     outcome, ref = await session.call("read_file", path="big.txt")
     assert outcome.ok and ref is None
     assert session.focused.paths == [] and session.focused.render() == ""
 
 
-async def test_ranged_reads_and_previews_stay_in_history(root: Path) -> None:
-    (root / "long.txt").write_text(lines(60))
-    (root / "short.txt").write_text(lines(5))
-    session = Session(root)
+async def test_ranged_reads_and_previews_stay_in_history(workspace: Path) -> None:
+    (workspace / "long.txt").write_text(lines(60))
+    (workspace / "short.txt").write_text(lines(5))
+    session = Session(workspace)
 
     preview, ref = await session.call("read_file", path="long.txt")
     assert "this is a preview" in preview.content and ref is None
@@ -135,42 +126,42 @@ async def test_ranged_reads_and_previews_stay_in_history(root: Path) -> None:
     assert ref is None and session.focused.paths == []
 
 
-async def test_a_range_of_a_focused_file_is_a_reference(root: Path) -> None:
-    (root / "short.txt").write_text(lines(5))
-    session = Session(root)
+async def test_a_range_of_a_focused_file_is_a_reference(workspace: Path) -> None:
+    (workspace / "short.txt").write_text(lines(5))
+    session = Session(workspace)
     await session.call("read_file", path="short.txt")
     _, ref = await session.call("read_file", path="short.txt", start_line=2, end_line=3)
     assert ref == "[read_file: short.txt lines 2-3 — these lines are in the focused files block]"
 
 
-async def test_failures_and_other_tools_are_ignored(root: Path) -> None:
-    session = Session(root)
+async def test_failures_and_other_tools_are_ignored(workspace: Path) -> None:
+    session = Session(workspace)
     outcome, ref = await session.call("read_file", path="missing.txt")
     assert not outcome.ok and ref is None
-    assert session.focused.observe("grep", {"path": "."}, "x:1: y", True, root) is None
+    assert session.focused.observe("grep", {"path": "."}, "x:1: y", True, workspace) is None
 
 
-async def test_refresh_after_an_external_change(root: Path) -> None:
-    (root / "a.txt").write_text("old\n")
-    (root / "b.txt").write_text("gone soon\n")
-    session = Session(root)
+async def test_refresh_after_an_external_change(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("old\n")
+    (workspace / "b.txt").write_text("gone soon\n")
+    session = Session(workspace)
     await session.call("read_file", path="a.txt")
     await session.call("read_file", path="b.txt")
 
-    (root / "a.txt").write_text("new text\n")
-    info = (root / "a.txt").stat()
-    os.utime(root / "a.txt", ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-    (root / "b.txt").unlink()
+    (workspace / "a.txt").write_text("new text\n")
+    info = (workspace / "a.txt").stat()
+    os.utime(workspace / "a.txt", ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    (workspace / "b.txt").unlink()
 
-    assert session.focused.refresh(root) == ["a.txt", "b.txt"]
+    assert session.focused.refresh(workspace) == ["a.txt", "b.txt"]
     block = session.focused.render()
     assert "new text" in block and "old" not in block
     assert session.focused.paths == ["a.txt"]
-    assert session.focused.refresh(root) == []
+    assert session.focused.refresh(workspace) == []
 
 
-async def test_backticks_in_a_file_do_not_close_the_fence(root: Path) -> None:
-    (root / "doc.md").write_text("```py\nx\n```\n")
-    session = Session(root)
+async def test_backticks_in_a_file_do_not_close_the_fence(workspace: Path) -> None:
+    (workspace / "doc.md").write_text("```py\nx\n```\n")
+    session = Session(workspace)
     await session.call("read_file", path="doc.md")
     assert "\n````\n    1| ```py" in session.focused.render()

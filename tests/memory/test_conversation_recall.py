@@ -16,6 +16,7 @@ from shiyi.memory.boosts import Boosts
 from shiyi.memory.importers import load_locomo
 from shiyi.memory.retriever import Retriever
 from shiyi.memory.service import Memory
+from tests.support.records import seed
 
 SESSIONS = {
     "1:56 pm on 8 May, 2023": [
@@ -64,8 +65,7 @@ def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
     settings.memory.lifecycle.extraction = False
     opened = Memory.open(settings, start_worker=False)
     (conversation,) = load_locomo(locomo_file(tmp_path / "chat.json"))
-    opened.import_events(conversation.events)
-    assert opened.worker.drain(timeout=120)
+    seed(opened, conversation.events)
     yield opened
     opened.close()
 

@@ -3,6 +3,7 @@ embedding model."""
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -17,23 +18,14 @@ import pytest
 from shiyi.config import Settings, load_settings
 from shiyi.errors import StorageError
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.models import EntityRecord, EventRecord, RelationRecord
+from shiyi.memory.models import EntityRecord, RelationRecord
 from shiyi.memory.service import Memory
+from tests.support.records import BASE_TS, seed, turn
 
-BASE = 1_700_000_000.0
+event = functools.partial(turn, run="run_a")
+"""This file's turns are of run ``run_a``."""
 
-
-def event(i: int, text: str, *, run: str = "run_a", ts: float | None = None) -> EventRecord:
-    return EventRecord(
-        id=f"e{i}",
-        session_id="s1",
-        run_id=run,
-        ts=ts or BASE + i * 60,
-        role="user",
-        content=text,
-        segment_type="user_message",
-        iteration=i,
-    )
+BASE = BASE_TS
 
 
 CORPUS = [
@@ -57,8 +49,7 @@ def settings(tmp_path: Path, memory_store: str) -> Settings:
 @pytest.fixture
 def memory(settings: Settings) -> Iterator[Memory]:
     opened = Memory.open(settings, start_worker=False)
-    opened.import_events([event(i, text) for i, text in enumerate(CORPUS)])
-    assert opened.worker.drain(timeout=120)
+    seed(opened, [event(i, text) for i, text in enumerate(CORPUS)])
     yield opened
     opened.close()
 
@@ -135,8 +126,7 @@ def test_a_fresh_fact_is_found_among_more_turns_than_the_vector_path_returns(
     # scored every embedded fact, so the fact it lacks a vector for is still unscored.
     # (It ranks third, not first: one keyword hit's z-score is 1.0, below the vector
     # path's best turns here.  Counted as the vector path's worst, it was not in the top 5.)
-    memory.import_events([event(100 + i, f"Release notes draft number {i}") for i in range(50)])
-    assert memory.worker.drain(timeout=120)
+    seed(memory, [event(100 + i, f"Release notes draft number {i}") for i in range(50)])
     memory.remember("Old preference: window seats", kind="preference")
     assert memory.worker.drain(timeout=60)
     fact = memory.remember("I call every release Bluefinch", kind="preference")

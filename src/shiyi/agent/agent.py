@@ -315,7 +315,6 @@ class Agent:
             model=self.model,
             tools=self.tools,
             tool_context=self.tool_context,
-            session_log=self.log,
             transcript=transcript,
             hooks=context,
             limits=RunLimits(

@@ -46,7 +46,6 @@ from shiyi.llm.types import (
     ToolCallDelta,
     Usage,
 )
-from shiyi.sessions.log import SessionLog
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolOutcome, ToolRegistry
 
@@ -100,7 +99,6 @@ class RunLoop:
         model: ChatModel,
         tools: ToolRegistry,
         tool_context: ToolContext,
-        session_log: SessionLog,
         transcript: Transcript,
         hooks: RunHooks,
         limits: RunLimits,
@@ -119,7 +117,6 @@ class RunLoop:
         self._ctx = replace(
             tool_context, session_id=session_id, run_id=run_id, conversation=self.inputs
         )
-        self._log = session_log
         self._transcript = transcript
         self._hooks = hooks
         self._limits = limits
@@ -223,7 +220,7 @@ class RunLoop:
         if self.status is not None:
             return
         self.status = status
-        self._log.end_run(
+        self._transcript.end_run(
             self.run_id,
             status,
             iterations=self.iterations,

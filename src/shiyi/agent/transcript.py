@@ -54,6 +54,28 @@ class Transcript:
         except Exception:  # memory must never break the conversation; the log has it all
             log.exception("could not queue message %s for memory", row)
 
+    def end_run(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        iterations: int,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        cost: float | None = None,
+        detail: str = "",
+    ) -> None:
+        """Record how the run ended (the run loop's one other write to the log)."""
+        self._log.end_run(
+            run_id,
+            status,
+            iterations=iterations,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost=cost,
+            detail=detail,
+        )
+
     def all(self) -> list[Message]:
         return repair(self._messages)
 

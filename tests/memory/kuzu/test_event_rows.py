@@ -8,23 +8,14 @@ import pytest
 
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EventRecord
+from tests.support.records import turn
 
 
 def _event(i: int, session: str = "s1", content: str | None = None) -> EventRecord:
-    return EventRecord(
-        id=f"e{i}",
-        session_id=session,
-        run_id="r1",
-        ts=1000.0 + i,
-        role="user",
-        content=content or f"message number {i}",
-        segment_type="message",
-        iteration=i,
-        segment=0,
-        summary=f"summary {i}",
-        user_id="alice",
-        agent_id="shiyi",
-    )
+    """A turn with every optional field set, so the mirror is seen to keep them all."""
+    text = content or f"message number {i}"
+    extra = {"segment": 0, "summary": f"summary {i}", "user_id": "alice", "agent_id": "shiyi"}
+    return turn(i, text, session=session, segment_type="message", **extra)
 
 
 @pytest.fixture

@@ -9,25 +9,13 @@ import pytest
 
 from shiyi.memory.kuzu.queries import KuzuMentions
 from shiyi.memory.kuzu.store import EmbeddedStore
-from shiyi.memory.models import EntityRecord, EventRecord
-
-
-def _event(i: int) -> EventRecord:
-    return EventRecord(
-        id=f"e{i}",
-        session_id="s1",
-        run_id="r1",
-        ts=1000.0 + i,
-        role="user",
-        content=f"turn {i}",
-        segment_type="user_message",
-        iteration=i,
-    )
+from shiyi.memory.models import EntityRecord
+from tests.support.records import BASE_TS, turn
 
 
 def _filled(path: Path) -> EmbeddedStore:
     opened = EmbeddedStore(path, check_model=False)
-    opened.add_events([_event(i) for i in range(6)])
+    opened.add_events([turn(i) for i in range(6)])
     opened.upsert_entities([EntityRecord(n, "topic", n) for n in ("pottery", "camping", "biscuit")])
     # pottery: 4 turns, camping: 2, biscuit: 1 (the pair repeated, as a re-link would)
     pairs = [(f"e{i}", "pottery") for i in range(4)] + [("e4", "camping"), ("e5", "camping")]
@@ -57,9 +45,9 @@ def test_degree_and_mentions_agree_with_the_graph(store: EmbeddedStore) -> None:
     mirrored = sorted(store.mention_rows.mentioning(["camping", "biscuit"]))
     assert mirrored == sorted(kuzu.mentioning(["camping", "biscuit"]))
     assert mirrored == [
-        ("e4", "camping", 1004.0),
-        ("e5", "biscuit", 1005.0),
-        ("e5", "camping", 1005.0),
+        ("e4", "camping", BASE_TS + 4 * 60),
+        ("e5", "biscuit", BASE_TS + 5 * 60),
+        ("e5", "camping", BASE_TS + 5 * 60),
     ]
 
 

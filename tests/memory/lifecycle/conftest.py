@@ -12,6 +12,7 @@ from shiyi.config import Settings, load_settings
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptStep, call
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
+from tests.support.records import seed
 
 # Monday 2026-11-23 10:00 UTC.
 MONDAY = 1_795_428_000.0
@@ -76,5 +77,4 @@ def open_memory(settings: Settings) -> Iterator[MemoryFactory]:
 
 def say(memory: Memory, *events: EventRecord) -> None:
     """Record user turns and run every queued job (ingest, entities, embed, extract)."""
-    memory.import_events(list(events))
-    assert memory.worker.drain(timeout=120)
+    seed(memory, list(events))

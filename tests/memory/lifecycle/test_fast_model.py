@@ -9,6 +9,7 @@ from shiyi.config import load_settings
 from shiyi.memory.lifecycle.pipeline import EXTRACT
 from tests.memory.lifecycle.conftest import user_event
 from tests.support.fake_openai import FakeError, FakeOpenAIServer, FakeReply, FakeToolCall
+from tests.support.records import seed
 
 
 def test_extraction_uses_the_fast_model_endpoint(
@@ -23,8 +24,7 @@ def test_extraction_uses_the_fast_model_endpoint(
     )
     memory = open_memory(settings, start_worker=False)
     try:
-        memory.import_events([user_event(1, "I live in Kyoto")])
-        assert memory.worker.drain(timeout=60)
+        seed(memory, [user_event(1, "I live in Kyoto")], timeout=60)
         [hit] = [h for h in memory.search("which city is home", limit=5) if h.node == "fact"]
         assert hit.text == "home city: Kyoto"
         body = fake_openai.requests[-1]
@@ -40,8 +40,7 @@ def test_the_tiny_local_model_is_not_used_and_jobs_wait(tmp_path: Path) -> None:
     memory = open_memory(settings, start_worker=False)
     try:
         assert not memory.lifecycle.model_ready()
-        memory.import_events([user_event(1, "I live in Kyoto")])
-        assert memory.worker.drain(timeout=60)
+        seed(memory, [user_event(1, "I live in Kyoto")], timeout=60)
         assert memory.jobs.pending_count([EXTRACT]) == 1
     finally:
         memory.close()

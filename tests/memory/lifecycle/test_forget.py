@@ -23,6 +23,7 @@ from shiyi.memory.service import Memory
 from shiyi.memory.worker import EMBED
 from shiyi.sessions.log import SessionLog
 from tests.support.postgres import database_files
+from tests.support.records import seed, turn
 
 SECRET = "zebra-7731"
 SECRET_TEXT = f"my {SECRET} password is in the blue vault"
@@ -172,17 +173,7 @@ def test_forget_ids_keeps_the_old_forget_contract(memory: Memory, chat: Chat) ->
 
 
 def _event(i: int, text: str, *, user: str = "default", session: str = "s1") -> EventRecord:
-    return EventRecord(
-        id=f"{session}_e{i}",
-        session_id=session,
-        run_id=f"run_{session}",
-        ts=1_700_000_000.0 + i * 60,
-        role="user",
-        content=text,
-        segment_type="user_message",
-        iteration=i,
-        user_id=user,
-    )
+    return turn(i, text, id=f"{session}_e{i}", session=session, run=f"run_{session}", user_id=user)
 
 
 CORPUS = [
@@ -194,8 +185,7 @@ CORPUS = [
 
 
 def test_forget_entity_removes_its_facts_and_mentions_only(memory: Memory) -> None:
-    memory.import_events([_event(i, text) for i, text in enumerate(CORPUS)])
-    assert memory.worker.drain(timeout=120)
+    seed(memory, [_event(i, text) for i, text in enumerate(CORPUS)])
     memory.store.upsert_facts([
         FactRecord(id="f_dog", key="dog", value="Biscuit is a beagle", entities=["biscuit"]),
         FactRecord(id="f_api", key="login", value="login 404s", entities=["api/login"]),
@@ -230,8 +220,7 @@ def test_forget_user_removes_only_that_users_memories(
         row = log.append(sessions[user], Message("user", text))
         events.append(_event(i, text, user=user, session=sessions[user]))
         events[-1].id = f"ev_{row}_0"
-    memory.import_events(events)
-    assert memory.worker.drain(timeout=120)
+    seed(memory, events)
     memory.store.upsert_facts([
         FactRecord(id="f_ann", key="locker", value="4411", user_id="ann"),
         FactRecord(id="f_bob", key="locker", value="9922", user_id="bob"),

@@ -21,15 +21,8 @@ from shiyi.tools.registry import ToolRegistry
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
-
-
-@pytest.fixture
-def ctx(root: Path) -> ToolContext:
-    return ToolContext.for_dir(root, ToolSettings(output_cap_chars=1000))
+def ctx(workspace: Path) -> ToolContext:
+    return ToolContext.for_dir(workspace, ToolSettings(output_cap_chars=1000))
 
 
 @pytest.fixture(autouse=True)
@@ -100,10 +93,12 @@ def _text(path: Path) -> str:
     return path.read_text().strip() if path.exists() else ""
 
 
-async def read_pids(root: Path, *names: str, within: float = 5.0) -> list[int]:
+async def read_pids(workspace: Path, *names: str, within: float = 5.0) -> list[int]:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        texts = [(root / n).read_text().strip() if (root / n).exists() else "" for n in names]
+        texts = [
+            (workspace / n).read_text().strip() if (workspace / n).exists() else "" for n in names
+        ]
         if all(texts):
             return [int(t) for t in texts]
         await asyncio.sleep(0.02)
@@ -113,7 +108,7 @@ async def read_pids(root: Path, *names: str, within: float = 5.0) -> list[int]:
 # --- ordinary runs ----------------------------------------------------------------------
 
 
-async def test_output_and_exit_code(root: Path, ctx: ToolContext) -> None:
+async def test_output_and_exit_code(workspace: Path, ctx: ToolContext) -> None:
     out = await run(ctx, command="pwd; echo oops >&2; exit 3")
     assert out.splitlines() == ["exit code: 3", str(ctx.workspace.root), "oops"]
 
@@ -157,8 +152,8 @@ def test_output_buffer_small_output_is_untouched() -> None:
     assert buffer.render() == "hello\n"
 
 
-async def test_timeout_is_clamped_with_a_note(root: Path) -> None:
-    ctx = ToolContext.for_dir(root, ToolSettings(bash_max_timeout=5))
+async def test_timeout_is_clamped_with_a_note(workspace: Path) -> None:
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_max_timeout=5))
     out = await run(ctx, command="echo ok", timeout=100)
     assert "note: timeout 100 s exceeds the maximum; using 5 s" in out
     assert out.endswith("ok\n")
@@ -183,51 +178,53 @@ def test_tool_deadline_leaves_room_for_the_bash_timeout() -> None:
 # --- deny rules -------------------------------------------------------------------------
 
 
-async def test_default_deny_rule_blocks_before_running(root: Path, ctx: ToolContext) -> None:
+async def test_default_deny_rule_blocks_before_running(workspace: Path, ctx: ToolContext) -> None:
     # Harmless if the rule failed: the dangerous words are only echoed.
     with pytest.raises(CommandDenied, match="deny rule") as info:
         await run(ctx, command="touch marker; echo rm -rf / ")
     assert r"\brm" in str(info.value)
-    assert not (root / "marker").exists()
+    assert not (workspace / "marker").exists()
 
 
-async def test_custom_deny_rule(root: Path) -> None:
-    ctx = ToolContext.for_dir(root, ToolSettings(bash_deny=[r"\bcurl\b"]))
+async def test_custom_deny_rule(workspace: Path) -> None:
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_deny=[r"\bcurl\b"]))
     with pytest.raises(CommandDenied, match=r"deny rule `\\bcurl\\b` and was not run"):
         await run(ctx, command="touch marker && echo curl")
-    assert not (root / "marker").exists()
+    assert not (workspace / "marker").exists()
     assert "exit code: 0" in await run(ctx, command="echo reboot")
 
 
-async def test_broken_deny_rule_fails_closed(root: Path) -> None:
-    ctx = ToolContext.for_dir(root, ToolSettings(bash_deny=["(unclosed"]))
+async def test_broken_deny_rule_fails_closed(workspace: Path) -> None:
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_deny=["(unclosed"]))
     with pytest.raises(ToolError, match="not a valid regular expression"):
         await run(ctx, command="touch marker")
-    assert not (root / "marker").exists()
+    assert not (workspace / "marker").exists()
 
 
 # --- runaway commands -------------------------------------------------------------------
 
 
-async def test_timeout_kills_the_command(root: Path, ctx: ToolContext, spawned: list[int]) -> None:
+async def test_timeout_kills_the_command(
+    workspace: Path, ctx: ToolContext, spawned: list[int]
+) -> None:
     started = time.monotonic()
     with pytest.raises(ToolError, match=r"timed out after 0\.5 s") as info:
         await run(ctx, command="echo $$ > pid; echo working; sleep 30", timeout=0.5)
     assert time.monotonic() - started < 10
     assert "working" in str(info.value)
-    (pid,) = await read_pids(root, "pid")
+    (pid,) = await read_pids(workspace, "pid")
     spawned.append(pid)
     assert await gone(pid)
     assert await members_left(pid) == []
 
 
 async def test_timeout_kills_background_children(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     command = "echo $$ > pid; sleep 1000 & echo $! > child; (sleep 1000; true) & wait"
     with pytest.raises(ToolError, match="timed out"):
         await run(ctx, command=command, timeout=0.5)
-    pid, child = await read_pids(root, "pid", "child")
+    pid, child = await read_pids(workspace, "pid", "child")
     spawned.extend([pid, child])
     assert await gone(pid)
     assert await gone(child)
@@ -235,44 +232,44 @@ async def test_timeout_kills_background_children(
 
 
 async def test_processes_ignoring_sigterm_are_killed(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     command = "trap '' TERM; echo $$ > pid; sleep 1000 & echo $! > child; wait"
     with pytest.raises(ToolError, match="timed out"):
         await run(ctx, command=command, timeout=0.5)
-    pid, child = await read_pids(root, "pid", "child")
+    pid, child = await read_pids(workspace, "pid", "child")
     spawned.extend([pid, child])
     assert await gone(child)
     assert await members_left(pid) == []
 
 
-async def test_default_timeout_comes_from_settings(root: Path, spawned: list[int]) -> None:
-    ctx = ToolContext.for_dir(root, ToolSettings(bash_timeout=0.3))
+async def test_default_timeout_comes_from_settings(workspace: Path, spawned: list[int]) -> None:
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_timeout=0.3))
     with pytest.raises(ToolError, match=r"timed out after 0\.3 s"):
         await run(ctx, command="echo $$ > pid; sleep 30")
-    (pid,) = await read_pids(root, "pid")
+    (pid,) = await read_pids(workspace, "pid")
     spawned.append(pid)
     assert await gone(pid)
 
 
 async def test_background_job_holding_the_output_does_not_hang(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     started = time.monotonic()
     out = await run(ctx, command="sleep 1000 & echo $! > child; echo done", timeout=30)
     assert time.monotonic() - started < 10
     assert "exit code: 0" in out
     assert "background processes still writing to the output were stopped" in out
-    (child,) = await read_pids(root, "child")
+    (child,) = await read_pids(workspace, "child")
     spawned.append(child)
     assert await gone(child)
 
 
 async def test_detached_background_job_keeps_running(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     out = await run(ctx, command="nohup sleep 1000 > /dev/null 2>&1 & echo $! > child")
-    (child,) = await read_pids(root, "child")
+    (child,) = await read_pids(workspace, "child")
     spawned.append(child)
     assert out == "exit code: 0\n(no output)"
     assert running(child)
@@ -282,11 +279,11 @@ async def test_detached_background_job_keeps_running(
 
 
 async def test_cancellation_kills_the_group(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     command = "echo $$ > pid; sleep 1000 & echo $! > child; wait"
     task = asyncio.create_task(run(ctx, command=command, timeout=60))
-    pid, child = await read_pids(root, "pid", "child")
+    pid, child = await read_pids(workspace, "pid", "child")
     spawned.extend([pid, child])
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -297,12 +294,12 @@ async def test_cancellation_kills_the_group(
 
 
 async def test_cancelling_a_registry_call_kills_the_group(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     registry = ToolRegistry([bash])
     call = ToolCall("c1", "bash", '{"command": "echo $$ > pid; sleep 1000 & wait"}')
     task = asyncio.create_task(registry.execute(call, ctx))
-    (pid,) = await read_pids(root, "pid")
+    (pid,) = await read_pids(workspace, "pid")
     spawned.append(pid)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -311,7 +308,7 @@ async def test_cancelling_a_registry_call_kills_the_group(
 
 
 async def test_cancelling_just_after_the_start_leaves_no_process(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     """bash runs before asyncio has connected its pipes; a cancel in that window used to
     kill bash alone and leave its background job running (1 run in 12 of the test above,
@@ -325,23 +322,23 @@ async def test_cancelling_just_after_the_start_leaves_no_process(
         )
         # Cancel as soon as bash has written its pid (a file, so no Event to wait on; its
         # content, not just the file, which the redirection creates before echo writes).
-        while not _text(root / marker):  # noqa: ASYNC110
+        while not _text(workspace / marker):  # noqa: ASYNC110
             await asyncio.sleep(0)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        (pid,) = await read_pids(root, marker)
+        (pid,) = await read_pids(workspace, marker)
         spawned.append(pid)
         assert await members_left(pid) == [], f"attempt {attempt}"
 
 
 async def test_timeout_through_the_registry_is_an_error_outcome(
-    root: Path, ctx: ToolContext, spawned: list[int]
+    workspace: Path, ctx: ToolContext, spawned: list[int]
 ) -> None:
     registry = ToolRegistry([bash])
     arguments = '{"command": "echo $$ > pid; echo partial; sleep 30", "timeout": 0.3}'
     outcome = await registry.execute(ToolCall("c1", "bash", arguments), ctx)
-    (pid,) = await read_pids(root, "pid")
+    (pid,) = await read_pids(workspace, "pid")
     spawned.append(pid)
     assert not outcome.ok
     assert "timed out after 0.3 s" in outcome.content

@@ -1,6 +1,6 @@
 """The graph + vector half of the embedded store, on Kuzu 0.11.3.
 
-Design notes (measured on kuzu 0.11.3, see the report in tests/memory/test_kuzu_graph.py):
+Design notes (measured on kuzu 0.11.3, see the report in tests/memory/kuzu/test_graph.py):
 
 * Vectors sit in side tables (see :mod:`shiyi.memory.kuzu.schema`) because an indexed column
   cannot be ``SET``; ``set_embeddings`` deletes and re-inserts the side rows, and the HNSW index

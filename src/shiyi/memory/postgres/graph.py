@@ -23,7 +23,7 @@ from shiyi.memory.topics import specificity, within_budget
 DIRECT_SCORE = 1.0
 INDIRECT_SCORE = 0.5
 HUB_MENTIONS = 1000
-"""Same cap as the embedded store's ``kuzu_queries.HUB_MENTIONS``."""
+"""Same cap as the embedded store's ``shiyi.memory.kuzu.queries.HUB_MENTIONS``."""
 
 _RELATIONS_OF = (
     "SELECT src, dst, type, weight, valid_from, valid_to FROM relations"

@@ -37,14 +37,12 @@ from types import TracebackType
 
 import psycopg
 
+from shiyi.errors import LocalPostgresError
+
 _SERVICE_USER = "nobody"
 # A fast, throwaway server: durability off, enough connections for pools of parallel tests.
 _FAST_SETTINGS = ("fsync=off", "synchronous_commit=off", "full_page_writes=off")
 _COMMON_SETTINGS = ("max_connections=200", "unix_socket_directories=", "logging_collector=off")
-
-
-class LocalPostgresError(RuntimeError):
-    """The local server could not be prepared, started or stopped."""
 
 
 @dataclass
