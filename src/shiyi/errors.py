@@ -9,7 +9,8 @@ The HTTP API maps these to status codes and stable codes in one table
     ShiyiError
     ├── ConfigError              the configuration is missing, malformed or inconsistent
     ├── ModelError               a chat model call failed (``retryable``, ``status``)
-    │   └── ModelUnavailable     the model cannot be used at all
+    │   ├── ModelUnavailable     the model cannot be used at all
+    │   └── EndpointBusy         background work gave way to a conversation on its endpoint
     ├── ToolError                a tool refused or failed; the model reads the message
     │   ├── ToolArgumentsError
     │   ├── WorkspaceViolation
@@ -66,6 +67,14 @@ class ModelError(ShiyiError):
 
 class ModelUnavailable(ModelError):
     """The model cannot be used at all (missing weights, missing package, bad endpoint)."""
+
+
+class EndpointBusy(ModelError):
+    """A background request (extraction, summaries) did not start, or stopped, because a
+    conversation needs the endpoint's slot; retry it later."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=True)
 
 
 class ToolError(ShiyiError):
@@ -149,6 +158,10 @@ class ExtractionFailed(ShiyiError):
 
 class ModelNotReady(ShiyiError):
     """The extraction model cannot be reached now; the job should wait, not fail."""
+
+    def __init__(self, message: str, *, retry_in: float = 120.0) -> None:
+        super().__init__(message)
+        self.retry_in = retry_in
 
 
 class JobDeferred(ShiyiError):

@@ -86,6 +86,8 @@ class UsageEvent(_Event):
     prompt_tokens: int
     completion_tokens: int
     cost: float | None = None
+    estimated: bool = False
+    """The server reported no usage; the counts are the local tokenizer's estimate."""
 
 
 class ResponseEnd(_Event):

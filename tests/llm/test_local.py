@@ -204,7 +204,9 @@ async def test_closing_the_stream_early_stops_generation(model: LocalModel) -> N
     async for _ in stream:
         break
     await stream.aclose()
-    assert await asyncio.to_thread(join_workers, 2.0) < 1.0
+    # 1000 tokens take 7+ s; a stopped worker exits between tokens (the bound leaves room
+    # for a loaded machine, where 1 s was once exceeded).
+    assert await asyncio.to_thread(join_workers, 5.0) < 4.0
 
 
 async def test_a_missing_model_file_is_reported_with_the_setting_to_fix(tmp_path: Path) -> None:

@@ -221,15 +221,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        for _ in range(reply.pings):
+            time.sleep(reply.delay)
+            self._write_chunk(b": ping\n\n")
+        if reply.empty:
+            self.wfile.write(b"0\r\n\r\n")
+            return
         for sent, event in enumerate(events):
             if reply.break_after is not None and sent >= reply.break_after:
                 # Closing inside a chunked body is an unambiguous network failure.
                 self.close_connection = True
                 return
-            if reply.delay:
+            if reply.delay and not reply.pings:
                 time.sleep(reply.delay)
             self._write_chunk(f"data: {json.dumps(event)}\n\n".encode())
-        self._write_chunk(b"data: [DONE]\n\n")
+        if reply.done:
+            self._write_chunk(b"data: [DONE]\n\n")
         self.wfile.write(b"0\r\n\r\n")
 
     def _write_chunk(self, data: bytes) -> None:

@@ -48,6 +48,18 @@ class FakeReply:
     """Seconds to sleep before each streamed event."""
     break_after: int | None = None
     """Drop the connection after this many events (a mid-stream network failure)."""
+    pings: int = 0
+    """Keep-alive comments (``: ping``) sent before the first event, ``delay`` apart."""
+    finish: bool = True
+    """Send a finish reason (some local servers never do)."""
+    done: bool = True
+    """End the stream with ``data: [DONE]``."""
+    interrupted: bool = False
+    """Stream only the role chunk (llama-cpp-python's reply to a request another one
+    interrupted)."""
+    empty: bool = False
+    """Answer 200 and close without a single event (llama-cpp-python, asked to stream a
+    reply that may call tools)."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +169,10 @@ def stream_events(
             chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             for piece in _split(call.raw_arguments(), call.pieces)
         ]
-    events.append(chunk({}, _finish_reason(reply)))
+    if reply.interrupted:
+        return events[:1]
+    if reply.finish:
+        events.append(chunk({}, _finish_reason(reply)))
     usage = _usage(reply)
     if include_usage and usage is not None:
         events.append({**base, "choices": [], "usage": usage})

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from concurrent.futures import Executor
+from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from shiyi.agent.complexity import ComplexityDetector, guidance_for
@@ -20,6 +21,7 @@ from shiyi.context.builder import ContextBuilder
 from shiyi.context.summaries import Summarizer, SummaryStore
 from shiyi.errors import StorageError
 from shiyi.events import Event, Routed, UserMessageInjected
+from shiyi.llm.gate import conversation
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
 from shiyi.sessions.log import SessionInfo, SessionLog, new_id
@@ -202,8 +204,15 @@ class Agent:
         yield routed
         if self.before_run is not None:
             await self.before_run()
+        # Background work on the model's endpoint waits for the run's end.
+        with conversation(self.model):
+            async with aclosing(self._run(message, routed.run_id, seed)) as events:
+                async for event in events:
+                    yield event
+
+    async def _run(self, message: str, run_id: str, seed: str) -> AsyncGenerator[Event, None]:
         async with self._run_lock:
-            run = await self._open_run(message, routed.run_id, seed)
+            run = await self._open_run(message, run_id, seed)
             self._active[run.run_id] = run
             try:
                 async for event in run.events():

@@ -303,6 +303,7 @@ class RunLoop:
             prompt_tokens=assembler.usage.prompt_tokens,
             completion_tokens=assembler.usage.completion_tokens,
             cost=assembler.usage.cost,
+            estimated=assembler.usage.estimated,
         )
         yield reply
         self._check_usage(reply.tool_calls)

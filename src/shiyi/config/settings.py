@@ -33,7 +33,23 @@ class ModelSettings(_Strict):
     context_window: int = Field(default=8192, gt=0)
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
-    timeout: float = Field(default=120.0, gt=0, description="Seconds per request.")
+    timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description="Seconds per request, and the longest a streamed reply may go without "
+        "data (keep-alive pings do not count).",
+    )
+    stream_tools: bool | None = Field(
+        default=None,
+        description="Stream replies when tools are offered (auto: yes, until the server "
+        "answers a streamed tool turn with nothing or an error; then whole replies).",
+    )
+    max_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Requests in flight to this endpoint at once (default: 8 for known hosted "
+        "APIs, 1 for local and unknown servers, which run one slot).",
+    )
     max_retries: int = Field(default=4, ge=0, le=20)
     retry_base_delay: float = Field(default=0.5, ge=0)
     retry_max_delay: float = Field(default=30.0, ge=0)

@@ -18,7 +18,8 @@ def build_chat_model(settings: Settings, role: Literal["main", "fast"] = "main")
         _check_remote(model, role)
         from shiyi.llm.openai_compat import OpenAICompatModel
 
-        return OpenAICompatModel(model, settings.prices, role=role)
+        # The fast role does the background work: it gives way to conversations.
+        return OpenAICompatModel(model, settings.prices, role=role, background=role == "fast")
     if model.provider == "scripted":
         from shiyi.llm.scripted import ScriptedModel
 

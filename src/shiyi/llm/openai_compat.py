@@ -9,15 +9,26 @@ is never replayed (which would duplicate text the user has seen).
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-from shiyi.errors import ModelError, ModelUnavailable
-from shiyi.llm.openai_chunks import ChunkDecoder
+from shiyi.errors import EndpointBusy, ModelError, ModelUnavailable
+from shiyi.llm.gate import default_limit, gate_for
+from shiyi.llm.openai_chunks import ChunkDecoder, EstimatedUsage, _CutOff, _EmptyReply
+from shiyi.llm.openai_stream import (
+    StreamState,
+    _StreamErrorEvent,
+    _StreamGarbled,
+    _StreamIdle,
+    data_events,
+)
 from shiyi.llm.pricing import cost_of
 from shiyi.llm.retry import RetryPolicy, Sleep, retry_after_seconds
+from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
@@ -30,6 +41,8 @@ _NO_KEY = "not-needed"
 # Request timeout, conflict and rate limit are worth retrying; other 4xx will fail again.
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _NAMED_CHOICES = frozenset({"auto", "none", "required"})
+log = logging.getLogger(__name__)
+_TIMED_OUT = "request timed out"
 
 
 class _AttemptFailed(Exception):
@@ -43,6 +56,7 @@ class _AttemptFailed(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         timed_out: bool = False,
+        empty: bool = False,
     ) -> None:
         super().__init__(detail)
         self.detail = detail
@@ -50,6 +64,7 @@ class _AttemptFailed(Exception):
         self.status = status
         self.retry_after = retry_after
         self.timed_out = timed_out
+        self.empty = empty
 
 
 class OpenAICompatModel:
@@ -62,8 +77,13 @@ class OpenAICompatModel:
         *,
         sleep: Sleep = asyncio.sleep,
         role: str | None = None,
+        background: bool = False,
     ) -> None:
+        """``background``: this model does work beside the conversation (extraction,
+        summaries): its requests give way to runs on the same endpoint (see
+        :mod:`shiyi.llm.gate`) and fail with :class:`~shiyi.errors.EndpointBusy` instead."""
         self._settings = settings
+        self._background = background
         self._prices: Mapping[str, ModelPrice] = prices or {}
         self._policy = RetryPolicy.from_settings(settings, sleep=sleep)
         self._role = role
@@ -71,6 +91,10 @@ class OpenAICompatModel:
         # An httpx client is bound to the event loop it first ran on; the CLI may run
         # several loops over one model's lifetime, so keep one client per loop.
         self._client: tuple[asyncio.AbstractEventLoop, AsyncOpenAI] | None = None
+        self._stream_tools = settings.stream_tools
+        self._gate = gate_for(self._endpoint)
+        self._limit = settings.max_concurrency or default_limit(self._endpoint)
+        """None until the endpoint shows whether it can stream replies offered tools."""
 
     @property
     def model_name(self) -> str:
@@ -95,12 +119,37 @@ class OpenAICompatModel:
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamChunk]:
         body = self._request_body(messages, tools, tool_choice, temperature, max_tokens)
+        estimate = EstimatedUsage(lambda: _prompt_tokens(messages, tools), _count_tokens)
+        await self._enter_gate()
+        try:
+            async for chunk in self._with_retries(body, tools, estimate):
+                if self._background and self._gate.must_yield(self._limit):
+                    raise EndpointBusy(
+                        f"{self._endpoint}: stopped to give its slot to a conversation"
+                    )
+                yield chunk
+        finally:
+            self._gate.leave()
+
+    async def _enter_gate(self) -> None:
+        if not self._background:
+            await self._gate.enter_conversation(self._limit)
+        elif not self._gate.try_enter_background(self._limit):
+            raise EndpointBusy(
+                f"{self._endpoint} is serving a conversation; background work waits its turn"
+            )
+
+    async def _with_retries(
+        self, body: dict[str, Any], tools: Sequence[ToolSpec], estimate: EstimatedUsage
+    ) -> AsyncIterator[StreamChunk]:
         attempts = 0
         while True:
             attempts += 1
             delivered = False
+            streamed = not tools or self._stream_tools is not False
             try:
-                async with aclosing(self._attempt(body)) as chunks:
+                reply = self._attempt(body, estimate) if streamed else self._whole(body, estimate)
+                async with aclosing(reply) as chunks:
                     async for chunk in chunks:
                         delivered = True
                         yield chunk
@@ -108,9 +157,24 @@ class OpenAICompatModel:
             except _AttemptFailed as failure:
                 if delivered:
                     raise self._broken_stream_error(failure) from failure.__cause__
+                if streamed and tools and self._stream_tools is None and _refuses(failure):
+                    self._stop_streaming_tools(failure)
+                    attempts -= 1  # the server's limit, not a failed attempt
+                    continue
                 if not failure.retryable or not self._policy.can_retry(attempts):
                     raise self._final_error(failure, attempts) from failure.__cause__
                 await self._policy.wait(attempts, failure.retry_after)
+
+    def _stop_streaming_tools(self, failure: _AttemptFailed) -> None:
+        """From now on, ask this endpoint for whole replies whenever tools are offered."""
+        self._stream_tools = False
+        log.warning(
+            "%s cannot stream replies that may call tools (%s); asking for whole replies to "
+            "tool turns from now on (set models.%s.stream_tools to decide yourself)",
+            self._endpoint,
+            failure.detail,
+            self._role or "<role>",
+        )
 
     # --- request ---------------------------------------------------------------------
 
@@ -171,36 +235,53 @@ class OpenAICompatModel:
 
     # --- one attempt -----------------------------------------------------------------
 
-    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[StreamChunk, None]:
-        try:
-            import openai
-        except ImportError as exc:  # a hard dependency, but a broken venv deserves a fix hint
-            raise ModelUnavailable(
-                f"the openai package is needed for provider openai_compat: {exc}; "
-                "install it with: pip install 'openai>=1.40'"
-            ) from exc
+    async def _attempt(
+        self, body: dict[str, Any], estimate: EstimatedUsage
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """One streamed request, read line by line (see :mod:`shiyi.llm.openai_stream`)."""
+        from openai.types.chat import ChatCompletionChunk
 
+        openai = _sdk()
+        decoder = ChunkDecoder(self._cost, estimate)
+        state = StreamState()
         try:
-            response = await self._get_client().chat.completions.create(**body)
+            opened = self._get_client().chat.completions.with_streaming_response.create(**body)
+            async with opened as response:
+                lines = data_events(response.iter_lines(), state, idle=self._settings.timeout)
+                async for payload in lines:
+                    for chunk in decoder.feed(ChatCompletionChunk.model_validate(payload)):
+                        yield chunk
+        except _AttemptFailed:
+            raise
+        except _StreamIdle as exc:
+            raise _AttemptFailed(f"the stream sent {exc}", retryable=True, timed_out=True) from exc
+        except _StreamErrorEvent as exc:
+            raise _AttemptFailed(f"server sent an error event: {exc}", retryable=True) from exc
+        except (_StreamGarbled, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+            raise _AttemptFailed(f"malformed stream: {exc}", retryable=True) from exc
         except openai.OpenAIError as exc:
             raise _classify(exc) from exc
-        decoder = ChunkDecoder(self._cost)
-        iterator = aiter(response)
+        except Exception as exc:
+            # Transport errors raised while reading the body are not wrapped by the SDK;
+            # anything failing here is the server's or the network's.
+            raise _classify(exc) from exc
+        for chunk in _finished(decoder, done=state.done, pings=state.pings):
+            yield chunk
+
+    async def _whole(
+        self, body: dict[str, Any], estimate: EstimatedUsage
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """One request for the whole reply at once, yielded as chunks."""
+        openai = _sdk()
+        whole = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+        decoder = ChunkDecoder(self._cost, estimate)
         try:
-            while True:
-                try:
-                    raw = await anext(iterator)
-                except StopAsyncIteration:
-                    break
-                except Exception as exc:
-                    # Transport errors raised while reading the body are not wrapped by
-                    # the SDK; anything failing here is the server's or the network's.
-                    raise _classify(exc) from exc
-                for chunk in decoder.feed(raw):
-                    yield chunk
-        finally:
-            await response.close()
-        for chunk in decoder.finish():
+            completion = await self._get_client().chat.completions.create(**whole)
+        except openai.OpenAIError as exc:
+            raise _classify(exc) from exc
+        for chunk in decoder.feed_completion(completion):
+            yield chunk
+        for chunk in _finished(decoder, done=True, pings=0):
             yield chunk
 
     def _cost(self, prompt: int, completion: int, reported_model: str) -> float | None:
@@ -236,8 +317,9 @@ class OpenAICompatModel:
                 status=status,
             )
         if failure.timed_out:
+            why = "" if failure.detail == _TIMED_OUT else f": {failure.detail}"
             return ModelError(
-                f"{where} did not answer within {self._settings.timeout:g}s {tries}",
+                f"{where} did not answer within {self._settings.timeout:g}s {tries}{why}",
                 retryable=True,
             )
         if not failure.retryable:
@@ -262,6 +344,52 @@ class OpenAICompatModel:
         return hint
 
 
+def _sdk() -> Any:
+    try:
+        import openai
+    except ImportError as exc:  # a hard dependency, but a broken venv deserves a fix hint
+        raise ModelUnavailable(
+            f"the openai package is needed for provider openai_compat: {exc}; "
+            "install it with: pip install 'openai>=1.40'"
+        ) from exc
+    return openai
+
+
+def _finished(decoder: ChunkDecoder, *, done: bool, pings: int) -> list[StreamChunk]:
+    try:
+        return decoder.finish(done=done)
+    except _EmptyReply as exc:
+        waited = f" after {pings} keep-alive pings" if pings else ""
+        raise _AttemptFailed(f"{exc}{waited}", retryable=True, empty=True) from exc
+    except _CutOff as exc:
+        raise _AttemptFailed(str(exc), retryable=True) from exc
+
+
+def _refuses(failure: _AttemptFailed) -> bool:
+    """Whether a streamed tool turn failed because the server cannot stream tool calls:
+    an empty stream (llama-cpp-python) or an error saying so."""
+    detail = failure.detail.lower()
+    said_so = failure.status is not None and "stream" in detail and "tool" in detail
+    return failure.empty or said_so
+
+
+_COUNTER: list[TokenCounter] = []
+
+
+def _count_tokens(text: str) -> int:
+    if not _COUNTER:
+        _COUNTER.append(TokenCounter())
+    return _COUNTER[0].count(text)
+
+
+def _prompt_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+    """The request's size by the local tokenizer (for servers that report no usage)."""
+    if not _COUNTER:
+        _COUNTER.append(TokenCounter())
+    schemas = json.dumps([spec.to_openai() for spec in tools]) if tools else ""
+    return _COUNTER[0].count_messages(messages, calibrated=False) + _count_tokens(schemas)
+
+
 def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
     if choice in _NAMED_CHOICES:
         return choice
@@ -280,7 +408,7 @@ def _classify(exc: Exception) -> _AttemptFailed:
             retry_after=retry_after_seconds(exc.response.headers),
         )
     if isinstance(exc, openai.APITimeoutError):
-        return _AttemptFailed("request timed out", retryable=True, timed_out=True)
+        return _AttemptFailed(_TIMED_OUT, retryable=True, timed_out=True)
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
         detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
@@ -290,6 +418,10 @@ def _classify(exc: Exception) -> _AttemptFailed:
         return _AttemptFailed(f"server sent an error event: {exc.message}", retryable=True)
     if isinstance(exc, openai.OpenAIError):
         return _AttemptFailed(str(exc), retryable=False)
+    if any(cls.__name__ == "TimeoutException" for cls in type(exc).__mro__):
+        # A read timeout in the body, not wrapped by the SDK (whose HTTP library is httpx,
+        # or a renamed copy of it: matched by name).
+        return _AttemptFailed(_TIMED_OUT, retryable=True, timed_out=True)
     return _AttemptFailed(f"{type(exc).__name__}: {exc}", retryable=True)
 
 

@@ -100,6 +100,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+    estimated: bool = False
+    """Counted here with the local tokenizer: the server reported no usage."""
 
     @property
     def total_tokens(self) -> int:
@@ -115,6 +117,7 @@ class Usage:
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             cost,
+            self.estimated or other.estimated,
         )
 
 

@@ -3,7 +3,15 @@ from __future__ import annotations
 import io
 
 from shiyi.agent.plan import PlanState, PlanStepInput
-from shiyi.events import Event, PlanCreated, PlanStep, StepComplete, StepStart, ToolResultEvent
+from shiyi.events import (
+    Event,
+    PlanCreated,
+    PlanStep,
+    StepComplete,
+    StepStart,
+    ToolResultEvent,
+    UsageEvent,
+)
 from shiyi.interfaces.cli.render import EventPrinter, progress_bar
 
 
@@ -106,3 +114,15 @@ def test_progress_bar_fills_by_finished_share() -> None:
     assert progress_bar(2, 3) == "█" * 6 + "░" * 4
     assert progress_bar(3, 3) == "█" * 10
     assert progress_bar(0, 0) == "░" * 10
+
+
+def test_the_footer_marks_estimated_usage() -> None:
+    """A server that reports no usage gets the local tokenizer's count, shown with ``~``."""
+    out = io.StringIO()
+    printer = EventPrinter(out, color=False)
+    printer.handle(UsageEvent(prompt_tokens=700, completion_tokens=20, estimated=True))
+    printer.handle(UsageEvent(prompt_tokens=100, completion_tokens=5))
+    assert printer.footer() == "~800 in / ~25 out tokens"
+    exact = EventPrinter(io.StringIO(), color=False)
+    exact.handle(UsageEvent(prompt_tokens=7, completion_tokens=2))
+    assert exact.footer() == "7 in / 2 out tokens"

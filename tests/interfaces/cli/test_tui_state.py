@@ -129,3 +129,9 @@ def test_live_view_keeps_the_newest_lines_and_the_footer() -> None:
     assert len(lines) == 9
     assert lines[:8] == [f"line {n}" for n in range(22, 30)]
     assert lines[-1].startswith("── 0 in / 0 out tokens")
+
+
+def test_estimated_usage_is_shown_as_approximate() -> None:
+    state = TurnState()
+    state.handle(UsageEvent(prompt_tokens=812, completion_tokens=40, estimated=True))
+    assert screen(state, 80)[-1].startswith("── ~812 in / ~40 out tokens")

@@ -73,6 +73,7 @@ class EventPrinter:
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost: float | None = None
+        self.estimated = False
         self._plan_titles: list[str] = []
         self._steps_finished = 0
         self._open_step: int | None = None
@@ -198,10 +199,12 @@ class EventPrinter:
         self.completion_tokens += event.completion_tokens
         if event.cost is not None:
             self.cost = (self.cost or 0.0) + event.cost
+        self.estimated = self.estimated or event.estimated
 
     def footer(self) -> str:
         cost = f" · ${self.cost:.4f}" if self.cost else ""
-        return f"{self.prompt_tokens} in / {self.completion_tokens} out tokens{cost}"
+        about = "~" if self.estimated else ""  # the server sent no usage: our tokenizer's count
+        return f"{about}{self.prompt_tokens} in / {about}{self.completion_tokens} out tokens{cost}"
 
     def _run_end(self, event: RunEnd) -> None:
         words = _STATUS_WORDS.get(event.status, event.status)

@@ -150,7 +150,8 @@ def _memory_line(memory: MemoryLine, *, show_id: bool) -> Text:
 
 def footer(state: TurnState, width: int) -> Text:
     """Tokens and cost of the turn, the chat's total and the run's status, cut to fit."""
-    parts = [f"{state.prompt_tokens} in / {state.completion_tokens} out tokens"]
+    about = "~" if state.estimated else ""  # counted here: the server reported no usage
+    parts = [f"{about}{state.prompt_tokens} in / {about}{state.completion_tokens} out tokens"]
     if state.cost:
         parts.append(f"${state.cost:.4f}")
     totals = state.totals

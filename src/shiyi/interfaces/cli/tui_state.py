@@ -98,6 +98,8 @@ class TurnState:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+    estimated: bool = False
+    """The server sent no usage: the counts are the local tokenizer's."""
     status: str = "running"
     detail: str = ""
     started: float = field(default_factory=time.monotonic)
@@ -130,6 +132,7 @@ class TurnState:
             case "usage":
                 self.prompt_tokens += event.prompt_tokens
                 self.completion_tokens += event.completion_tokens
+                self.estimated = self.estimated or event.estimated
                 self.totals.prompt_tokens += event.prompt_tokens
                 self.totals.completion_tokens += event.completion_tokens
                 if event.cost is not None:

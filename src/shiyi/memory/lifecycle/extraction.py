@@ -15,14 +15,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from shiyi.errors import ExtractionFailed, ModelError, ModelNotReady
+from shiyi.errors import EndpointBusy, ExtractionFailed, ModelError, ModelNotReady
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
+from shiyi.llm.schema import compact_schema
 from shiyi.llm.types import Message, ToolCall, ToolSpec
 
 TOOL_NAME = "record_memories"
 MAX_MESSAGE_CHARS = 2000
 MAX_WINDOW_CHARS = 24_000
+BUSY_RETRY = 10.0
+"""Seconds before an extraction that gave way to a conversation tries again."""
 """About 6k tokens: a whole-session consolidation keeps its latest messages within this."""
 
 
@@ -93,7 +96,9 @@ Return empty lists when nothing is worth remembering."""
 
 
 def extraction_tool() -> ToolSpec:
-    schema = Extraction.model_json_schema(by_alias=True)
+    """The forced tool; its schema is compacted so grammar-constrained servers (llama.cpp)
+    can compile it, and the reply is validated against :class:`Extraction` in full."""
+    schema = compact_schema(Extraction.model_json_schema(by_alias=True))
     return ToolSpec(TOOL_NAME, "Record memories extracted from the conversation.", schema)
 
 
@@ -197,6 +202,8 @@ async def _ask(
             messages, tools=[tool], tool_choice=TOOL_NAME, temperature=0.0, max_tokens=max_tokens
         ):
             assembler.add(chunk)
+    except EndpointBusy as exc:  # a conversation has the endpoint: try again soon
+        raise ModelNotReady(str(exc), retry_in=BUSY_RETRY) from exc
     except ModelError as exc:
         if exc.retryable or exc.status is None:
             raise ModelNotReady(f"extraction model {model.model_name} unavailable: {exc}") from exc

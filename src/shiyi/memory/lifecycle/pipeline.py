@@ -133,7 +133,7 @@ class Lifecycle:
                 return run_sync(extract(model, text))
             return run_sync(extract(model, text, system_prompt=prompt))
         except ModelNotReady as exc:
-            raise JobDeferred(str(exc), retry_in=120) from exc
+            raise JobDeferred(str(exc), retry_in=exc.retry_in) from exc
 
     def apply(
         self,

@@ -1,0 +1,174 @@
+"""What a stream says beyond its chunks: nothing at all, only pings, no ``[DONE]``, no usage;
+and the fallback to whole replies for servers that cannot stream tool calls.
+
+The scripted server plays the wire behaviour of real ones (llama-cpp-python's empty stream
+for a streamed tool turn, its role-only reply to an interrupted request); the real server
+is driven in tests/llm/test_llama_server.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from shiyi.errors import ModelError
+from shiyi.llm.assemble import ReplyAssembler
+from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.types import Message, StreamChunk, ToolCall, ToolSpec, UsageChunk
+from tests.support.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
+
+READ = ToolSpec("read_file", "Read a file", {"type": "object", "properties": {}})
+HI = [Message("user", "hi")]
+
+
+@pytest.fixture
+def srv() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+def model_for(srv: FakeOpenAIServer, **overrides: Any) -> OpenAICompatModel:
+    async def no_wait(_: float) -> None:
+        return None
+
+    return OpenAICompatModel(srv.model_settings(**overrides), sleep=no_wait)
+
+
+async def collect(
+    model: OpenAICompatModel, messages: Sequence[Message] = HI, **kwargs: Any
+) -> list[StreamChunk]:
+    return [chunk async for chunk in model.stream(messages, **kwargs)]
+
+
+async def drain_into(seen: list[StreamChunk], model: OpenAICompatModel) -> None:
+    """Collects what arrives until the stream ends or fails."""
+    async for chunk in model.stream(HI):
+        seen.append(chunk)
+
+
+def reply_of(chunks: Sequence[StreamChunk]) -> ReplyAssembler:
+    assembler = ReplyAssembler()
+    for chunk in chunks:
+        assembler.add(chunk)
+    return assembler
+
+
+# --- replies that are not replies ------------------------------------------------------------
+
+
+async def test_an_empty_stream_is_an_error_and_is_retried(srv: FakeOpenAIServer) -> None:
+    srv.enqueue(FakeReply(empty=True), FakeReply("second try"))
+    reply = reply_of(await collect(model_for(srv)))
+    assert reply.message().content == "second try"
+    assert len(srv.requests) == 2
+
+
+async def test_an_interrupted_reply_is_never_completed_empty(srv: FakeOpenAIServer) -> None:
+    """llama-cpp-python answers a request another one interrupted with a role-only chunk and
+    ``[DONE]``; that was reported as a completed, empty reply."""
+    srv.enqueue(*[FakeReply(interrupted=True)] * 3)
+    model = model_for(srv, max_retries=2)
+    with pytest.raises(ModelError, match="without any text or tool call") as caught:
+        await collect(model)
+    assert caught.value.retryable
+    assert "after 3 attempts" in str(caught.value)
+
+
+async def test_a_stream_cut_off_without_finish_or_done_is_an_error(
+    srv: FakeOpenAIServer,
+) -> None:
+    srv.enqueue(FakeReply("half a sent", finish=False, done=False))
+    seen: list[StreamChunk] = []
+    with pytest.raises(ModelError, match="broke off its reply mid-stream") as caught:
+        await drain_into(seen, model_for(srv))
+    assert "without a finish reason or [DONE]" in str(caught.value)
+    assert reply_of(seen).message().content == "half a sent"  # what the user saw stays
+    assert len(srv.requests) == 1  # never replayed
+
+
+async def test_a_missing_finish_reason_is_inferred_when_done_was_sent(
+    srv: FakeOpenAIServer,
+) -> None:
+    srv.enqueue(FakeReply("fine", finish=False))
+    assert reply_of(await collect(model_for(srv))).finish_reason == "stop"
+
+
+async def test_keep_alive_pings_alone_run_into_the_deadline(srv: FakeOpenAIServer) -> None:
+    """Pings keep every read alive, so only a deadline on data stops the wait (one run was
+    still going at 90 s with a 20 s timeout)."""
+    srv.enqueue(FakeReply("never", pings=8, delay=0.1))
+    model = model_for(srv, timeout=0.35, max_retries=0)
+    with pytest.raises(ModelError, match=r"no data for 0\.35s \(\d keep-alive pings\)"):
+        await collect(model)
+
+
+async def test_pings_before_a_reply_within_the_deadline_are_fine(
+    srv: FakeOpenAIServer,
+) -> None:
+    srv.enqueue(FakeReply("slow prompt, then text", pings=3, delay=0.05))
+    reply = reply_of(await collect(model_for(srv, timeout=1.0)))
+    assert reply.message().content == "slow prompt, then text"
+
+
+# --- usage ---------------------------------------------------------------------------------
+
+
+async def test_usage_is_estimated_and_marked_when_the_server_sends_none(
+    srv: FakeOpenAIServer,
+) -> None:
+    srv.enqueue(FakeReply("A reply of several words.", usage=None))
+    prompt = [Message("system", "You are terse. " * 20), Message("user", "hi")]
+    [usage] = [c.usage for c in await collect(model_for(srv), prompt) if isinstance(c, UsageChunk)]
+    assert usage.estimated
+    assert 40 <= usage.prompt_tokens <= 140
+    assert 3 <= usage.completion_tokens <= 12
+
+
+async def test_reported_usage_is_not_marked_estimated(srv: FakeOpenAIServer) -> None:
+    srv.enqueue(FakeReply("ok", usage=(31, 2)))
+    [usage] = [c.usage for c in await collect(model_for(srv)) if isinstance(c, UsageChunk)]
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.estimated) == (31, 2, False)
+
+
+# --- servers that cannot stream tool calls -------------------------------------------------
+
+
+async def test_tool_turns_fall_back_to_whole_replies_once_and_remember(
+    srv: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    call = FakeToolCall("read_file", {"path": "notes.txt"}, id="call_1")
+    srv.enqueue(
+        FakeReply(empty=True),  # llama-cpp-python asked to stream with tools
+        FakeReply(tool_calls=[call]),
+        FakeReply("done"),
+        FakeReply("plain streamed answer"),
+    )
+    model = model_for(srv, max_retries=0)  # the fallback is not a retry
+    first = reply_of(await collect(model, tools=[READ]))
+    assert first.tool_calls() == (ToolCall("call_1", "read_file", '{"path": "notes.txt"}'),)
+    assert first.finish_reason == "tool_calls"
+    second = reply_of(await collect(model, tools=[READ]))
+    assert second.message().content == "done"
+    third = reply_of(await collect(model))
+    assert third.message().content == "plain streamed answer"
+    streamed = [body.get("stream", False) for body in srv.requests]
+    assert streamed == [True, False, False, True]  # tools: whole replies; no tools: streams
+    assert "cannot stream replies that may call tools" in caplog.text
+
+
+async def test_stream_tools_false_never_streams_tool_turns(srv: FakeOpenAIServer) -> None:
+    srv.enqueue(FakeReply("whole", usage=None))
+    chunks = await collect(model_for(srv, stream_tools=False), tools=[READ])
+    assert reply_of(chunks).message().content == "whole"
+    assert srv.requests[0].get("stream") in (None, False)
+    assert any(isinstance(c, UsageChunk) and c.usage.estimated for c in chunks)
+
+
+async def test_stream_tools_true_reports_the_empty_stream_instead(
+    srv: FakeOpenAIServer,
+) -> None:
+    srv.enqueue(FakeReply(empty=True))
+    with pytest.raises(ModelError, match="without any text or tool call"):
+        await collect(model_for(srv, stream_tools=True, max_retries=0), tools=[READ])
