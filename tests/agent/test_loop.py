@@ -273,3 +273,13 @@ async def test_tools_see_their_run_and_what_the_user_said(make_agent: AgentFacto
     assert (session, run) == (start.session_id, start.run_id)
     assert said == "find the UserStore"
     assert agent.tool_context.run_id is None  # the agent's shared context is left alone
+
+
+async def test_an_empty_final_reply_fails_the_run_visibly(make_agent: AgentFactory) -> None:
+    """A model that says nothing and calls nothing has not answered: the run fails with an
+    error event instead of completing with no text (a local server did this)."""
+    agent, _ = make_agent([reply("   ")])
+    events = await collect(agent.send("Say hello."))
+    [error] = [e for e in events if e.type == "error"]
+    assert "returned an empty reply" in error.message  # type: ignore[union-attr]
+    assert events[-1].type == "run_end" and events[-1].status == "failed"  # type: ignore[union-attr]

@@ -186,6 +186,12 @@ class RunLoop:
                 if not reply.tool_calls:
                     if self._inbox and self.iterations < self._limits.max_iterations:
                         continue  # the user added something while the model answered
+                    if not reply.content.strip():
+                        # Said nothing and called nothing: not an answer to report as one.
+                        raise ModelError(
+                            f"the model ({self._model.model_name}) returned an empty reply",
+                            retryable=True,
+                        )
                     status, detail = "completed", ""
                     break
                 async for event in self._tool_turn(reply.tool_calls):
