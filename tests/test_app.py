@@ -159,3 +159,24 @@ def test_the_knowledge_base_shares_the_memorys_embedder(
         assert kb.embedder is app.memory.embedder
     finally:
         kb.close()
+
+
+def test_documents_are_summarised_only_by_a_fast_model_of_its_own(
+    settings: Settings, fake_openai: FakeOpenAIServer
+) -> None:
+    """Unset, the fast role copies the main model: ``kb add`` summarising every section with
+    it took ~10 minutes for one README on a local server; extractive summaries took 4 s."""
+    settings.models["main"] = fake_openai.model_settings()
+    settings.models["fast"] = fake_openai.model_settings()  # what an unset fast role becomes
+    copied = open_knowledge(settings, embedder=None)
+    try:
+        assert copied.fast is not None  # query rewriting still uses it: one call per search
+        assert copied.summary_model is None
+    finally:
+        copied.close()
+    settings.models["fast"] = fake_openai.model_settings(model="small-fast")
+    own = open_knowledge(settings, embedder=None)
+    try:
+        assert own.summary_model is not None and own.summary_model.model_name == "small-fast"
+    finally:
+        own.close()

@@ -112,7 +112,8 @@ def open_knowledge(
 
     ``embedder`` defaults to the configured one, with its own cache in the knowledge file
     (pass the memory's to share one loaded model); ``fast`` to the usable fast model.  The
-    fast model is used (and built) only when a knowledge setting asks for it.
+    fast model is used (and built) only when a knowledge setting asks for it, and summarises
+    documents only when it is configured apart from the main model.
     """
     from shiyi.index.embeddings import build_embedder
     from shiyi.knowledge import KnowledgeBase
@@ -124,7 +125,17 @@ def open_knowledge(
         fast = None
     elif fast is DEFAULT:
         fast = usable_fast_model(settings)
-    return KnowledgeBase.open(settings, embedder=embedder, fast_model=fast, owns_embedder=owns)
+    # A summary per section is a model call per section: only a fast model of its own does
+    # that, never the main model standing in for an unset fast role (minutes per document).
+    summaries = fast if has_own_fast_model(settings) else None
+    return KnowledgeBase.open(
+        settings, embedder=embedder, fast_model=fast, summary_model=summaries, owns_embedder=owns
+    )
+
+
+def has_own_fast_model(settings: Settings) -> bool:
+    """Whether ``fast`` is configured apart from ``main`` (unset, it copies the main role)."""
+    return settings.model_role("fast") != settings.model_role("main")
 
 
 def uses_fast_model(settings: Settings) -> bool:

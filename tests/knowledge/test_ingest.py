@@ -3,10 +3,12 @@ files replace their chunks everywhere, bad files are reported and lose nothing."
 
 from __future__ import annotations
 
+import asyncio
 from itertools import pairwise
 from pathlib import Path
 
 from shiyi.knowledge import KnowledgeBase
+from shiyi.knowledge.ingest import IngestProgress
 from tests.knowledge.conftest import Opener, add, make_pdf
 
 
@@ -200,3 +202,26 @@ def test_adding_a_folder_honours_its_gitignore(open_kb: Opener, tmp_path: Path) 
     (folder / "drafts" / "wip.md").write_text("# Draft\n\nUnfinished thoughts.\n")
     report = add(open_kb(), folder)
     assert report.added == [str((folder / "kept.md").resolve())]
+
+
+def test_progress_counts_files_bytes_chunks_and_embeddings(
+    open_kb: Opener, corpus: dict[str, Path]
+) -> None:
+    kb = open_kb()
+    seen: list[IngestProgress] = []
+    files = [corpus["vault"], corpus["Falcon"], corpus["auth"]]
+    report = asyncio.run(kb.add(files, seen.append))
+    done = [s for s in seen if s.message.startswith("added")]
+    assert [s.files_done for s in done] == [1, 2, 3]
+    assert {s.files_total for s in seen} == {3}
+    assert {s.bytes_total for s in seen} == {sum(f.stat().st_size for f in files)}
+    assert done[-1].bytes_done == done[-1].bytes_total
+    last = done[-1]
+    assert (last.chunks, last.sections, last.embedded) == (
+        report.chunks,
+        report.sections,
+        report.embedded,
+    )
+    assert report.embedded == kb.counts()["chunks"] + kb.counts()["summaries"]
+    assert [s.eta_seconds is None for s in done] == [True, False, False]
+    assert done[-1].eta_seconds == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from shiyi.config.settings import KnowledgeSettings, Settings
 from shiyi.index.types import Embedder
@@ -27,12 +28,16 @@ class KnowledgeBase:
         settings: KnowledgeSettings,
         *,
         fast: ChatModel | None = None,
+        summary_model: ChatModel | None = None,
         owns_embedder: bool = False,
     ) -> None:
+        """``fast`` rewrites queries and writes HyDE passages; ``summary_model`` summarises
+        documents as they are added (None: extractive summaries)."""
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.fast = fast
+        self.summary_model = summary_model if settings.summarize_with_model else None
         self._owns_embedder = owns_embedder
         helper = ModelRewriter(fast) if fast is not None else None
         self.searcher = KnowledgeSearch(store, embedder, rewriter=helper, hyde=helper)
@@ -52,11 +57,13 @@ class KnowledgeBase:
         *,
         embedder: Embedder | None,
         fast_model: ChatModel | None,
+        summary_model: ChatModel | Literal["fast"] | None = "fast",
         owns_embedder: bool = False,
     ) -> KnowledgeBase:
         """Open (creating if needed) the data dir's knowledge base, searching with
-        ``embedder`` (None: keywords only) and ``fast_model`` (None: extractive summaries, no
-        rewriting, no HyDE).  :func:`shiyi.app.open_knowledge` builds both from the settings.
+        ``embedder`` (None: keywords only) and ``fast_model`` (None: no rewriting, no HyDE),
+        summarising with ``summary_model`` (default: the fast model; None: extractive).
+        :func:`shiyi.app.open_knowledge` picks all three from the settings.
         ``owns_embedder``: :meth:`close` closes the embedder's cache."""
         try:
             store = KnowledgeStore(
@@ -68,8 +75,14 @@ class KnowledgeBase:
             if owns_embedder:
                 _close_cache(embedder)
             raise
+        summaries = fast_model if summary_model == "fast" else summary_model
         return cls(
-            store, embedder, settings.knowledge, fast=fast_model, owns_embedder=owns_embedder
+            store,
+            embedder,
+            settings.knowledge,
+            fast=fast_model,
+            summary_model=summaries,
+            owns_embedder=owns_embedder,
         )
 
     # --- documents -------------------------------------------------------------------------
@@ -78,8 +91,8 @@ class KnowledgeBase:
         self, paths: Sequence[Path], progress: Progress | None = None, *, force: bool = False
     ) -> IngestReport:
         summarizer: Summarizer = (
-            ModelSummarizer(self.fast)
-            if self.fast is not None and self.settings.summarize_with_model
+            ModelSummarizer(self.summary_model)
+            if self.summary_model is not None
             else ExtractiveSummarizer()
         )
         options = IngestOptions(

@@ -34,8 +34,26 @@ from shiyi.knowledge.models import (
 from shiyi.knowledge.store import DocumentRows, KnowledgeStore
 from shiyi.knowledge.summaries import Summarizer, summarize_document
 
-Progress = Callable[[str, str], None]
-"""(file, what happened): called as each file is done, and before long embeddings."""
+
+@dataclass(slots=True, frozen=True)
+class IngestProgress:
+    """Where an ingestion stands: sent as each file is done and before its slow steps."""
+
+    path: str
+    message: str
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    chunks: int
+    sections: int
+    embedded: int
+    eta_seconds: float | None
+    """From the rate of the files after the first (which also loads the embedding model);
+    None until there is one."""
+
+
+Progress = Callable[[IngestProgress], None]
 Outcome = Literal["added", "updated", "unchanged"]
 
 # Directories that hold dependencies or build output, not the user's documents.
@@ -72,21 +90,20 @@ class Ingestor:
     async def add(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestReport:
         started = time.perf_counter()
         report = IngestReport()
-        notify = progress or (lambda _path, _message: None)
-        for path in self._files(paths, report):
+        files = [(path, _size(path)) for path in self._files(paths, report)]
+        tracker = _Tracker(report, len(files), sum(size for _, size in files), started, progress)
+        for path, size in files:
             try:
-                outcome, chunks = await self._ingest(path, report, notify)
+                outcome, chunks = await self._ingest(path, report, tracker.notify)
             except IngestError as exc:
                 report.failed.append((str(path), str(exc)))
-                notify(str(path), "failed (see below)")
+                tracker.file_done(str(path), size, "failed (see below)")
                 continue
             getattr(report, outcome).append(str(path))
             report.chunks += chunks
             plural = "" if chunks == 1 else "s"
-            notify(
-                str(path),
-                outcome if outcome == "unchanged" else f"{outcome}: {chunks} chunk{plural}",
-            )
+            said = outcome if outcome == "unchanged" else f"{outcome}: {chunks} chunk{plural}"
+            tracker.file_done(str(path), size, said)
         await asyncio.to_thread(self.store.sweep)
         report.seconds = time.perf_counter() - started
         return report
@@ -117,7 +134,7 @@ class Ingestor:
     # --- one file ------------------------------------------------------------------------
 
     async def _ingest(
-        self, path: Path, report: IngestReport, notify: Progress
+        self, path: Path, report: IngestReport, notify: Callable[[str, str], None]
     ) -> tuple[Outcome, int]:
         resolved, data = await asyncio.to_thread(_read, path, self.options.max_file_bytes)
         digest = hashlib.sha256(data).hexdigest()
@@ -129,6 +146,12 @@ class Ingestor:
         if not any(c.text.strip() for c in chunked.chunks):
             hint = " (a scanned PDF needs OCR first)" if loaded.format == "pdf" else ""
             raise IngestError(f"{path}: no text found{hint}")
+        by_model = getattr(self.summarizer, "model", None)
+        if by_model is not None:
+            notify(
+                str(path),
+                f"summarising {len(chunked.sections)} sections with {by_model.model_name}…",
+            )
         drafts = await summarize_document(loaded.title, chunked, self.summarizer)
         rows = _rows(str(resolved), digest, len(data), loaded.title, loaded.format, chunked, drafts)
         texts = [c.text for c in rows.chunks] + [s.text for s in rows.summaries]
@@ -138,10 +161,62 @@ class Ingestor:
             embed_started = time.perf_counter()
             matrix = await asyncio.to_thread(_embed, self.embedder, texts)
             report.embed_seconds += time.perf_counter() - embed_started
+            report.embedded += len(texts)
             rows.chunk_vectors = matrix[: len(rows.chunks)]
             rows.summary_vectors = matrix[len(rows.chunks) :]
         await asyncio.to_thread(self.store.replace_document, rows)
+        report.sections += len(rows.sections)
         return ("added" if existing is None else "updated"), len(rows.chunks)
+
+
+class _Tracker:
+    """Counts what is done and turns it into :class:`IngestProgress` for the caller."""
+
+    def __init__(
+        self,
+        report: IngestReport,
+        files: int,
+        size: int,
+        started: float,
+        progress: Progress | None,
+    ) -> None:
+        self.report = report
+        self.files_total = files
+        self.bytes_total = size
+        self.files_done = 0
+        self.bytes_done = 0
+        self.bytes_at_start = 0
+        self.started = started
+        self.progress = progress
+
+    def file_done(self, path: str, size: int, message: str) -> None:
+        self.files_done += 1
+        self.bytes_done += size
+        if self.files_done == 1:  # the rate is measured from here: the first file also
+            self.started = time.perf_counter()  # paid for loading the embedding model
+            self.bytes_at_start = self.bytes_done
+        self.notify(path, message)
+
+    def notify(self, path: str, message: str) -> None:
+        if self.progress is None:
+            return
+        elapsed = time.perf_counter() - self.started
+        left = self.bytes_total - self.bytes_done
+        measured = self.bytes_done - self.bytes_at_start
+        eta = elapsed / measured * left if measured > 0 else (0.0 if left == 0 else None)
+        report = self.report
+        status = IngestProgress(
+            path, message, self.files_done, self.files_total, self.bytes_done,
+            self.bytes_total, report.chunks, report.sections, report.embedded, eta,
+        )  # fmt: skip
+        self.progress(status)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # reading it will report the error
 
 
 def _walk(root: Path) -> Iterator[Path]:

@@ -132,5 +132,8 @@ class IngestReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) of files that could not be ingested; what was stored stays."""
     chunks: int = 0
+    sections: int = 0
+    embedded: int = 0
+    """Texts embedded (chunks and summaries)."""
     seconds: float = 0.0
     embed_seconds: float = 0.0

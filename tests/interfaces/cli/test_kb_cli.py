@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.interfaces.cli.conftest import Cli
@@ -20,6 +21,10 @@ def test_add_search_list_update_remove(cli: Cli) -> None:
     assert added.returncode == 0, added.stderr
     assert "summaries: extractive" in added.stderr  # no usable fast model: offline
     assert "added: 3 chunks" in added.stderr and "docs/falcon.md" in added.stderr
+    progress = [line for line in added.stderr.splitlines() if line.startswith("[")]
+    assert re.match(r"\[[█░]{10}\] 1/6 files · \d+ B/\d+ KB · \d+ chunks · ", progress[0])
+    assert "ETA" not in progress[0]  # the first file also loads the embedder: no estimate
+    assert re.match(r"\[██████████\] 6/6 files · .* embedded · ETA 0 s  ", progress[-1])
     assert added.stdout.startswith("6 added, 0 updated, 0 unchanged, 0 failed")
 
     found = cli.run("kb", "search", "Which region does Project Osprey run in?", "--limit", "2")
