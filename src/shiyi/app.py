@@ -19,7 +19,7 @@ from collections.abc import Collection
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from shiyi.agent.agent import Agent
 from shiyi.agent.persona import load_persona
@@ -32,6 +32,7 @@ from shiyi.llm.protocol import ChatModel
 from shiyi.sessions.log import SessionLog
 from shiyi.tools.base import Tool
 from shiyi.tools.builtins import check_tool_names, every_builtin_tool
+from shiyi.tools.profiles import compact
 from shiyi.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -144,6 +145,20 @@ def uses_fast_model(settings: Settings) -> bool:
     return k.summarize_with_model or k.rewrite or k.hyde
 
 
+SMALL_MODEL_BYTES = 1_500_000_000
+"""An embedded model below this gets the compact tool profile (``tools.profile: auto``)."""
+
+
+def tool_profile(settings: Settings, main: ChatModel) -> Literal["full", "compact"]:
+    """``tools.profile``, with ``auto`` decided by the main model actually used: compact for
+    an embedded GGUF under :data:`SMALL_MODEL_BYTES` (SmolLM2-135M is 0.1 GB), else full."""
+    chosen = settings.tools.profile
+    if chosen != "auto":
+        return chosen
+    size = getattr(main, "weights_bytes", None)
+    return "compact" if isinstance(size, int) and size < SMALL_MODEL_BYTES else "full"
+
+
 class App:
     """What one process serves from: models, memory, the knowledge tools, the session log,
     the summary cache and the persona, shared by all of its agents.
@@ -168,6 +183,7 @@ class App:
         self.summaries = SummaryStore(settings.data_dir / "summaries.sqlite3")
         self.persona = load_persona(settings)
         self.knowledge_tools = self._knowledge_tools()
+        self.tool_profile = tool_profile(settings, models.main)
         self._agents: weakref.WeakSet[Agent] = weakref.WeakSet()
 
     @classmethod
@@ -222,7 +238,10 @@ class App:
             candidates += memory_tools(self.memory)
         candidates += self.knowledge_tools
         candidates += plan_tools(lambda: agent.context.plan)
-        return ToolRegistry(t for t in candidates if allowed is None or t.spec.name in allowed)
+        chosen = [t for t in candidates if allowed is None or t.spec.name in allowed]
+        if self.tool_profile == "compact":
+            chosen = compact(chosen, None if allowed is None else list(allowed))
+        return ToolRegistry(chosen)
 
     def agent(
         self,

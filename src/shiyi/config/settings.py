@@ -130,6 +130,11 @@ class ToolSettings(_Strict):
     enabled: list[str] | None = Field(
         default=None, description="Tool names to offer; None offers every built-in."
     )
+    profile: Literal["auto", "full", "compact"] = Field(
+        default="auto",
+        description="compact: the core tools with one-line descriptions, for small models "
+        "whose prompt processing is slow (auto: compact for an embedded model under 1.5 GB).",
+    )
     repo_map: RepoMapSettings = Field(default_factory=RepoMapSettings)
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
 

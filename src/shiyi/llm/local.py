@@ -105,6 +105,14 @@ class LocalModel:
         return self._settings.model
 
     @property
+    def weights_bytes(self) -> int | None:
+        """The GGUF file's size (how small a model this is), or None if it is missing."""
+        try:
+            return _model_file(self._settings).stat().st_size
+        except (ModelUnavailable, OSError):
+            return None
+
+    @property
     def busy(self) -> bool:
         """True while a worker thread is generating with this model."""
         return self._run_lock.locked()
