@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,12 +21,6 @@ from tests.memory.lifecycle.conftest import user_event
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 
 HI = [Message("user", "hi")]
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        yield server
 
 
 def model(

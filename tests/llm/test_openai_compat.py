@@ -6,14 +6,11 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Any
 
 import pytest
 
 from shiyi.config.settings import ModelPrice
 from shiyi.errors import ModelError, ModelUnavailable
-from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.openai_compat import OpenAICompatModel
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import (
@@ -28,6 +25,7 @@ from shiyi.llm.types import (
     ToolSpec,
     UsageChunk,
 )
+from tests.llm.conftest import HI, Sleeps, assemble, collect, drain_into, model_for
 from tests.support.fake_openai import (
     FakeError,
     FakeOpenAIServer,
@@ -36,48 +34,6 @@ from tests.support.fake_openai import (
 )
 
 READ = ToolSpec("read_file", "Read a file", {"type": "object", "properties": {}})
-HI = [Message("user", "hi")]
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        yield server
-
-
-class Sleeps:
-    """Injected sleep: records the delays instead of waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
-
-
-async def collect(
-    model: OpenAICompatModel, messages: Sequence[Message] = HI, **kwargs: Any
-) -> list[StreamChunk]:
-    return [chunk async for chunk in model.stream(messages, **kwargs)]
-
-
-async def drain_into(seen: list[StreamChunk], model: OpenAICompatModel) -> None:
-    """Like :func:`collect`, but keeps what arrived before an exception."""
-    async for chunk in model.stream(HI):
-        seen.append(chunk)
-
-
-def assemble(chunks: Sequence[StreamChunk]) -> ReplyAssembler:
-    assembler = ReplyAssembler()
-    for chunk in chunks:
-        assembler.add(chunk)
-    return assembler
-
-
-def model_for(
-    srv: FakeOpenAIServer, sleeps: Sleeps | None = None, **overrides: Any
-) -> OpenAICompatModel:
-    return OpenAICompatModel(srv.model_settings(**overrides), sleep=sleeps or Sleeps())
 
 
 # --- streaming ----------------------------------------------------------------------------

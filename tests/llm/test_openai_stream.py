@@ -8,51 +8,14 @@ is driven in tests/llm/test_llama_server.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
-
 import pytest
 
 from shiyi.errors import ModelError
-from shiyi.llm.assemble import ReplyAssembler
-from shiyi.llm.openai_compat import OpenAICompatModel
 from shiyi.llm.types import Message, StreamChunk, ToolCall, ToolSpec, UsageChunk
+from tests.llm.conftest import assemble, collect, drain_into, model_for
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply, FakeToolCall
 
 READ = ToolSpec("read_file", "Read a file", {"type": "object", "properties": {}})
-HI = [Message("user", "hi")]
-
-
-@pytest.fixture
-def srv() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        yield server
-
-
-def model_for(srv: FakeOpenAIServer, **overrides: Any) -> OpenAICompatModel:
-    async def no_wait(_: float) -> None:
-        return None
-
-    return OpenAICompatModel(srv.model_settings(**overrides), sleep=no_wait)
-
-
-async def collect(
-    model: OpenAICompatModel, messages: Sequence[Message] = HI, **kwargs: Any
-) -> list[StreamChunk]:
-    return [chunk async for chunk in model.stream(messages, **kwargs)]
-
-
-async def drain_into(seen: list[StreamChunk], model: OpenAICompatModel) -> None:
-    """Collects what arrives until the stream ends or fails."""
-    async for chunk in model.stream(HI):
-        seen.append(chunk)
-
-
-def reply_of(chunks: Sequence[StreamChunk]) -> ReplyAssembler:
-    assembler = ReplyAssembler()
-    for chunk in chunks:
-        assembler.add(chunk)
-    return assembler
 
 
 # --- replies that are not replies ------------------------------------------------------------
@@ -60,7 +23,7 @@ def reply_of(chunks: Sequence[StreamChunk]) -> ReplyAssembler:
 
 async def test_an_empty_stream_is_an_error_and_is_retried(srv: FakeOpenAIServer) -> None:
     srv.enqueue(FakeReply(empty=True), FakeReply("second try"))
-    reply = reply_of(await collect(model_for(srv)))
+    reply = assemble(await collect(model_for(srv)))
     assert reply.message().content == "second try"
     assert len(srv.requests) == 2
 
@@ -84,7 +47,7 @@ async def test_a_stream_cut_off_without_finish_or_done_is_an_error(
     with pytest.raises(ModelError, match="broke off its reply mid-stream") as caught:
         await drain_into(seen, model_for(srv))
     assert "without a finish reason or [DONE]" in str(caught.value)
-    assert reply_of(seen).message().content == "half a sent"  # what the user saw stays
+    assert assemble(seen).message().content == "half a sent"  # what the user saw stays
     assert len(srv.requests) == 1  # never replayed
 
 
@@ -92,7 +55,7 @@ async def test_a_missing_finish_reason_is_inferred_when_done_was_sent(
     srv: FakeOpenAIServer,
 ) -> None:
     srv.enqueue(FakeReply("fine", finish=False))
-    assert reply_of(await collect(model_for(srv))).finish_reason == "stop"
+    assert assemble(await collect(model_for(srv))).finish_reason == "stop"
 
 
 async def test_keep_alive_pings_alone_run_into_the_deadline(srv: FakeOpenAIServer) -> None:
@@ -108,7 +71,7 @@ async def test_pings_before_a_reply_within_the_deadline_are_fine(
     srv: FakeOpenAIServer,
 ) -> None:
     srv.enqueue(FakeReply("slow prompt, then text", pings=3, delay=0.05))
-    reply = reply_of(await collect(model_for(srv, timeout=1.0)))
+    reply = assemble(await collect(model_for(srv, timeout=1.0)))
     assert reply.message().content == "slow prompt, then text"
 
 
@@ -146,12 +109,12 @@ async def test_tool_turns_fall_back_to_whole_replies_once_and_remember(
         FakeReply("plain streamed answer"),
     )
     model = model_for(srv, max_retries=0)  # the fallback is not a retry
-    first = reply_of(await collect(model, tools=[READ]))
+    first = assemble(await collect(model, tools=[READ]))
     assert first.tool_calls() == (ToolCall("call_1", "read_file", '{"path": "notes.txt"}'),)
     assert first.finish_reason == "tool_calls"
-    second = reply_of(await collect(model, tools=[READ]))
+    second = assemble(await collect(model, tools=[READ]))
     assert second.message().content == "done"
-    third = reply_of(await collect(model))
+    third = assemble(await collect(model))
     assert third.message().content == "plain streamed answer"
     streamed = [body.get("stream", False) for body in srv.requests]
     assert streamed == [True, False, False, True]  # tools: whole replies; no tools: streams
@@ -161,7 +124,7 @@ async def test_tool_turns_fall_back_to_whole_replies_once_and_remember(
 async def test_stream_tools_false_never_streams_tool_turns(srv: FakeOpenAIServer) -> None:
     srv.enqueue(FakeReply("whole", usage=None))
     chunks = await collect(model_for(srv, stream_tools=False), tools=[READ])
-    assert reply_of(chunks).message().content == "whole"
+    assert assemble(chunks).message().content == "whole"
     assert srv.requests[0].get("stream") in (None, False)
     assert any(isinstance(c, UsageChunk) and c.usage.estimated for c in chunks)
 

@@ -48,9 +48,7 @@ def test_first_sentence() -> None:
     assert first_sentence("  No full stop here  ") == "No full stop here"
 
 
-def test_the_embedded_small_model_gets_the_compact_profile(
-    settings: Settings, open_app: object
-) -> None:
+def test_the_embedded_small_model_gets_the_compact_profile(settings: Settings) -> None:
     settings.memory.enabled = False
     with App.open(settings) as app:  # the real LocalModel, not loaded: its file size decides
         assert app.tool_profile == "compact"
