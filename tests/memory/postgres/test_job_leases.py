@@ -14,7 +14,9 @@ from shiyi.errors import StorageError
 from shiyi.memory.postgres.jobs import PostgresJobQueue
 from tests.memory.queue_client import QueueProcess
 
-LEASE = 0.5
+LEASE = 1.5
+"""Seconds; long enough that a loaded machine's stalls do not expire a live lease (a CI run that
+took twice its usual time once saw a 0.5 s lease lapse between a kill and the next claim)."""
 
 Factory = Callable[..., PostgresJobQueue]
 
