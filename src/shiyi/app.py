@@ -14,6 +14,7 @@ registry are built here and handed down; nothing below reads ``Settings`` to bui
 from __future__ import annotations
 
 import logging
+import threading
 import weakref
 from collections.abc import Collection
 from concurrent.futures import Executor
@@ -28,7 +29,9 @@ from shiyi.config.settings import Settings
 from shiyi.context.summaries import SummaryStore
 from shiyi.errors import ShiyiError
 from shiyi.llm.factory import build_chat_model
+from shiyi.llm.local import LocalModel
 from shiyi.llm.protocol import ChatModel
+from shiyi.llm.tokens import TokenCounter, preload_encoder
 from shiyi.sessions.log import SessionLog
 from shiyi.tools.base import Tool
 from shiyi.tools.builtins import check_tool_names, every_builtin_tool
@@ -149,6 +152,30 @@ SMALL_MODEL_BYTES = 1_500_000_000
 """An embedded model below this gets the compact tool profile (``tools.profile: auto``)."""
 
 
+def _budget_counter(main: ChatModel) -> TokenCounter | None:
+    """A character-count estimate for the embedded model (whose weights start loading now),
+    else the default (cl100k, loaded now in the background).
+
+    cl100k is not the embedded model's tokenizer anyway, the model reports exact prompt
+    tokens that calibrate the estimate after its first reply, and loading ``bpe-openai``
+    (it decodes three vocabularies at import) was the slowest step of a first local reply:
+    1-3 s of the ~6 s measured.
+    """
+    if isinstance(main, LocalModel):
+        # Its weights load while the memory opens and the first context is built.
+        threading.Thread(target=_load_quietly, args=(main,), daemon=True).start()
+        return TokenCounter(use_tokenizer=False)
+    preload_encoder()
+    return None
+
+
+def _load_quietly(model: LocalModel) -> None:
+    try:
+        model.load()
+    except ShiyiError:  # the first reply loads it again and reports the error there
+        log.debug("preloading the local model failed", exc_info=True)
+
+
 def tool_profile(settings: Settings, main: ChatModel) -> Literal["full", "compact"]:
     """``tools.profile``, with ``auto`` decided by the main model actually used: compact for
     an embedded GGUF under :data:`SMALL_MODEL_BYTES` (SmolLM2-135M is 0.1 GB), else full."""
@@ -184,6 +211,7 @@ class App:
         self.persona = load_persona(settings)
         self.knowledge_tools = self._knowledge_tools()
         self.tool_profile = tool_profile(settings, models.main)
+        self._counter = _budget_counter(models.main)
         self._agents: weakref.WeakSet[Agent] = weakref.WeakSet()
 
     @classmethod
@@ -267,8 +295,11 @@ class App:
             persona=self.persona,
             summaries=self.summaries,
             executor=executor,
+            counter=self._counter,
         )
         agent.tools = self.tools(names, agent)
+        forced = self.settings.tools.force_first_call
+        agent.force_first_call = self.tool_profile == "compact" if forced is None else forced
         if session_id is not None:
             agent.resume(session_id)
         self._agents.add(agent)

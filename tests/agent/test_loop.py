@@ -3,10 +3,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 
 import pytest
 
 from shiyi.agent import Agent
+from shiyi.app import App
 from shiyi.config import Settings
 from shiyi.errors import ModelError
 from shiyi.events import RunEnd, ToolResultEvent, event_from_json, event_to_json
@@ -283,3 +285,33 @@ async def test_an_empty_final_reply_fails_the_run_visibly(make_agent: AgentFacto
     [error] = [e for e in events if e.type == "error"]
     assert "returned an empty reply" in error.message  # type: ignore[union-attr]
     assert events[-1].type == "run_end" and events[-1].status == "failed"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("guided", "message", "expected"),
+    [
+        (True, "Read the file notes.txt", ["required", "none"]),
+        (True, "Say hello in one short sentence.", ["auto", "auto"]),
+        (False, "Read the file notes.txt", ["auto", "auto"]),
+    ],
+)
+async def test_a_guided_small_model_looks_first_then_answers(
+    make_agent: AgentFactory, guided: bool, message: str, expected: list[str]
+) -> None:
+    agent, model = make_agent([reply("", call("add", a=1, b=2)), reply("It says 3.")], tools=[add])
+    agent.force_first_call = guided
+    events = await collect(agent.send(message))
+    assert run_end(events).status == "completed"
+    assert [request.tool_choice for request in model.requests] == expected
+
+
+async def test_the_app_guides_only_the_compact_profile_unless_told(
+    settings: Settings, open_app: Callable[..., App]
+) -> None:
+    settings.memory.enabled = False
+    settings.tools.profile = "compact"
+    assert open_app(settings).agent().force_first_call
+    settings.tools.profile = "full"
+    assert not open_app(settings).agent().force_first_call
+    settings.tools.force_first_call = True
+    assert open_app(settings).agent().force_first_call

@@ -66,7 +66,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(default_gguf_path()),
+        # llama_cpp.server, after loading the CPU backend variant for this machine
+        sys.executable, "-m", "shiyi.llm.llama_server", "--model", str(default_gguf_path()),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2",
         "--chat_format", "chatml-function-calling",
     ]  # fmt: skip

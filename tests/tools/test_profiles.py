@@ -28,6 +28,11 @@ async def test_a_compact_tool_runs_exactly_as_the_full_one(workspace: Path) -> N
     assert await small.invoke(small.validate(arguments), ctx) == await full.invoke(
         full.validate(arguments), ctx
     )
+    assert "start_line" not in small.spec.parameters["properties"]  # offered: required only
+    within = {"path": "notes.txt", "start_line": 2}  # still accepted when a model sends it
+    assert await small.invoke(small.validate(within), ctx) == await full.invoke(
+        full.validate(within), ctx
+    )
     with pytest.raises(ToolArgumentsError):
         small.validate({"path": 3, "surprise": True})
     assert small.read_only and small.timeout == full.timeout
@@ -40,6 +45,8 @@ def test_descriptions_are_one_sentence_and_parameters_bare() -> None:
     for tool in tools:
         assert "\n" not in tool.spec.description
         assert "description" not in json.dumps(tool.spec.parameters)
+        full = tool.inner.spec.parameters  # type: ignore[attr-defined]
+        assert set(tool.spec.parameters["properties"]) == set(full.get("required", ()))
     assert schemas_size(tools) < 0.4 * schemas_size(every_builtin_tool())  # type: ignore[arg-type]
 
 

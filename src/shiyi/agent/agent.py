@@ -23,7 +23,8 @@ from shiyi.errors import StorageError
 from shiyi.events import Event, Routed, UserMessageInjected
 from shiyi.llm.gate import conversation
 from shiyi.llm.protocol import ChatModel
-from shiyi.llm.types import Message
+from shiyi.llm.tokens import TokenCounter
+from shiyi.llm.types import Message, ToolChoice
 from shiyi.sessions.log import SessionInfo, SessionLog, new_id
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
@@ -56,9 +57,11 @@ class Agent:
         persona: str | None = None,
         summaries: SummaryStore | None = None,
         executor: Executor | None = None,
+        counter: TokenCounter | None = None,
     ) -> None:
         """``persona``, ``summaries`` and ``executor`` may be shared by many agents (a
-        server's); ``executor`` runs each run's blocking set-up and context building
+        server's); ``counter`` counts tokens for the context budget (default: cl100k);
+        ``executor`` runs each run's blocking set-up and context building
         (default: asyncio's thread pool for the set-up, the event loop for building)."""
         self.model = model
         self.memory = memory
@@ -74,10 +77,13 @@ class Agent:
         self.executor = executor
         self.persona = persona if persona is not None else load_persona(settings)
         self.complexity = ComplexityDetector(settings.complexity)
+        self.force_first_call = bool(settings.tools.force_first_call)
+        """See ``tools.force_first_call``; the app turns it on for the compact profile."""
         self.owns_summaries = summaries is None
         self.builder = ContextBuilder(
             settings.context,
             settings.model_role("main").context_window,
+            counter=counter,
             summaries=summaries or SummaryStore(settings.data_dir / "summaries.sqlite3"),
         )
         assert self.builder.summaries is not None
@@ -332,9 +338,19 @@ class Agent:
                 max_run_tokens=agent_settings.max_run_tokens,
                 temperature=self.settings.model_role("main").temperature,
                 max_tokens=self.settings.model_role("main").max_tokens,
+                opening_tool_choices=self._opening_tool_choices(message),
             ),
             offload=self._offload if self.executor is not None else None,
         )
+
+    def _opening_tool_choices(self, message: str) -> tuple[ToolChoice, ...]:
+        """Look, then answer: a tool call first and words second, when a small model is
+        guided (``force_first_call``) and the message names a tool domain.  SmolLM2-135M,
+        asked to read notes.txt, otherwise describes a file it never opened, and once it has
+        read it, calls read_file again until the run stops as stuck."""
+        if self.force_first_call and self.tools.names() and self.complexity.tool_intents(message):
+            return ("required", "none")
+        return ()
 
     async def _offload(self, build: Callable[[], list[Message]]) -> list[Message]:
         return await asyncio.get_running_loop().run_in_executor(self.executor, build)

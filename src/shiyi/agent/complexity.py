@@ -77,8 +77,12 @@ class ComplexityDetector:
                 return [f"step keyword '{step.source}'"]
         return []
 
+    def tool_intents(self, message: str) -> list[str]:
+        """The tool domains (``multi_tool_domains``) whose keywords the message uses."""
+        return [name for name, regex in self._domains if regex.search(message)]
+
     def _domain_reasons(self, message: str) -> list[str]:
-        hit = [name for name, regex in self._domains if regex.search(message)]
+        hit = self.tool_intents(message)
         if len(hit) < self._domain_threshold:
             return []
         return [f"tools from {len(hit)} domains: {', '.join(hit)}"]

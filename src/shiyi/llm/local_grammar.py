@@ -61,21 +61,30 @@ def constrained_tools(tools: Sequence[ToolSpec], tool_choice: ToolChoice) -> lis
     return named
 
 
-def tool_prompt(tools: Sequence[ToolSpec], tool_choice: ToolChoice) -> str:
-    """The system-prompt section that teaches the model the call format."""
+def tool_prompt(tools: Sequence[ToolSpec]) -> str:
+    """The system-prompt section that teaches the model the tools and the call format.
+
+    The same for every request offering these tools, whatever ``tool_choice`` says (that
+    goes in :func:`choice_note`), so it can stay cached.
+    """
     lines = ["# Tools", "", "You can call these tools:"]
     for spec in tools:
         entry = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
         lines.append(json.dumps(entry, ensure_ascii=False))
     example = '{"name": "<tool name>", "arguments": {<arguments as a JSON object>}}'
     lines += ["", "To call a tool, reply with only:", f"{CALL_OPEN}{example}{CALL_CLOSE}"]
-    if tool_choice == "auto":
-        lines.append("If no tool is needed, answer in plain text.")
-    elif tool_choice == "required":
-        lines.append("You must call one of the tools now.")
-    else:
-        lines.append(f"You must call the tool {tool_choice} now.")
     return "\n".join(lines)
+
+
+def choice_note(tool_choice: ToolChoice) -> str:
+    """What this request allows, for the end of the system turn."""
+    if tool_choice == "auto":
+        return "If no tool is needed, answer in plain text."
+    if tool_choice == "required":
+        return "You must call one of the tools now."
+    if tool_choice == "none":
+        return "Do not call a tool now: answer in plain text with what you have."
+    return f"You must call the tool {tool_choice} now."
 
 
 def render_call(call: ToolCall) -> str:
@@ -90,8 +99,13 @@ def render_call(call: ToolCall) -> str:
     return f'{CALL_OPEN}{{"name": {name}, "arguments": {arguments}}}{CALL_CLOSE}'
 
 
-def template_messages(messages: Sequence[Message], tool_section: str) -> list[dict[str, str]]:
-    """History in the plain system/user/assistant shape every chat template accepts."""
+def template_messages(
+    messages: Sequence[Message], tool_section: str, note: str = ""
+) -> list[dict[str, str]]:
+    """History in the plain system/user/assistant shape every chat template accepts.
+
+    The system turn is the tool section, the caller's system text, then ``note``.
+    """
     names = {call.id: call.name for message in messages for call in message.tool_calls}
     turns: list[dict[str, str]] = []
     for message in messages:
@@ -101,10 +115,14 @@ def template_messages(messages: Sequence[Message], tool_section: str) -> list[di
             turns[-1]["content"] += "\n\n" + content
         else:
             turns.append({"role": role, "content": content})
-    if tool_section and turns and turns[0]["role"] == "system":
-        turns[0]["content"] += "\n\n" + tool_section
-    elif tool_section:
-        turns.insert(0, {"role": "system", "content": tool_section})
+    # The tool section goes first: it is the same on every request with the same tools, so
+    # the KV cache (and the on-disk prompt cache) can keep it while the rest changes.
+    if not tool_section:
+        return turns
+    if not turns or turns[0]["role"] != "system":
+        turns.insert(0, {"role": "system", "content": ""})
+    parts = (tool_section, turns[0]["content"], note)
+    turns[0]["content"] = "\n\n".join(part for part in parts if part)
     return turns
 
 
@@ -131,6 +149,8 @@ def grammar_text(tools: Sequence[ToolSpec], *, allow_text: bool, use_schemas: bo
         args_rule = _arguments_rule(converter, spec, index, use_schemas)
         name = _gbnf_literal(json.dumps(spec.name, ensure_ascii=False))
         branches.append(f'{name} tc-ws "," tc-ws "\\"arguments\\"" tc-ws ":" tc-ws {args_rule}')
+    if not branches:  # tool_choice "none": text that does not open with a call
+        return "root ::= tc-text\n" + _TEXT_RULES + "\n"
     root = "root ::= tc-text | tc-call" if allow_text else "root ::= tc-call"
     parts = [root, _CALL_RULES, "tc-fn ::= " + " | ".join(f"( {b} )" for b in branches)]
     if allow_text:

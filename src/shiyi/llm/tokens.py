@@ -15,6 +15,7 @@ import functools
 import logging
 import math
 import re
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -52,15 +53,28 @@ def heuristic_count(text: str) -> int:
     return cjk + math.ceil(ascii_chars / 4) + math.ceil(other / 2)
 
 
-@functools.cache  # one vocabulary per process, shared by every counter
-def _load_encoder() -> Encoder | None:
-    try:
-        with warnings.catch_warnings():
-            # The package reads its vocabulary with a deprecated importlib.resources call.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            import bpe_openai
+_load_lock = threading.Lock()
 
-            encoding = bpe_openai.get_encoding("cl100k_base")
+
+def preload_encoder() -> None:
+    """Start loading the vocabulary in a daemon thread (1-3 s), off the first reply's path."""
+    threading.Thread(target=_load_encoder, name="shiyi-tokenizer-load", daemon=True).start()
+
+
+def _load_encoder() -> Encoder | None:
+    with _load_lock:  # a preload in flight: wait for it rather than load a second copy
+        return _load_encoder_once()
+
+
+@functools.cache  # one vocabulary per process, shared by every counter
+def _load_encoder_once() -> Encoder | None:
+    try:
+        # The package reads its vocabulary with a deprecated importlib.resources call; a
+        # filter, not catch_warnings(), which is not thread-safe (this runs in a preload).
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module="bpe_openai")
+        import bpe_openai
+
+        encoding = bpe_openai.get_encoding("cl100k_base")
     except ImportError:
         log.warning("bpe-openai is not installed; token counts use a character heuristic")
         return None

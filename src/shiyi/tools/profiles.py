@@ -3,7 +3,9 @@
 Every tool schema is prompt the model reads before each reply. The embedded SmolLM2-135M
 read 3,092 prompt tokens (persona plus 14 schemas) before its first word, 45 s on two cores
 with a portable llama.cpp build. The compact profile offers the core tools, each with the
-first sentence of its description and its parameters without descriptions.
+first sentence of its description and only its required parameters, bare.  Optional ones
+(line ranges, limits, modes) are what a tiny model fills with invented values: SmolLM2 asked
+for lines 10-10 of a two-line file, four times.  A call with them is still accepted.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ class CompactTool:
     def __init__(self, inner: Tool) -> None:
         self.inner = inner
         spec = inner.spec
-        self._spec = ToolSpec(spec.name, first_sentence(spec.description), _bare(spec.parameters))
+        parameters = _bare(_required_only(spec.parameters))
+        self._spec = ToolSpec(spec.name, first_sentence(spec.description), parameters)
 
     @property
     def spec(self) -> ToolSpec:
@@ -64,6 +67,16 @@ def compact(tools: Sequence[Tool], named: Sequence[str] | None = None) -> list[T
 def first_sentence(text: str) -> str:
     line = " ".join(text.split())
     return _SENTENCE_END.split(line, maxsplit=1)[0]
+
+
+def _required_only(schema: dict[str, Any]) -> dict[str, Any]:
+    """The object schema with its required properties only."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    required = [name for name in schema.get("required", ()) if name in properties]
+    kept = {name: properties[name] for name in required}
+    return {**schema, "properties": kept, "required": required}
 
 
 def _bare(schema: dict[str, Any]) -> dict[str, Any]:

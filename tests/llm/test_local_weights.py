@@ -1,0 +1,64 @@
+"""The Q8_0 copy of the default Q4_1 weights, made with the real llama.cpp quantizer."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from shiyi.config.settings import ModelSettings
+from shiyi.llm.local import LocalModel, default_gguf_path
+from shiyi.llm.local_weights import converted_path
+from shiyi.llm.types import Message, TextChunk
+
+pytestmark = pytest.mark.local_model
+
+QUESTION = [Message("user", "Complete: The capital of France is")]
+
+
+async def answer(model: LocalModel) -> str:
+    stream = model.stream(QUESTION, max_tokens=12)
+    return "".join([chunk.text async for chunk in stream if isinstance(chunk, TextChunk)])
+
+
+def loaded(cache_dir: Path | None, **settings: object) -> LocalModel:
+    model = LocalModel(ModelSettings(temperature=0.0, **settings), cache_dir=cache_dir)  # type: ignore[arg-type]
+    model.load()
+    return model
+
+
+async def test_the_q4_1_default_runs_from_a_q8_0_copy_made_once(tmp_path: Path) -> None:
+    copy = converted_path(default_gguf_path(), tmp_path / "models")
+    first = loaded(tmp_path)
+    assert first.weights_file == copy and copy.is_file()
+    made = copy.stat().st_mtime_ns
+    said = await answer(first)
+    assert "Paris" in said
+    assert said == await answer(loaded(None))  # the same greedy answer as the Q4_1 source
+
+    second = loaded(tmp_path)  # a new process: the copy is loaded, not made again
+    assert second.weights_file == copy and copy.stat().st_mtime_ns == made
+    assert not list(copy.parent.glob("*.partial"))
+
+
+async def test_a_damaged_copy_is_replaced_and_the_source_is_untouched(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source = default_gguf_path()
+    source_size = source.stat().st_size
+    copy = converted_path(source, tmp_path / "models")
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(b"GGUF" + b"\0" * 64)  # a truncated file, as from a full disk
+    with caplog.at_level(logging.WARNING, logger="shiyi.llm.local"):
+        model = loaded(tmp_path)
+    assert "converted again" in caplog.text
+    assert model.weights_file == copy and copy.stat().st_size > 100_000_000
+    assert source.stat().st_size == source_size
+    assert "Paris" in await answer(model)
+
+
+def test_it_can_be_turned_off_or_kept_nowhere(tmp_path: Path) -> None:
+    assert loaded(tmp_path, convert_q4_1=False).weights_file == default_gguf_path()
+    assert loaded(None).weights_file == default_gguf_path()
+    assert not (tmp_path / "models").exists()
