@@ -1,6 +1,6 @@
 """The embedded default's first reply in a fresh process, with and without the prompt cache.
 
-    python bench/bench_first_reply.py [--rounds 3]
+    python bench/bench_first_reply.py [--rounds 3] [--tree NAME=DIR ...]
 
 Each sample is a new Python process that opens the app as ``shiyi run`` does (default
 settings: SmolLM2-135M, compact tools, memory on), sends "Say hello in one short sentence."
@@ -12,6 +12,9 @@ directory for four processes in a row:
 * (a second run, not reported: it learns how far the prompts agree and saves that);
 * no prompt cache: ``models.main.prompt_cache: false``, everything else as before;
 * prompt cache:    the stable prefix (tools, persona, workspace) loaded from disk.
+
+``--tree before=/path/to/old/checkout`` runs the same rounds with that tree's ``src`` first on
+the path as well (alternating with the installed code), to compare two versions side by side.
 """
 
 from __future__ import annotations
@@ -52,9 +55,11 @@ asyncio.run(main())
 """
 
 
-def sample(home: Path, workspace: Path, cache: bool) -> tuple[float, float, int]:
+def sample(home: Path, workspace: Path, cache: bool, tree: Path | None) -> tuple[float, float, int]:
     """(s to the first text, s to the second reply's first text, first prompt tokens)."""
     env = dict(os.environ, SHIYI_HOME=str(home))
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree / "src")
     env["SHIYI_MODELS__MAIN__PROMPT_CACHE"] = "true" if cache else "false"
     started = time.perf_counter()
     child = subprocess.Popen(
@@ -84,29 +89,36 @@ def sample(home: Path, workspace: Path, cache: bool) -> tuple[float, float, int]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR")
     args = parser.parse_args()
-    cases: dict[str, list[tuple[float, float, int]]] = {
-        "first run": [],
-        "no prompt cache": [],
-        "prompt cache": [],
-    }
+    trees: dict[str, Path | None] = {"": None}
+    for spec in args.tree:
+        name, _, directory = spec.partition("=")
+        trees[f"{name}: "] = Path(directory).resolve()
+    cases: dict[str, list[tuple[float, float, int]]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         workspace = root / "workspace"
         workspace.mkdir()
         for round_number in range(1, args.rounds + 1):
-            home = root / f"home{round_number}"
-            cases["first run"].append(sample(home, workspace, cache=True))
-            sample(home, workspace, cache=True)
-            cases["no prompt cache"].append(sample(home, workspace, cache=False))
-            cases["prompt cache"].append(sample(home, workspace, cache=True))
+            for label, tree in trees.items():
+                home = root / f"home{round_number}{label.strip(': ')}"
+                runs = cases.setdefault(f"{label}first run", [])
+                runs.append(sample(home, workspace, True, tree))
+                sample(home, workspace, True, tree)
+                runs = cases.setdefault(f"{label}no prompt cache", [])
+                runs.append(sample(home, workspace, False, tree))
+                runs = cases.setdefault(f"{label}prompt cache", [])
+                runs.append(sample(home, workspace, True, tree))
             print(f"  round {round_number}/{args.rounds} done", flush=True)
-    print(f"{'':16}{'first reply: first text':>26}{'second reply: first text':>27}{'prompt':>9}")
+    width = max(len(name) for name in cases) + 2
+    header = f"{'first reply: first text':>26}{'second reply: first text':>27}{'prompt':>9}"
+    print(f"{'':{width}}{header}")
     for name, samples in cases.items():
         first = [s[0] for s in samples]
         second = [s[1] for s in samples]
         print(
-            f"{name:16}{statistics.median(first):>16.2f} s"
+            f"{name:{width}}{statistics.median(first):>16.2f} s"
             f" (min {min(first):.2f}){statistics.median(second):>16.2f} s"
             f" (min {min(second):.2f}){samples[0][2]:>6}"
         )

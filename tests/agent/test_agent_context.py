@@ -11,6 +11,7 @@ from shiyi.agent import Agent
 from shiyi.config import Settings, load_settings
 from shiyi.llm.scripted import ScriptedModel, ScriptStep, call, reply
 from tests.conftest import AppOpener, collect
+from tests.support.requests import run_context
 
 
 @pytest.fixture
@@ -99,9 +100,10 @@ async def test_complex_request_gets_plan_guidance_simple_one_does_not(
     await collect(agent.send("先读取代码，再重构解析器，然后运行测试"))
     await collect(agent.send("thanks"))
     agent.close()
-    assert "create_plan" in model.requests[0].messages[0].content
-    assert "[Task planning mode]" in model.requests[0].messages[0].content
-    assert "[Task planning mode]" not in model.requests[1].messages[0].content
+    assert "create_plan" in model.requests[0].messages[0].content  # the tools line
+    assert "[Task planning mode]" in run_context(model.requests[0])
+    assert "[Task planning mode]" not in run_context(model.requests[1])
+    assert "[Task planning mode]" not in model.requests[0].messages[0].content
 
 
 async def test_repeated_read_is_served_from_tool_memory_until_the_file_changes(
@@ -118,10 +120,11 @@ async def test_repeated_read_is_served_from_tool_memory_until_the_file_changes(
     events = await collect(agent.send("read it twice"))
     results = [e for e in events if e.type == "tool_result"]
     assert [r.cached for r in results] == [False, True]  # type: ignore[union-attr]
-    system = model.requests[-1].messages[0].content
-    assert "read_file path=notes.txt" in system  # listed as already fetched
+    context = run_context(model.requests[-1])
+    assert "read_file path=notes.txt" in context  # listed as already fetched
     # The full text sits once in the focused-files block; history keeps one-liners.
-    assert system.count("alpha") == 1
+    assert sum(m.content.count("alpha") for m in model.requests[-1].messages) == 1
+    assert context.count("alpha") == 1
     tool_messages = [m for m in model.requests[-1].messages if m.role == "tool"]
     assert all("focused files" in m.content for m in tool_messages)
     target.write_text("beta\n")
@@ -130,4 +133,4 @@ async def test_repeated_read_is_served_from_tool_memory_until_the_file_changes(
     agent.close()
     fresh = next(e for e in again if e.type == "tool_result")
     assert not fresh.cached  # type: ignore[union-attr]
-    assert "beta" in model.requests[-1].messages[0].content
+    assert "beta" in run_context(model.requests[-1])

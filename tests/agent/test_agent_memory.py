@@ -10,6 +10,7 @@ from shiyi.app import App
 from shiyi.config import Settings, load_settings
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from tests.conftest import collect
+from tests.support.requests import run_context
 
 
 @pytest.fixture
@@ -37,15 +38,16 @@ async def test_memory_tools_are_registered_and_recall_survives_restart(
     assert "anchor run_" in memory_block
 
 
-async def test_prefetch_hint_reaches_the_system_prompt(settings: Settings) -> None:
+async def test_prefetch_hint_reaches_the_run_context(settings: Settings) -> None:
     with App.open(settings, model=ScriptedModel([reply("ok")])) as app:
         await collect(app.agent().send("The deploy key rotation happens on 2026-03-01."))
     model = ScriptedModel([reply("March first")])
     with App.open(settings, model=model) as app:
         await collect(app.agent().send("when is the key rotation 2026-03-01?"))
-    system = model.requests[0].messages[0].content
-    assert "Possibly relevant memories" in system
-    assert "deploy key rotation" in system
+    context = run_context(model.requests[0])
+    assert "Possibly relevant memories" in context
+    assert "deploy key rotation" in context
+    assert "deploy key rotation" not in model.requests[0].messages[0].content
 
 
 async def test_remember_tool_stores_a_long_term_fact(settings: Settings) -> None:

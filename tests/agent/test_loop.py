@@ -17,6 +17,7 @@ from shiyi.sessions.log import SessionLog
 from shiyi.tools import ToolRegistry, tool
 from shiyi.tools.base import ToolContext
 from tests.conftest import AgentFactory, collect, types_of
+from tests.support.requests import user_words
 
 starts: dict[str, float] = {}
 ends: dict[str, float] = {}
@@ -167,7 +168,7 @@ async def test_cancellation_mid_tool_ends_run_and_keeps_session(
     assert history[-1].role == "tool" and "cancelled" in history[-1].content
     follow_up = await collect(agent.send("next"))
     assert run_end(follow_up).status == "completed"
-    assert model.requests[-1].messages[-1].content == "next"
+    assert user_words(model.requests[-1].messages[-1]) == "next"
 
 
 async def test_cancellation_mid_stream(make_agent: AgentFactory) -> None:
@@ -217,7 +218,7 @@ async def test_message_sent_during_a_run_joins_it(make_agent: AgentFactory) -> N
             assert types_of(ack) == ["routed", "user_message"]
             assert ack[0].decision == "join"  # type: ignore[union-attr]
     assert "user_message" in types_of(events)
-    assert model.requests[1].messages[-1].content == "also this"
+    assert user_words(model.requests[1].messages[-1]) == "also this"
 
 
 async def test_resume_after_restart_sees_the_whole_history(
@@ -291,8 +292,9 @@ async def test_an_empty_final_reply_fails_the_run_visibly(make_agent: AgentFacto
     ("guided", "message", "expected"),
     [
         (True, "Read the file notes.txt", ["required", "none"]),
-        (True, "Say hello in one short sentence.", ["auto", "auto"]),
+        (True, "What do you remember about me?", ["required", "none"]),
         (False, "Read the file notes.txt", ["auto", "auto"]),
+        (False, "Say hello in one short sentence.", ["auto", "auto"]),
     ],
 )
 async def test_a_guided_small_model_looks_first_then_answers(
@@ -303,6 +305,16 @@ async def test_a_guided_small_model_looks_first_then_answers(
     events = await collect(agent.send(message))
     assert run_end(events).status == "completed"
     assert [request.tool_choice for request in model.requests] == expected
+
+
+async def test_a_guided_small_model_answers_a_greeting_in_words(
+    make_agent: AgentFactory,
+) -> None:
+    agent, model = make_agent([reply("Hello!")], tools=[add])
+    agent.force_first_call = True
+    events = await collect(agent.send("Say hello in one short sentence."))
+    assert run_end(events).status == "completed"
+    assert [request.tool_choice for request in model.requests] == ["none"]
 
 
 async def test_the_app_guides_only_the_compact_profile_unless_told(

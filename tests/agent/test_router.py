@@ -16,6 +16,7 @@ from shiyi.llm.scripted import ScriptedModel, ScriptedReply, reply
 from shiyi.memory.service import Memory
 from shiyi.tools import ToolRegistry
 from tests.conftest import collect, types_of
+from tests.support.requests import run_context, user_words
 
 
 class Clock:
@@ -142,7 +143,7 @@ async def test_unrelated_message_waits_for_the_active_run_then_runs(settings: Se
     assert not any(e.type == "user_message" for e in first)
     assert isinstance(first[-1], RunEnd) and first[-1].status == "completed"
     assert types_of(second)[1] == "run_start" and second[-1].type == "run_end"
-    assert model.requests[1].messages[-1].content == "what time is it in Lima"
+    assert user_words(model.requests[1].messages[-1]) == "what time is it in Lima"
 
 
 async def test_message_during_the_final_answer_gets_another_iteration(
@@ -158,7 +159,7 @@ async def test_message_during_the_final_answer_gets_another_iteration(
             assert types_of(ack) == ["routed", "user_message"]
     assert "user_message" in types_of(events)
     assert len(model.requests) == 2
-    assert model.requests[1].messages[-1].content == "also mention cats"
+    assert user_words(model.requests[1].messages[-1]) == "also mention cats"
 
 
 async def test_ended_run_id_continues_with_memory_about_it(settings: Settings) -> None:
@@ -180,9 +181,9 @@ async def test_ended_run_id_continues_with_memory_about_it(settings: Settings) -
         assert decision.run_id != old_run
         new_start = next(e for e in events if isinstance(e, RunStart))
         assert new_start.run_id == decision.run_id
-        system = model.requests[1].messages[0].content
-        assert f"continues an earlier run ({old_run}" in system
-        assert "db-staging-7" in system
+        context = run_context(model.requests[1])
+        assert f"continues an earlier run ({old_run}" in context
+        assert "db-staging-7" in context
         agent.close()
     finally:
         memory.close()
@@ -195,7 +196,7 @@ async def test_ended_run_without_memory_is_seeded_from_the_log(settings: Setting
     old_run = next(e for e in old if isinstance(e, RunStart)).run_id
     events = await collect(agent.send("why that one?", run_id=old_run))
     assert routed(events).decision == "continue" and routed(events).seeded == 2
-    assert "assistant: Use port 6543." in model.requests[1].messages[0].content
+    assert "assistant: Use port 6543." in run_context(model.requests[1])
     unknown = await collect(agent.send("fresh", run_id="run_mine"))
     assert routed(unknown).decision == "new" and routed(unknown).run_id == "run_mine"
     agent.close()

@@ -48,9 +48,36 @@ def test_small_history_is_sent_whole_with_system_first() -> None:
     assert built.level == 0
     assert built.messages[0].role == "system"
     assert "You are shiyi." in built.messages[0].content
-    assert "2026-11-22 09:00" in built.messages[0].content
-    assert "likes tea" in built.messages[0].content
-    assert built.messages[1:] == history(2)
+    # What changes per run opens the newest user message, not the system message.
+    newest_user = built.messages[5]
+    assert newest_user.content.startswith("<context>\nCurrent time: 2026-11-22 09:00")
+    assert "likes tea" in newest_user.content
+    assert newest_user.content.endswith("</context>\n\n" + history(2)[4].content)
+    assert "2026-11-22" not in built.messages[0].content
+    assert "likes tea" not in built.messages[0].content
+    assert [m.content for m in built.messages[1:5]] == [m.content for m in history(2)[:4]]
+    assert built.messages[6:] == history(2)[5:]
+
+
+def test_a_later_request_repeats_the_earlier_one_up_to_the_last_exchange() -> None:
+    """The prefix a model server can cache: only the newest exchange changes."""
+    builder = ContextBuilder(ContextSettings(), 8192)
+    earlier = builder.build(parts(memory_hint="- likes tea"), history(3)).messages
+    later_parts = parts(memory_hint="- likes coffee", working=["Scratchpad: step 2"])
+    later = builder.build(later_parts, history(4)).messages
+    assert later[:9] == earlier[:9]  # system + the first two turns, unchanged
+    assert earlier[9].content.startswith("<context>") and "likes tea" in earlier[9].content
+    assert later[9] == history(4)[8]  # the older question, now without its context
+    assert "likes coffee" in later[13].content and "step 2" in later[13].content
+
+
+def test_without_a_user_message_the_run_context_closes_the_system_message() -> None:
+    builder = ContextBuilder(ContextSettings(), 8192)
+    built = builder.build(parts(memory_hint="- likes tea"), [])
+    assert len(built.messages) == 1
+    assert built.messages[0].content.startswith("You are shiyi.")
+    assert built.messages[0].content.endswith("- likes tea")
+    assert built.system_tokens == builder.counter.count_message(built.messages[0])
 
 
 def test_deterministic_for_the_same_inputs() -> None:
@@ -106,7 +133,7 @@ def test_every_turn_stays_under_budget_and_keeps_the_newest_user_message() -> No
         msgs += turn(i, words=30)
         built = builder.build(parts(), msgs)
         assert built.total_tokens <= builder.budget.context_window - builder.budget.reply_reserve
-        assert any(m.content == msgs[-4].content for m in built.messages)
+        assert any(m.content.endswith(msgs[-4].content) for m in built.messages)
         check_pairs(built.messages[1:])
 
 
@@ -121,8 +148,9 @@ def test_newest_user_message_survives_a_long_tool_run() -> None:
             Message("tool", "x " * 300, tool_call_id=call.id, name="read_file"),
         ]
     built = builder.build(parts(), msgs)
-    assert task in built.messages
-    check_pairs([m for m in built.messages[1:] if m is not task])
+    assert built.messages[1].role == "user"
+    assert built.messages[1].content.endswith("</context>\n\nrefactor the parser")
+    check_pairs(built.messages[2:])
 
 
 def test_focused_file_references_replace_full_results() -> None:

@@ -168,6 +168,10 @@ async def test_a_history_with_tool_calls_and_results_renders_and_gets_a_reply(
     assert prompt[0]["content"].startswith("TOOLS\n\n")  # static first: cached prefix
     assert prompt[2]["content"] == local_grammar.render_call(call)
     assert prompt[3]["content"] == "Tool get_weather returned:\nSunny, 21 °C"
+    # What the request allows closes the last turn, so the system turn stays the same.
+    noted = local_grammar.template_messages(history, "TOOLS", "NOTE")
+    assert noted[0] == prompt[0]
+    assert noted[3]["content"] == "Tool get_weather returned:\nSunny, 21 °C\n\nNOTE"
 
 
 async def test_cancelling_the_consumer_stops_generation_promptly(model: LocalModel) -> None:

@@ -344,13 +344,14 @@ class Agent:
         )
 
     def _opening_tool_choices(self, message: str) -> tuple[ToolChoice, ...]:
-        """Look, then answer: a tool call first and words second, when a small model is
-        guided (``force_first_call``) and the message names a tool domain.  SmolLM2-135M,
-        asked to read notes.txt, otherwise describes a file it never opened, and once it has
-        read it, calls read_file again until the run stops as stuck."""
-        if self.force_first_call and self.tools.names() and self.complexity.tool_intents(message):
-            return ("required", "none")
-        return ()
+        """For a guided small model (``force_first_call``): look, then answer, when the
+        message names a tool domain; else answer in words.  SmolLM2-135M, asked to read
+        notes.txt, otherwise describes a file it never opened, and once it has read it,
+        calls read_file again until the run stops as stuck; told "now say goodbye", it
+        listed the directory three times."""
+        if not (self.force_first_call and self.tools.names()):
+            return ()
+        return ("required", "none") if self.complexity.tool_intents(message) else ("none",)
 
     async def _offload(self, build: Callable[[], list[Message]]) -> list[Message]:
         return await asyncio.get_running_loop().run_in_executor(self.executor, build)

@@ -147,9 +147,11 @@ class ToolSettings(_Strict):
     )
     force_first_call: bool | None = Field(
         default=None,
-        description="Make the first step of a run call a tool when the message asks for "
-        "one (a file, search or shell keyword from complexity.multi_tool_domains); auto: "
-        "only with the compact profile, whose small models otherwise answer without looking.",
+        description="Guide a small model: when the message asks for a tool (a file, search, "
+        "shell or memory keyword from complexity.multi_tool_domains) the first step must "
+        "call one and the next answer in words; otherwise it answers in words at once. "
+        "auto: only with the compact profile, whose small models otherwise answer without "
+        "looking, or call tools in a loop when greeted.",
     )
     repo_map: RepoMapSettings = Field(default_factory=RepoMapSettings)
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
@@ -316,6 +318,7 @@ class ComplexitySettings(_Strict):
             "search": ["搜索", "查一下", "找找", "search", "look up", "find"],
             "file": ["文件", "代码", "读取", "file", "code", "read"],
             "shell": ["执行", "运行", "命令", "run", "execute", "command"],
+            "memory": ["记得", "记住", "remember", "recall", "memory", "memories"],
         }
     )
     multi_tool_threshold: int = Field(default=2, ge=1)

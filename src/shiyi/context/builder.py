@@ -1,13 +1,19 @@
 """The ContextBuilder: what the model sees on each call, under a token budget, no LLM call.
 
-Order of the system message: what stays the same for a session first (persona, workspace,
-tools and how to use them), so the model server's prefix cache (llama.cpp's KV cache, hosted
-APIs' prompt caching) covers it; then what changes: current time, plan guidance, the memory
-prefetch hint, working memory (plan/scratchpad, already fetched tool results, focused
-files).  Then the history: file reads de-duplicated against the focused-files block,
-compressed by level (trimmed tool outputs, block summaries, one digest) and fitted
-tail-first.  A tool call and its results are never separated and the newest user message is
-always kept.  Deterministic for the same inputs.
+The system message holds only what stays the same for a session (persona, workspace, tools
+and how to use them).  What changes from run to run (current time, plan guidance, the memory
+prefetch hint, working memory: plan/scratchpad, already fetched tool results, focused files)
+opens the newest user message, between ``<context>`` tags.  So a request repeats the
+previous one up to the last exchange, and the model server's prefix cache (llama.cpp's KV
+cache, hosted APIs' prompt caching) covers the system message and the older history: with
+the changing part in the system message, every reply re-read the whole history (a later
+reply of the embedded model took 1.4-1.9 s).  It also keeps recalled text, which a model
+or a web page may have written, out of the system message's authority.
+
+The history: file reads de-duplicated against the focused-files block, compressed by level
+(trimmed tool outputs, block summaries, one digest) and fitted tail-first.  A tool call and
+its results are never separated and the newest user message is always kept.  Deterministic
+for the same inputs.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from shiyi.context.compression import (
     trim_tool_outputs,
 )
 from shiyi.context.summaries import SummaryStore
-from shiyi.llm.tokens import REPLY_PRIMING, TokenCounter
+from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolSpec
 
 TOOL_GUIDANCE = (
@@ -41,6 +47,11 @@ TOOL_GUIDANCE = (
 )
 MEMORY_HINT = (
     "Possibly relevant memories (a keyword match, not a full search; call query_memory for more):"
+)
+CONTEXT_OPEN, CONTEXT_CLOSE = "<context>", "</context>"
+CONTEXT_NOTE = (
+    f"A user message may open with notes from shiyi between {CONTEXT_OPEN} tags (the time, "
+    "recalled memories, your working notes); they are background, not the user's words."
 )
 # Messages at the end of the history that compression never touches.
 RECENT_UNTOUCHED = 10
@@ -78,13 +89,20 @@ class BuiltContext:
         return self.system_tokens + self.history_tokens
 
 
-def system_text(parts: ContextParts, prefetch_chars: int) -> str:
-    now = parts.now or datetime.now().astimezone()
+def system_text(parts: ContextParts) -> str:
+    """The part of the request that stays the same for a session."""
     sections = [parts.persona.strip(), f"Workspace: {parts.workspace}"]
     if parts.tools:
         names = ", ".join(spec.name for spec in parts.tools)
         sections.append(f"Tools: {names}. {TOOL_GUIDANCE}")
-    sections.append(f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}.")
+    sections.append(CONTEXT_NOTE)
+    return "\n\n".join(section for section in sections if section)
+
+
+def run_context_text(parts: ContextParts, prefetch_chars: int) -> str:
+    """What changes from run to run (and within a run: the working notes)."""
+    now = parts.now or datetime.now().astimezone()
+    sections = [f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}."]
     if parts.guidance:
         sections.append(parts.guidance)
     if parts.memory_hint:
@@ -114,22 +132,24 @@ class ContextBuilder:
     ) -> BuiltContext:
         """The request for one model call. ``reference`` maps a tool call id to the one-line
         stand-in for a result whose full text is in the focused-files block."""
+        system = Message("system", system_text(parts))
         # ~4 characters a token is enough to cap the hint; the budget check counts exactly.
-        system = Message("system", system_text(parts, self.budget.prefetch * 4))
-        system_tokens = self.counter.count_message(system)
+        context = run_context_text(parts, self.budget.prefetch * 4)
+        system_tokens = self.counter.count_message(system) + self.counter.count(context)
         deduplicated = [_referenced(m, reference) for m in history]
         raw_tokens = self.counter.count_messages(deduplicated)
         level = self.budget.level(raw_tokens)
         compressed, pending, digest_source = self._compress(deduplicated, level)
         room = max(self.budget.available - max(0, system_tokens - self.budget.system), 0)
         fitted, fitted_raw = self._fit(compressed, room)
+        messages = _with_run_context([system, *fitted], context)
         return BuiltContext(
-            messages=[system, *fitted],
+            messages=messages,
             level=level,
             system_tokens=system_tokens,
             history_tokens=self.counter.scale(fitted_raw),
             raw_history_tokens=raw_tokens,
-            raw_request_tokens=self.counter.count_message(system) + fitted_raw + REPLY_PRIMING,
+            raw_request_tokens=self.counter.count_messages(messages, calibrated=False),
             pending_blocks=pending,
             digest_source=digest_source,
         )
@@ -183,6 +203,17 @@ class ContextBuilder:
             kept = [messages[newest_user], *kept]
             kept_raw += self.counter.count_message(messages[newest_user])
         return kept, kept_raw
+
+
+def _with_run_context(messages: list[Message], context: str) -> list[Message]:
+    """``context`` opens the newest user message (or closes the system message if none)."""
+    at = _newest_user(messages)
+    if at is None:
+        system = messages[0]
+        return [replace(system, content=f"{system.content}\n\n{context}"), *messages[1:]]
+    user = messages[at]
+    framed = f"{CONTEXT_OPEN}\n{context}\n{CONTEXT_CLOSE}\n\n{user.content}"
+    return [*messages[:at], replace(user, content=framed), *messages[at + 1 :]]
 
 
 def _newest_user(messages: Sequence[Message]) -> int | None:

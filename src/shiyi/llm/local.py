@@ -209,9 +209,13 @@ class LocalModel:
         at = prompt.find(section) if section else -1
         if at < 0:
             return prompt, "", ""
-        note_at = prompt.find(note, at + len(section))
-        system = prompt[:note_at] if note_at >= 0 else ""
-        return prompt, prompt[: at + len(section)], system
+        prefix = prompt[: at + len(section)]
+        # The system turn starts with the section (template_messages puts it first); a
+        # template that rewrites the text (trims it, say) gets no ceiling past the section.
+        system = turns[0]["content"]
+        if not prompt.startswith(system, at):
+            return prompt, prefix, prefix
+        return prompt, prefix, prompt[: at + len(system)]
 
     def _work(self, job: _Job) -> None:
         try:

@@ -77,7 +77,7 @@ def tool_prompt(tools: Sequence[ToolSpec]) -> str:
 
 
 def choice_note(tool_choice: ToolChoice) -> str:
-    """What this request allows, for the end of the system turn."""
+    """What this request allows, for the end of the last user turn."""
     if tool_choice == "auto":
         return "If no tool is needed, answer in plain text."
     if tool_choice == "required":
@@ -104,7 +104,9 @@ def template_messages(
 ) -> list[dict[str, str]]:
     """History in the plain system/user/assistant shape every chat template accepts.
 
-    The system turn is the tool section, the caller's system text, then ``note``.
+    The system turn is the tool section, then the caller's system text; ``note`` (what this
+    request allows) closes the last user turn, next to where the model answers, and so that
+    the note changing between a forced call and an answer in words re-reads only that turn.
     """
     names = {call.id: call.name for message in messages for call in message.tool_calls}
     turns: list[dict[str, str]] = []
@@ -115,13 +117,18 @@ def template_messages(
             turns[-1]["content"] += "\n\n" + content
         else:
             turns.append({"role": role, "content": content})
+    if note:
+        if turns and turns[-1]["role"] == "user":
+            turns[-1]["content"] += "\n\n" + note
+        else:
+            turns.append({"role": "user", "content": note})
     # The tool section goes first: it is the same on every request with the same tools, so
     # the KV cache (and the on-disk prompt cache) can keep it while the rest changes.
     if not tool_section:
         return turns
     if not turns or turns[0]["role"] != "system":
         turns.insert(0, {"role": "system", "content": ""})
-    parts = (tool_section, turns[0]["content"], note)
+    parts = (tool_section, turns[0]["content"])
     turns[0]["content"] = "\n\n".join(part for part in parts if part)
     return turns
 

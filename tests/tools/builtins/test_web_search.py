@@ -18,6 +18,7 @@ from shiyi.tools.builtins import default_registry
 from shiyi.tools.builtins.web_search import web_search_for
 from shiyi.tools.web import WebResult, WebSearchUnavailable, ddgs_installed
 from tests.conftest import AgentFactory, collect
+from tests.support.requests import run_context
 
 ADVICE = "answer from what you know or ask the user."
 
@@ -179,8 +180,7 @@ async def test_identical_queries_in_a_session_search_once(make_agent: AgentFacto
     results = [e for e in events if isinstance(e, ToolResultEvent)]
     assert [(r.ok, r.cached) for r in results] == [(True, False), (True, True), (True, True)]
     assert provider.queries == [("kuzu graph database", 5)]  # the provider ran once
-    system = model.requests[-1].messages[0].content
-    assert "web_search query=kuzu graph database (cached" in system
+    assert "web_search query=kuzu graph database (cached" in run_context(model.requests[-1])
 
 
 async def test_a_failed_search_is_not_remembered(make_agent: AgentFactory) -> None:
