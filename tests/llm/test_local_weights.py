@@ -9,6 +9,7 @@ import pytest
 
 from shiyi.config.settings import ModelSettings
 from shiyi.llm.local import LocalModel, default_gguf_path
+from shiyi.llm.local_weights import convert as convert_weights
 from shiyi.llm.local_weights import converted_path
 from shiyi.llm.types import Message, TextChunk
 
@@ -62,3 +63,28 @@ def test_it_can_be_turned_off_or_kept_nowhere(tmp_path: Path) -> None:
     assert loaded(tmp_path, convert_q4_1=False).weights_file == default_gguf_path()
     assert loaded(None).weights_file == default_gguf_path()
     assert not (tmp_path / "models").exists()
+
+
+def test_two_conversions_at_once_both_succeed(tmp_path: Path) -> None:
+    """Two apps in one process load the model together (a test opening two apps did):
+    each writes its own partial file, and the copy is whole."""
+    import threading
+
+    copy = converted_path(default_gguf_path(), tmp_path / "models")
+    target = tmp_path / "models" / copy.name
+    errors: list[BaseException] = []
+
+    def convert() -> None:
+        try:
+            convert_weights(default_gguf_path(), target, 1)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=convert) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert loaded(tmp_path).weights_file == copy
+    assert not list(copy.parent.glob("*.partial"))

@@ -19,6 +19,7 @@ import ctypes
 import hashlib
 import logging
 import os
+import uuid
 from pathlib import Path
 
 from shiyi.errors import ModelUnavailable
@@ -46,7 +47,9 @@ def convert(source: Path, target: Path, threads: int) -> None:
     import llama_cpp
 
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    # Unique per call: two apps in one process (or two processes) may convert at once; each
+    # writes its own file and the last rename wins with identical bytes.
+    partial = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
     params.allow_requantize = True
