@@ -83,7 +83,7 @@ class _Job:
     prefix: str
     """The start of ``prompt`` that repeats on every request with these tools (may be "")."""
     system: str
-    """The start of ``prompt`` up to the end of the system text (before the choice note)."""
+    """The start of ``prompt`` up to the end of the system turn (tool section + system text)."""
     grammars: tuple[str, ...]
     """GBNF candidates, best first; empty means unconstrained."""
     temperature: float

@@ -1,16 +1,16 @@
 """Evaluated prompt prefixes kept on disk as llama.cpp state, so a fresh process skips them.
 
 The embedded model's prompt opens with the tool section (the tools' names, descriptions and
-schemas), then the caller's system text, which starts with what stays the same (persona,
-workspace) and ends with what changes (time, memories, notes).  Evaluating that opening is
-most of a first reply's wait on a small CPU.  Once evaluated, its KV cache is written with
+schemas), then the caller's system text (persona, workspace, the tools line: the context
+builder keeps the time, memories and notes out of it).  Evaluating that opening is most of
+a first reply's wait on a small CPU.  Once evaluated, its KV cache is written with
 ``llama_state_save_file``; a later process with the same model file, llama.cpp build,
 context size and tokens loads it (tens of MB, tens of ms) and evaluates only the rest.
 
 How far the saved prefix reaches is learned, not configured: always the tool section, and
 as far as this prompt agrees with the previous one (both within the system turn), so from
-the third process on the persona and workspace are loaded too, while the clock and the
-memories are not.  Nothing above this module has to mark where the stable part ends.
+the second process on the whole system turn is loaded while a changed persona or workspace
+is not.  Nothing above this module has to mark where the stable part ends.
 
 A file is named by a hash of everything that shapes the state, so a changed tool, model or
 build never loads a stale one.  This is a cache: a file that fails to load is removed,
