@@ -134,3 +134,24 @@ async def test_repeated_read_is_served_from_tool_memory_until_the_file_changes(
     fresh = next(e for e in again if e.type == "tool_result")
     assert not fresh.cached  # type: ignore[union-attr]
     assert "beta" in run_context(model.requests[-1])
+
+
+async def test_each_run_resends_the_previous_request_so_a_prefix_cache_covers_it(
+    settings: Settings, agent_with: AgentWith
+) -> None:
+    (settings.workspace / "notes.txt").write_text("alpha\n")
+    agent, model = agent_with(
+        settings,
+        reply("", call("read_file", path="notes.txt")),
+        reply("It says alpha."),
+        reply("Bye."),
+    )
+    await collect(agent.send("read notes.txt"))
+    await collect(agent.send("now say goodbye"))
+    last_of_first_run, second_run = model.requests[1].messages, model.requests[2].messages
+    # All of it again, up to the tool result's own text (its working notes closed that step).
+    assert second_run[: len(last_of_first_run) - 1] == last_of_first_run[:-1]
+    assert second_run[0].content == model.requests[0].messages[0].content
+    assert second_run[1].content.startswith("<context>\nCurrent time")
+    assert "Already fetched" in last_of_first_run[-1].content
+    assert last_of_first_run[-1].content.startswith(second_run[len(last_of_first_run) - 1].content)

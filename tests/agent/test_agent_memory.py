@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.agent.agent import news_to
 from shiyi.app import App
 from shiyi.config import Settings, load_settings
 from shiyi.llm.scripted import ScriptedModel, call, reply
+from shiyi.memory.models import Anchor, MemoryHit
 from tests.conftest import collect
 from tests.support.requests import run_context
 
@@ -50,6 +52,22 @@ async def test_prefetch_hint_reaches_the_run_context(settings: Settings) -> None
     assert "deploy key rotation" not in model.requests[0].messages[0].content
 
 
+async def test_prefetch_leaves_out_what_this_conversation_already_holds(
+    settings: Settings,
+) -> None:
+    model = ScriptedModel([reply("ok"), reply("March first"), reply("March first")])
+    with App.open(settings, model=model) as app:
+        agent = app.agent()
+        await collect(agent.send("The deploy key rotation happens on 2026-03-01."))
+        assert app.memory is not None
+        app.memory.worker.flush_graph()
+        await collect(agent.send("when is the key rotation 2026-03-01?"))
+        await collect(app.agent().send("when is the key rotation 2026-03-01?"))
+    same_session, new_session = model.requests[1], model.requests[2]
+    assert "deploy key rotation" not in run_context(same_session)
+    assert "deploy key rotation" in run_context(new_session)
+
+
 async def test_remember_tool_stores_a_long_term_fact(settings: Settings) -> None:
     model = ScriptedModel(
         [reply("", call("remember", text="Use pnpm, not npm", kind="convention")), reply("ok")]
@@ -60,3 +78,15 @@ async def test_remember_tool_stores_a_long_term_fact(settings: Settings) -> None
         hits = app.memory.search("pnpm", mode="keyword")
     assert hits[0].fact_kind == "convention"
     assert hits[0].text == "Use pnpm, not npm"
+
+
+def test_a_memory_saying_only_the_same_words_is_no_news() -> None:
+    elsewhere = Anchor("other-session", "run_1", 0, 0, "text", 0.0)
+    here = Anchor("this-session", "run_2", 0, 0, "text", 0.0)
+    hits = [
+        MemoryHit("e1", "event", "User: Say hello.", 0.0, anchor=elsewhere),
+        MemoryHit("e2", "event", "User: Say hello in French.", 0.0, anchor=elsewhere),
+        MemoryHit("e3", "event", "Assistant: Bonjour!", 0.0, anchor=here),
+        MemoryHit("f1", "fact", "Say hello.", 0.0, anchor=elsewhere),
+    ]
+    assert [h.id for h in news_to(hits, " Say hello. ", "this-session")] == ["e2", "f1"]

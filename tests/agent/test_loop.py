@@ -17,7 +17,7 @@ from shiyi.sessions.log import SessionLog
 from shiyi.tools import ToolRegistry, tool
 from shiyi.tools.base import ToolContext
 from tests.conftest import AgentFactory, collect, types_of
-from tests.support.requests import user_words
+from tests.support.requests import tool_text, user_words
 
 starts: dict[str, float] = {}
 ends: dict[str, float] = {}
@@ -272,7 +272,7 @@ async def test_tools_see_their_run_and_what_the_user_said(make_agent: AgentFacto
     agent, model = make_agent([reply("", call("whereami")), reply("ok")], tools=[whereami])
     events = await collect(agent.send("find the UserStore"))
     start = next(e for e in events if e.type == "run_start")
-    session, run, said = model.requests[1].messages[-1].content.split("|")
+    session, run, said = tool_text(model.requests[1].messages[-1]).split("|")
     assert (session, run) == (start.session_id, start.run_id)
     assert said == "find the UserStore"
     assert agent.tool_context.run_id is None  # the agent's shared context is left alone

@@ -4,7 +4,7 @@ from datetime import datetime
 from pathlib import Path
 
 from shiyi.config.settings import ContextSettings
-from shiyi.context.builder import ContextBuilder, ContextParts
+from shiyi.context.builder import ContextBuilder, ContextParts, SentContext
 from shiyi.context.compression import DIGEST_PREFIX, SUMMARY_PREFIX, blocks_to_summarise
 from shiyi.context.summaries import SummaryStore
 from shiyi.llm.types import Message, ToolCall
@@ -59,16 +59,78 @@ def test_small_history_is_sent_whole_with_system_first() -> None:
     assert built.messages[6:] == history(2)[5:]
 
 
-def test_a_later_request_repeats_the_earlier_one_up_to_the_last_exchange() -> None:
-    """The prefix a model server can cache: only the newest exchange changes."""
+def test_a_later_request_repeats_the_earlier_one_whole() -> None:
+    """The prefix a model server can cache: the old question keeps the block it was sent
+    with, so the next request only adds to the previous one."""
     builder = ContextBuilder(ContextSettings(), 8192)
-    earlier = builder.build(parts(memory_hint="- likes tea"), history(3)).messages
-    later_parts = parts(memory_hint="- likes coffee", working=["Scratchpad: step 2"])
-    later = builder.build(later_parts, history(4)).messages
-    assert later[:9] == earlier[:9]  # system + the first two turns, unchanged
-    assert earlier[9].content.startswith("<context>") and "likes tea" in earlier[9].content
-    assert later[9] == history(4)[8]  # the older question, now without its context
-    assert "likes coffee" in later[13].content and "step 2" in later[13].content
+    first = builder.build(parts(memory_hint="- likes tea"), history(3))
+    assert first.framed is not None and first.framed[0] == 8
+    earlier = {first.framed[0]: first.framed[1]}
+    later = builder.build(parts(memory_hint="- likes coffee", earlier=earlier), history(4))
+    assert later.messages[: len(first.messages)] == first.messages
+    assert "likes tea" in later.messages[9].content
+    assert "likes coffee" in later.messages[13].content
+    # Without the record the old question goes out bare: the cache stops there.
+    bare = builder.build(parts(memory_hint="- likes coffee"), history(4)).messages
+    assert bare[9] == history(4)[8]
+
+
+def test_a_recorded_block_is_only_resent_with_the_words_it_was_sent_with() -> None:
+    builder = ContextBuilder(ContextSettings(), 8192)
+    first = builder.build(parts(memory_hint="- likes tea"), history(3))
+    assert first.framed is not None
+    changed = history(4)
+    changed[8] = Message("user", "a different question now sits here")
+    later = builder.build(parts(earlier=dict([first.framed])), changed).messages
+    assert later[9] == changed[8]
+
+
+def test_working_notes_close_the_request_after_the_last_tool_result() -> None:
+    builder = ContextBuilder(ContextSettings(), 8192)
+    msgs = history(2)[:-1]  # ends with a tool result
+    built = builder.build(parts(working=["Scratchpad: step 2"]), msgs)
+    newest_user, last = built.messages[5], built.messages[-1]
+    assert "step 2" not in newest_user.content
+    assert last.content == msgs[-1].content + "\n\n<context>\nScratchpad: step 2\n</context>"
+    # The next step repeats this one up to the tool result's own text.
+    call = ToolCall("c9", "grep", "{}")
+    step = [*msgs, Message("assistant", "", (call,)), Message("tool", "r", tool_call_id="c9")]
+    after = builder.build(parts(working=["Scratchpad: step 3"]), step).messages
+    assert after[: len(built.messages) - 1] == built.messages[:-1]
+    assert after[len(built.messages) - 1] == msgs[-1]
+    assert after[-1].content.endswith("Scratchpad: step 3\n</context>")
+
+
+def test_working_notes_join_the_run_context_when_the_question_is_last() -> None:
+    builder = ContextBuilder(ContextSettings(), 8192)
+    built = builder.build(parts(working=["Scratchpad: step 1"]), history(2)[:5])
+    assert built.messages[-1].content.startswith("<context>\nCurrent time")
+    assert "Scratchpad: step 1\n</context>\n\nquestion 1" in built.messages[-1].content
+    assert built.framed is not None and "step 1" not in built.framed[1].context
+
+
+def test_old_blocks_are_shed_before_anything_is_compressed() -> None:
+    """A window that holds the history, but not with every old block re-sent."""
+    builder = ContextBuilder(ContextSettings(), 8192)
+    msgs = history(12)
+    hint = "- " + "a long recalled memory " * 40
+    earlier = {
+        4 * i: SentContext(msgs[4 * i].content, f"Current time: now\n\n{hint}") for i in range(11)
+    }
+    framed = [
+        Message("user", f"<context>\n{earlier[i].context}\n</context>\n\n{m.content}")
+        if i in earlier
+        else m
+        for i, m in enumerate(msgs)
+    ]
+    assert builder.budget.level(builder.counter.count_messages(framed)) > 0
+    plain = builder.build(parts(), msgs)
+    resent = builder.build(parts(earlier=earlier), msgs)
+    assert plain.level == 0
+    assert resent.level == 0
+    assert resent.messages == plain.messages  # every old block dropped, nothing trimmed
+    small = builder.build(parts(earlier=dict(list(earlier.items())[:1])), history(3))
+    assert "a long recalled memory" in small.messages[1].content  # kept when there is room
 
 
 def test_without_a_user_message_the_run_context_closes_the_system_message() -> None:

@@ -174,6 +174,20 @@ async def test_a_history_with_tool_calls_and_results_renders_and_gets_a_reply(
     assert noted[3]["content"] == "Tool get_weather returned:\nSunny, 21 °C\n\nNOTE"
 
 
+def test_the_next_request_repeats_the_last_prompt_with_its_note(model: LocalModel) -> None:
+    """The note closing a turn goes out again with that turn, so the KV cache keeps
+    everything up to the new message, the reply included (a later reply re-read its
+    predecessor when the note was dropped)."""
+    question = [Message("system", "Be brief."), Message("user", "Say hello.")]
+    first, _, _ = model._render(question, [WEATHER], "none")
+    answered = [*question, Message("assistant", "Hello!"), Message("user", "Now goodbye.")]
+    second, _, _ = model._render(answered, [WEATHER], "auto")
+    assert local_grammar.choice_note("none") in first
+    assert second.startswith(first)
+    assert second.count(local_grammar.choice_note("none")) == 1
+    assert local_grammar.choice_note("auto") in second[len(first) :]
+
+
 async def test_cancelling_the_consumer_stops_generation_promptly(model: LocalModel) -> None:
     received: list[str] = []
     streaming = asyncio.Event()

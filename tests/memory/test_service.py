@@ -164,6 +164,15 @@ def test_prefetch_is_keyword_only_and_small(memory: Memory) -> None:
     assert len(hits) <= memory.settings.prefetch_limit
 
 
+def test_prefetch_takes_one_memory_per_run(memory: Memory) -> None:
+    """Both Biscuit turns are of run_a: the second would only repeat where the first came
+    from, while the hint has room for two memories."""
+    assert len(memory.search("Biscuit", mode="keyword")) == 2
+    hits = memory.prefetch("Biscuit")
+    assert [h.anchor.run_id for h in hits if h.anchor] == ["run_a"]
+    assert len(hits) == 1
+
+
 def test_everything_survives_a_restart(settings: Settings) -> None:
     first = Memory.open(settings, start_worker=False)
     first.record_message(

@@ -30,6 +30,7 @@ from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from shiyi.memory.models import MemoryHit
     from shiyi.memory.service import Memory
 
 log = logging.getLogger(__name__)
@@ -374,7 +375,9 @@ class Agent:
         except Exception:
             log.exception("memory prefetch failed")
             return ""
-        return format_hits(hits) if hits else ""
+        hits = news_to(hits, message, self.transcript.session_id)
+        handles = "expand_memory" in self.tools.names()
+        return format_hits(hits, handles=handles) if hits else ""
 
     def close(self) -> None:
         self.cancel()
@@ -395,6 +398,19 @@ def _abandon_when_ready(setup: asyncio.Future[RunLoop]) -> None:
         setup.result().abandon("the caller went away before the run started")
     except StorageError as exc:  # shutting down: the log closed before the set-up finished
         log.debug("abandoned run not recorded: %s", exc)
+
+
+def news_to(hits: list[MemoryHit], message: str, session_id: str) -> list[MemoryHit]:
+    """The hits that tell the model something: not this conversation's own messages (and
+    facts read off them), which the history holds already, nor an earlier message that
+    only says the same words as this one."""
+    words = message.strip()
+    return [
+        hit
+        for hit in hits
+        if not (hit.anchor and hit.anchor.session_id == session_id)
+        and not (hit.node == "event" and hit.text.partition(": ")[2].strip() == words)
+    ]
 
 
 def _last_reply(messages: list[Message]) -> str | None:

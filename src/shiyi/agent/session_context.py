@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from shiyi.agent.plan import PlanState
 from shiyi.agent.transcript import Transcript
 from shiyi.config.settings import ContextSettings
-from shiyi.context.builder import BuiltContext, ContextBuilder, ContextParts
+from shiyi.context.builder import BuiltContext, ContextBuilder, ContextParts, SentContext
 from shiyi.context.compression import block_key
 from shiyi.context.focused_files import FocusedFiles
 from shiyi.context.scratchpad import Scratchpad
@@ -61,6 +62,9 @@ class SessionContext:
         self.guidance = ""
         self.memory_hint = ""
         self.continued = ""
+        self.started_at: datetime | None = None
+        self.sent: dict[int, SentContext] = {}
+        """The run context each earlier user message went out with (see the builder)."""
         self.last: BuiltContext | None = None
 
     # --- per run -----------------------------------------------------------------------
@@ -74,6 +78,7 @@ class SessionContext:
         self.guidance = guidance
         self.memory_hint = memory_hint
         self.continued = continued
+        self.started_at = datetime.now().astimezone()
         self.focused.refresh(self.workspace)
 
     # --- RunHooks ----------------------------------------------------------------------
@@ -82,22 +87,25 @@ class SessionContext:
         self.last = self.builder.build(
             self.parts(), self.transcript.all(), self.focused.history_content
         )
+        if self.last.framed is not None:
+            index, sent = self.last.framed
+            self.sent[index] = sent
         return self.last.messages
 
     def parts(self) -> ContextParts:
-        working = [
-            self.continued,
-            self.scratchpad.render(),
-            self.tool_memory.render_hint(),
-            self.focused.render(),
-        ]
+        # A scratchpad holding only the goal would repeat the user's message.
+        scratchpad = "" if self.scratchpad.only_goal() else self.scratchpad.render()
+        working = [scratchpad, self.tool_memory.render_hint(), self.focused.render()]
         return ContextParts(
             persona=self.persona,
             workspace=self.workspace,
             tools=self.tools.specs(),
             guidance=self.guidance,
             memory_hint=self.memory_hint,
+            continued=self.continued,
             working=working,
+            now=self.started_at,
+            earlier=self.sent,
         )
 
     def cached_result(self, call: ToolCall) -> ToolOutcome | None:

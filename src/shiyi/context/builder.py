@@ -1,14 +1,17 @@
 """The ContextBuilder: what the model sees on each call, under a token budget, no LLM call.
 
 The system message holds only what stays the same for a session (persona, workspace, tools
-and how to use them).  What changes from run to run (current time, plan guidance, the memory
-prefetch hint, working memory: plan/scratchpad, already fetched tool results, focused files)
-opens the newest user message, between ``<context>`` tags.  So a request repeats the
-previous one up to the last exchange, and the model server's prefix cache (llama.cpp's KV
-cache, hosted APIs' prompt caching) covers the system message and the older history: with
-the changing part in the system message, every reply re-read the whole history (a later
-reply of the embedded model took 1.4-1.9 s).  It also keeps recalled text, which a model
-or a web page may have written, out of the system message's authority.
+and how to use them).  What is fixed for one run (current time, plan guidance, what the run
+continues, the memory prefetch hint) opens the run's user message between ``<context>``
+tags, and that message is re-sent with the same block on later turns.  What changes within a
+run (working memory: plan/scratchpad, already fetched tool results, focused files) closes the
+request, at the end of its last message.  So every request repeats the one before it up to
+its last message, and the model server's prefix cache (llama.cpp's KV cache, hosted APIs'
+prompt caching) covers all of it: with the changing part in the system message, every reply
+re-read the whole history (a later reply of the embedded model took 1.4-1.9 s).  Recalled
+text, which a model or a web page may have written, stays out of the system message's
+authority.  Old blocks cost tokens, so they are the first thing shed when the history
+outgrows the budget (before any compression).
 
 The history: file reads de-duplicated against the focused-files block, compressed by level
 (trimmed tool outputs, block summaries, one digest) and fitted tail-first.  A tool call and
@@ -18,7 +21,7 @@ for the same inputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -50,8 +53,9 @@ MEMORY_HINT = (
 )
 CONTEXT_OPEN, CONTEXT_CLOSE = "<context>", "</context>"
 CONTEXT_NOTE = (
-    f"A user message may open with notes from shiyi between {CONTEXT_OPEN} tags (the time, "
-    "recalled memories, your working notes); they are background, not the user's words."
+    f"Messages may carry notes from shiyi between {CONTEXT_OPEN} tags (the time, recalled "
+    "memories, your working notes); they are background, not the user's words or a tool's "
+    "output."
 )
 # Messages at the end of the history that compression never touches.
 RECENT_UNTOUCHED = 10
@@ -67,8 +71,21 @@ class ContextParts:
     tools: Sequence[ToolSpec] = ()
     guidance: str = ""
     memory_hint: str = ""
+    continued: str = ""
+    """What memory holds about the ended run this one continues."""
     working: Sequence[str] = ()
+    """Notes that change within a run: they close the request."""
     now: datetime | None = None
+    earlier: Mapping[int, SentContext] = field(default_factory=dict)
+    """History index of an earlier run's user message -> the block it was sent with."""
+
+
+@dataclass(slots=True, frozen=True)
+class SentContext:
+    """The run context a user message was sent with, to send it the same way again."""
+
+    words: str
+    context: str
 
 
 @dataclass(slots=True)
@@ -83,6 +100,8 @@ class BuiltContext:
     """At level 3: the older messages whose model digest is not cached yet."""
     raw_request_tokens: int = 0
     """Uncalibrated count of the whole request (to calibrate against provider usage)."""
+    framed: tuple[int, SentContext] | None = None
+    """History index of the user message this request opened with the run context."""
 
     @property
     def total_tokens(self) -> int:
@@ -100,15 +119,18 @@ def system_text(parts: ContextParts) -> str:
 
 
 def run_context_text(parts: ContextParts, prefetch_chars: int) -> str:
-    """What changes from run to run (and within a run: the working notes)."""
+    """What is fixed for one run: it opens the run's user message."""
     now = parts.now or datetime.now().astimezone()
-    sections = [f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}."]
-    if parts.guidance:
-        sections.append(parts.guidance)
+    sections = [f"Current time: {now.strftime('%Y-%m-%d %H:%M %Z (%A)')}.", parts.guidance]
+    sections.append(parts.continued)
     if parts.memory_hint:
         sections.append(f"{MEMORY_HINT}\n{parts.memory_hint[:prefetch_chars]}")
-    sections += [section for section in parts.working if section]
     return "\n\n".join(section for section in sections if section)
+
+
+def working_text(parts: ContextParts) -> str:
+    """What changes within a run: it closes the request."""
+    return "\n\n".join(section for section in parts.working if section)
 
 
 class ContextBuilder:
@@ -135,14 +157,26 @@ class ContextBuilder:
         system = Message("system", system_text(parts))
         # ~4 characters a token is enough to cap the hint; the budget check counts exactly.
         context = run_context_text(parts, self.budget.prefetch * 4)
-        system_tokens = self.counter.count_message(system) + self.counter.count(context)
-        deduplicated = [_referenced(m, reference) for m in history]
+        working = working_text(parts)
+        system_tokens = (
+            self.counter.count_message(system)
+            + self.counter.count(context)
+            + self.counter.count(working)
+        )
+        plain = [_referenced(m, reference) for m in history]
+        newest = _newest_user(plain)
+        deduplicated = _resent(plain, parts.earlier, newest)
         raw_tokens = self.counter.count_messages(deduplicated)
         level = self.budget.level(raw_tokens)
+        if level > 0 and deduplicated != plain:
+            # Old blocks are the cheapest thing to give up: only the prefix cache loses.
+            deduplicated, raw_tokens = plain, self.counter.count_messages(plain)
+            level = self.budget.level(raw_tokens)
         compressed, pending, digest_source = self._compress(deduplicated, level)
         room = max(self.budget.available - max(0, system_tokens - self.budget.system), 0)
         fitted, fitted_raw = self._fit(compressed, room)
-        messages = _with_run_context([system, *fitted], context)
+        messages = _with_run_context([system, *fitted], context, working)
+        framed = None if newest is None else (newest, SentContext(plain[newest].content, context))
         return BuiltContext(
             messages=messages,
             level=level,
@@ -152,6 +186,7 @@ class ContextBuilder:
             raw_request_tokens=self.counter.count_messages(messages, calibrated=False),
             pending_blocks=pending,
             digest_source=digest_source,
+            framed=framed,
         )
 
     def _compress(
@@ -205,15 +240,40 @@ class ContextBuilder:
         return kept, kept_raw
 
 
-def _with_run_context(messages: list[Message], context: str) -> list[Message]:
-    """``context`` opens the newest user message (or closes the system message if none)."""
+def _with_run_context(messages: list[Message], context: str, working: str) -> list[Message]:
+    """``context`` opens the newest user message and ``working`` closes the request (both
+    close the system message if there is no user message)."""
     at = _newest_user(messages)
     if at is None:
         system = messages[0]
-        return [replace(system, content=f"{system.content}\n\n{context}"), *messages[1:]]
-    user = messages[at]
-    framed = f"{CONTEXT_OPEN}\n{context}\n{CONTEXT_CLOSE}\n\n{user.content}"
-    return [*messages[:at], replace(user, content=framed), *messages[at + 1 :]]
+        notes = "\n\n".join(text for text in (context, working) if text)
+        return [replace(system, content=f"{system.content}\n\n{notes}"), *messages[1:]]
+    out = list(messages)
+    last = len(out) - 1
+    if at == last or out[last].role not in ("tool", "user"):
+        context = "\n\n".join(text for text in (context, working) if text)
+    elif working:
+        out[last] = replace(out[last], content=f"{out[last].content}\n\n{_framed(working)}")
+    out[at] = replace(out[at], content=f"{_framed(context)}\n\n{out[at].content}")
+    return out
+
+
+def _framed(notes: str) -> str:
+    return f"{CONTEXT_OPEN}\n{notes}\n{CONTEXT_CLOSE}"
+
+
+def _resent(
+    history: list[Message], earlier: Mapping[int, SentContext], newest: int | None
+) -> list[Message]:
+    """Earlier runs' user messages with the block each was sent with (if still the same)."""
+    out = list(history)
+    for index, sent in earlier.items():
+        if index == newest or not 0 <= index < len(out):
+            continue
+        message = out[index]
+        if message.role == "user" and message.content == sent.words:
+            out[index] = replace(message, content=f"{_framed(sent.context)}\n\n{sent.words}")
+    return out
 
 
 def _newest_user(messages: Sequence[Message]) -> int | None:

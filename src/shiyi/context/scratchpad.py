@@ -1,6 +1,6 @@
 """The working notes of a multi-step task (seed 001, 2.1.3): goal, steps, decisions, blockers.
 
-The scratchpad is rendered into the system prompt on every request, so the model keeps its
+The scratchpad is rendered into the working notes that close every request, so the model keeps its
 bearings after older turns were trimmed or summarised.  It is persisted per session with
 :meth:`Scratchpad.to_dict` / :meth:`Scratchpad.from_dict`.
 """
@@ -112,8 +112,12 @@ class Scratchpad(BaseModel):
             or self.blockers
         )
 
+    def only_goal(self) -> bool:
+        """Nothing besides the goal (which is usually the user's own message)."""
+        return not (self.sub_goals or self.current_step or self.decisions or self.blockers)
+
     def render(self) -> str:
-        """A compact block for the system prompt, or "" when there is nothing to say."""
+        """A compact block for the working notes, or "" when there is nothing to say."""
         if self.is_empty():
             return ""
         lines = ["Scratchpad (your working notes for this task):"]

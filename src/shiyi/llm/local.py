@@ -116,6 +116,8 @@ class LocalModel:
         self._load_lock = threading.Lock()
         # The Llama object is not thread-safe: one generation at a time per model.
         self._run_lock = threading.Lock()
+        self._sent_notes: dict[str, str] = {}
+        """User turn -> the choice note it went out with (see template_messages)."""
 
     @property
     def model_name(self) -> str:
@@ -201,7 +203,7 @@ class LocalModel:
         """
         section = local_grammar.tool_prompt(tools) if tools else ""
         note = local_grammar.choice_note(tool_choice) if tools else ""
-        turns = local_grammar.template_messages(messages, section, note)
+        turns = local_grammar.template_messages(messages, section, note, self._sent_notes)
         try:
             prompt = str(self._formatter(messages=turns).prompt)
         except Exception as exc:  # jinja errors, or a template's own raise_exception()

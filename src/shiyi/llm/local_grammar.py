@@ -14,7 +14,7 @@ import copy
 import json
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 from shiyi.errors import ModelError
@@ -100,13 +100,19 @@ def render_call(call: ToolCall) -> str:
 
 
 def template_messages(
-    messages: Sequence[Message], tool_section: str, note: str = ""
+    messages: Sequence[Message],
+    tool_section: str,
+    note: str = "",
+    sent_notes: MutableMapping[str, str] | None = None,
 ) -> list[dict[str, str]]:
     """History in the plain system/user/assistant shape every chat template accepts.
 
     The system turn is the tool section, then the caller's system text; ``note`` (what this
     request allows) closes the last user turn, next to where the model answers, and so that
     the note changing between a forced call and an answer in words re-reads only that turn.
+    ``sent_notes`` (user turn text -> the note it went out with) puts an earlier turn's note
+    back, so the prompt repeats the one before and the KV cache keeps the reply after it;
+    this request's note is added to it.
     """
     names = {call.id: call.name for message in messages for call in message.tool_calls}
     turns: list[dict[str, str]] = []
@@ -117,8 +123,14 @@ def template_messages(
             turns[-1]["content"] += "\n\n" + content
         else:
             turns.append({"role": role, "content": content})
+    if sent_notes:
+        for turn in turns[:-1]:
+            if turn["role"] == "user" and (earlier := sent_notes.get(turn["content"])):
+                turn["content"] += "\n\n" + earlier
     if note:
         if turns and turns[-1]["role"] == "user":
+            if sent_notes is not None:
+                _remember_note(sent_notes, turns[-1]["content"], note)
             turns[-1]["content"] += "\n\n" + note
         else:
             turns.append({"role": "user", "content": note})
@@ -131,6 +143,17 @@ def template_messages(
     parts = (tool_section, turns[0]["content"])
     turns[0]["content"] = "\n\n".join(part for part in parts if part)
     return turns
+
+
+SENT_NOTES_KEPT = 64
+"""Notes remembered per model: far more turns than a context window holds."""
+
+
+def _remember_note(sent_notes: MutableMapping[str, str], turn: str, note: str) -> None:
+    sent_notes.pop(turn, None)
+    sent_notes[turn] = note  # newest last: the oldest go first
+    while len(sent_notes) > SENT_NOTES_KEPT:
+        del sent_notes[next(iter(sent_notes))]
 
 
 def _plain_turn(message: Message, names: dict[str, str]) -> tuple[str, str]:

@@ -30,7 +30,7 @@ def _clip(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _fact_notes(hit: MemoryHit, now: float) -> str:
+def _fact_notes(hit: MemoryHit, now: float, handles: bool) -> str:
     """Confidence, age and id; what is no longer current or not yet confirmed says so."""
     notes = [f"confidence {hit.confidence:.0%}", age_text(hit.ts, now)]
     if hit.status == "superseded":
@@ -38,14 +38,20 @@ def _fact_notes(hit: MemoryHit, now: float) -> str:
         notes.insert(0, f"no longer true{' since ' + until if until else ''}")
     elif hit.status == "pending":
         notes.insert(0, "unconfirmed")
-    if hit.anchor is not None:
-        notes.append(f"anchor {hit.anchor.key()}")
-    notes.append(f"id {hit.id}")
+    if handles:
+        notes += [f"anchor {hit.anchor.key()}"] if hit.anchor is not None else []
+        notes.append(f"id {hit.id}")
     return ", ".join(notes)
 
 
-def format_hits(hits: Sequence[MemoryHit], *, now: float | None = None, width: int = 300) -> str:
-    """The ``<memory>`` block of seed 001 section 3.2; events carry an anchor for expand."""
+def format_hits(
+    hits: Sequence[MemoryHit], *, now: float | None = None, width: int = 300, handles: bool = True
+) -> str:
+    """The ``<memory>`` block of seed 001 section 3.2; events carry an anchor for expand.
+
+    ``handles=False`` leaves out anchors and ids, for a model offered no tool that takes
+    them (a small model's compact tools): ~15 tokens a memory it cannot use.
+    """
     if not hits:
         return "<memory>\n  (nothing relevant remembered)\n</memory>"
     now = time.time() if now is None else now
@@ -55,13 +61,15 @@ def format_hits(hits: Sequence[MemoryHit], *, now: float | None = None, width: i
         group = [h for h in facts if h.fact_kind in kinds]
         if group:
             lines.append(f"  <{tag}>")
-            lines += [f"    - {_clip(h.text, width)} ({_fact_notes(h, now)})" for h in group]
+            lines += [
+                f"    - {_clip(h.text, width)} ({_fact_notes(h, now, handles)})" for h in group
+            ]
             lines.append(f"  </{tag}>")
     events = [h for h in hits if h.node == "event"]
     if events:
         lines.append("  <recent_episodes>")
         for hit in events:
-            anchor = f", anchor {hit.anchor.key()}" if hit.anchor else ""
+            anchor = f", anchor {hit.anchor.key()}" if hit.anchor and handles else ""
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.ts))
             lines.append(
                 f"    - [{when}, {age_text(hit.ts, now)}{anchor}] {_clip(hit.text, width)}"

@@ -280,13 +280,14 @@ class Memory:
         """1-2 keyword matches for the context builder: cheap (no embedding), a hint only."""
         if self.settings.prefetch_limit == 0 or not message.strip():
             return []
-        return self.retriever.search(
+        hits = self.retriever.search(
             message,
             mode="keyword",
-            limit=self.settings.prefetch_limit,
+            limit=2 * self.settings.prefetch_limit,
             touch=False,
             viewer=self.viewer,
         )
+        return one_per_run(hits)[: self.settings.prefetch_limit]
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None
@@ -392,3 +393,18 @@ def parse_anchor(key: str) -> Anchor:
         raise ShiyiError(
             f"{key!r} is not an anchor; anchors look like run_abc123:2:0 (run:iteration:segment)"
         ) from None
+
+
+def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
+    """The best hit of each run: a run's archive and its messages say the same thing, and a
+    hint has room for two memories."""
+    seen: set[str] = set()
+    kept: list[MemoryHit] = []
+    for hit in hits:
+        run = hit.anchor.run_id if hit.anchor is not None else ""
+        if run in seen:
+            continue
+        if run:
+            seen.add(run)
+        kept.append(hit)
+    return kept
