@@ -3,6 +3,8 @@ of the shared parts, used alike by the CLI, the server and library users."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from shiyi.app import App, build_models, open_knowledge
@@ -10,6 +12,8 @@ from shiyi.config import Settings
 from shiyi.errors import ConfigError
 from shiyi.interfaces.server.run import BackgroundServer
 from shiyi.interfaces.server.service import AgentService
+from shiyi.llm.gate import conversation
+from shiyi.llm.local import LocalModel
 from shiyi.llm.openai_compat import OpenAICompatModel
 from shiyi.llm.scripted import ScriptedModel
 from shiyi.memory.service import Memory
@@ -180,3 +184,47 @@ def test_documents_are_summarised_only_by_a_fast_model_of_its_own(
         assert own.summary_model is not None and own.summary_model.model_name == "small-fast"
     finally:
         own.close()
+
+
+def test_memory_work_waits_for_replies_computed_on_this_machine(
+    settings: Settings, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server on loopback computes replies with the CPU the embedder would take; the work
+    also waits a moment after a reply, for a next message that comes at once."""
+    monkeypatch.setattr("shiyi.app.QUIET_AFTER_REPLY", 0.3)
+    settings.models["main"] = fake_openai.model_settings()
+    with App.open(settings) as app:
+        assert app.memory is not None and app.memory.worker.running
+        waits = app.memory.worker.defer_while
+        assert waits is not None
+        with conversation(app.models.main):
+            assert waits()
+        assert waits()
+        time.sleep(0.4)
+        assert not waits()
+
+
+def test_memory_work_goes_on_while_a_hosted_model_replies(
+    settings: Settings, fake_openai: FakeOpenAIServer
+) -> None:
+    settings.models["main"] = fake_openai.model_settings(base_url="https://api.openai.com/v1")
+    with App.open(settings) as app:
+        assert app.memory is not None and app.memory.worker.defer_while is None
+
+
+def test_the_embedded_model_holds_memory_work_back_while_it_loads(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("shiyi.app.QUIET_AFTER_REPLY", 0.0)  # earlier tests' runs ended
+    with App.open(settings) as app:
+        main = app.models.main
+        assert isinstance(main, LocalModel) and app.memory is not None
+        waits = app.memory.worker.defer_while
+        assert waits is not None
+        main.load()  # waits for the load App.open started
+        deadline = time.monotonic() + 10
+        while main.loading and time.monotonic() < deadline:  # the thread is finishing
+            time.sleep(0.01)
+        assert not waits()
+        with conversation(main):
+            assert waits()

@@ -14,13 +14,13 @@ registry are built here and handed down; nothing below reads ``Settings`` to bui
 from __future__ import annotations
 
 import logging
-import threading
 import weakref
 from collections.abc import Collection
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 from shiyi.agent.agent import Agent
 from shiyi.agent.persona import load_persona
@@ -29,6 +29,7 @@ from shiyi.config.settings import Settings
 from shiyi.context.summaries import SummaryStore
 from shiyi.errors import ShiyiError
 from shiyi.llm.factory import build_chat_model
+from shiyi.llm.gate import conversations_in_progress, since_last_conversation
 from shiyi.llm.local import LocalModel
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter, preload_encoder
@@ -162,18 +163,33 @@ def _budget_counter(main: ChatModel) -> TokenCounter | None:
     1-3 s of the ~6 s measured.
     """
     if isinstance(main, LocalModel):
-        # Its weights load while the memory opens and the first context is built.
-        threading.Thread(target=_load_quietly, args=(main,), daemon=True).start()
+        # Its weights load while the first context is built.
+        main.load_in_background()
         return TokenCounter(use_tokenizer=False)
     preload_encoder()
     return None
 
 
-def _load_quietly(model: LocalModel) -> None:
-    try:
-        model.load()
-    except ShiyiError:  # the first reply loads it again and reports the error there
-        log.debug("preloading the local model failed", exc_info=True)
+def computes_here(model: ChatModel) -> bool:
+    """Whether ``model``'s replies take this machine's CPU: the embedded model, or a server
+    on loopback.  Then the memory worker's embedding and extraction wait for them."""
+    if isinstance(model, LocalModel):
+        return True
+    endpoint = getattr(model, "endpoint", None)
+    host = urlsplit(endpoint).hostname if isinstance(endpoint, str) else None
+    return host in ("localhost", "127.0.0.1", "::1")
+
+
+QUIET_AFTER_REPLY = 2.0
+"""Seconds after a run ends that background work still waits: the next message often comes
+at once (a script, a client), and an embedding batch started in between slowed that reply
+from 0.9 to 2-3 s."""
+
+
+def _replying(main: ChatModel) -> bool:
+    loading = isinstance(main, LocalModel) and main.loading
+    recent = since_last_conversation() < QUIET_AFTER_REPLY
+    return loading or recent or conversations_in_progress() > 0
 
 
 def tool_profile(settings: Settings, main: ChatModel) -> Literal["full", "compact"]:
@@ -229,9 +245,15 @@ class App:
         models = build_models(settings, main=model)
         owns = memory is None and settings.memory.enabled
         if owns:
-            memory = open_memory(settings, fast=models.fast, start_worker=start_worker)
+            memory = open_memory(settings, fast=models.fast, start_worker=False)
         try:
-            return cls(settings, models, memory=memory, owns_memory=owns)
+            app = cls(settings, models, memory=memory, owns_memory=owns)
+            if owns and memory is not None:
+                if computes_here(models.main):
+                    memory.worker.defer_while = lambda: _replying(models.main)
+                if start_worker:
+                    memory.worker.start()
+            return app
         except BaseException:
             # The store and its worker thread must not be left open, or the process dies in
             # Kuzu's destructor at exit ("terminate called").

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
@@ -106,17 +107,39 @@ def gate_for(endpoint: str) -> EndpointGate:
         return gate
 
 
+_conversations = 0
+_last_ended = float("-inf")
+
+
+def conversations_in_progress() -> int:
+    """Runs of this process in progress, whatever their model (background CPU work such as
+    embedding waits for them when the replies are computed on this machine)."""
+    with _GATES_LOCK:
+        return _conversations
+
+
+def since_last_conversation() -> float:
+    """Seconds since a run of this process last ended (infinite if none has)."""
+    with _GATES_LOCK:
+        return time.monotonic() - _last_ended
+
+
 @contextmanager
 def conversation(model: object) -> Iterator[None]:
     """Hold ``model``'s endpoint for a run (a model without one, e.g. the embedded or the
-    scripted model, has no gate)."""
+    scripted model, has no gate) and count the run as in progress."""
+    global _conversations, _last_ended
     endpoint = getattr(model, "endpoint", None)
-    if not isinstance(endpoint, str):
-        yield
-        return
-    gate = gate_for(endpoint)
-    gate.run_started()
+    gate = gate_for(endpoint) if isinstance(endpoint, str) else None
+    with _GATES_LOCK:
+        _conversations += 1
+    if gate is not None:
+        gate.run_started()
     try:
         yield
     finally:
-        gate.run_ended()
+        if gate is not None:
+            gate.run_ended()
+        with _GATES_LOCK:
+            _conversations -= 1
+            _last_ended = time.monotonic()

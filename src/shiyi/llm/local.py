@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from shiyi.config.settings import ModelSettings
-from shiyi.errors import ModelError, ModelUnavailable
+from shiyi.errors import ModelError, ModelUnavailable, ShiyiError
 from shiyi.llm import local_grammar, local_weights
 from shiyi.llm.llama_backends import load_cpu_backend
 from shiyi.llm.prompt_cache import PrefixStateCache, agreed_length
@@ -114,6 +114,8 @@ class LocalModel:
         self._llama: Any = None
         self._formatter: Any = None
         self._load_lock = threading.Lock()
+        self._preload_lock = threading.Lock()
+        self._preload: threading.Thread | None = None
         # The Llama object is not thread-safe: one generation at a time per model.
         self._run_lock = threading.Lock()
         self._sent_notes: dict[str, str] = {}
@@ -135,6 +137,27 @@ class LocalModel:
     def busy(self) -> bool:
         """True while a worker thread is generating with this model."""
         return self._run_lock.locked()
+
+    def load_in_background(self) -> None:
+        """Start loading the weights in a thread (once); the first reply waits for it, and
+        a failure is reported there (the load is tried again)."""
+        with self._preload_lock:
+            if self._preload is None and self._llama is None:
+                self._preload = threading.Thread(
+                    target=self._load_quietly, name="shiyi-model-load", daemon=True
+                )
+                self._preload.start()
+
+    @property
+    def loading(self) -> bool:
+        """True while :meth:`load_in_background` is still loading."""
+        return self._preload is not None and self._preload.is_alive()
+
+    def _load_quietly(self) -> None:
+        try:
+            self.load()
+        except ShiyiError:
+            log.debug("preloading the local model failed", exc_info=True)
 
     def load(self) -> None:
         """Load the weights now (blocking); :meth:`stream` does this on first use."""

@@ -27,8 +27,9 @@ from shiyi.memory.topics import extract_topics
 log = logging.getLogger(__name__)
 
 INGEST, ENTITIES, EMBED = "ingest", "entities", "embed"
-MAX_DEFER = 0.5
-"""Longest the worker waits for a busy server before its next batch (seconds)."""
+MAX_DEFER = 30.0
+"""Longest the worker waits for :attr:`MemoryWorker.defer_while` before its next batch
+(seconds): replies go first, but a process that is never idle still gets its memory."""
 # Ingest first: events must be queryable before they are enriched.
 ORDER = (INGEST, ENTITIES, EMBED)
 
@@ -84,9 +85,10 @@ class MemoryWorker:
         self._periodic: list[Periodic] = []
         self.after_ingest: list[Callable[[list[EventRecord]], None]] = []
         self.defer_while: Callable[[], bool] | None = None
-        """While this says True (a server still owes requests their first event), the worker
-        waits before its next batch: Kuzu compiles queries holding the GIL, which delayed
-        those events by 100+ ms in a burst of 50 sessions."""
+        """While this says True, the worker waits before its next batch: a server still owes
+        requests their first event (Kuzu compiles queries holding the GIL, which delayed
+        those events by 100+ ms in a burst of 50 sessions), or a reply is being computed on
+        this machine (embedding a batch took a first local reply from 2.9 to 3.9 s)."""
 
     def register(
         self,

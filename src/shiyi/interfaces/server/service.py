@@ -101,7 +101,8 @@ class AgentService:
         if self.freeze_gc:
             _freeze_startup_objects()
         if self.memory is not None:
-            self.memory.worker.defer_while = lambda: self._greeting > 0
+            also = self.memory.worker.defer_while  # replies computed here (see App.open)
+            self.memory.worker.defer_while = lambda: self._greeting > 0 or bool(also and also())
         write_owner(self.settings.data_dir, self.address)
 
     def _warm_up_agents(self) -> None:
