@@ -195,7 +195,7 @@ def test_memory_work_waits_for_replies_computed_on_this_machine(
     settings.models["main"] = fake_openai.model_settings()
     with App.open(settings) as app:
         assert app.memory is not None and app.memory.worker.running
-        waits = app.memory.worker.defer_while
+        waits = app.memory.worker.hold_heavy_while
         assert waits is not None
         with conversation(app.models.main):
             assert waits()
@@ -209,7 +209,7 @@ def test_memory_work_goes_on_while_a_hosted_model_replies(
 ) -> None:
     settings.models["main"] = fake_openai.model_settings(base_url="https://api.openai.com/v1")
     with App.open(settings) as app:
-        assert app.memory is not None and app.memory.worker.defer_while is None
+        assert app.memory is not None and app.memory.worker.hold_heavy_while is None
 
 
 def test_the_embedded_model_holds_memory_work_back_while_it_loads(
@@ -219,7 +219,7 @@ def test_the_embedded_model_holds_memory_work_back_while_it_loads(
     with App.open(settings) as app:
         main = app.models.main
         assert isinstance(main, LocalModel) and app.memory is not None
-        waits = app.memory.worker.defer_while
+        waits = app.memory.worker.hold_heavy_while
         assert waits is not None
         main.load()  # waits for the load App.open started
         deadline = time.monotonic() + 10

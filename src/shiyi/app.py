@@ -250,7 +250,7 @@ class App:
             app = cls(settings, models, memory=memory, owns_memory=owns)
             if owns and memory is not None:
                 if computes_here(models.main):
-                    memory.worker.defer_while = lambda: _replying(models.main)
+                    memory.worker.hold_heavy_while = lambda: _replying(models.main)
                 if start_worker:
                     memory.worker.start()
             return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,45 @@ def test_worker_waits_while_a_server_owes_first_events(tmp_path: Path) -> None:
     finally:
         worker.stop()
         jobs.close()
+
+
+def test_heavy_work_waits_while_a_reply_is_computed_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cheap kinds keep the keyword index current; model work waits, but not forever."""
+    from shiyi.memory import worker as worker_module
+    from shiyi.memory.worker import ENTITIES
+
+    jobs = SqliteJobQueue(tmp_path / "jobs.sqlite3")
+    worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.01)  # type: ignore[arg-type]
+    light: list[int] = []
+    heavy: list[int] = []
+    worker._handlers[ENTITIES] = lambda batch: light.extend(j.id for j in batch)
+    worker.register("extract", lambda batch: heavy.extend(j.id for j in batch))
+    replying = True
+    worker.hold_heavy_while = lambda: replying
+    worker.start()
+    try:
+        cheap, costly = jobs.enqueue(ENTITIES, {"ids": []}), jobs.enqueue("extract", {})
+        worker.wake()
+        wait_for(lambda: light == [cheap])
+        time.sleep(0.3)
+        assert heavy == []  # held while the reply is computed
+        replying = False
+        wait_for(lambda: heavy == [costly])
+        # Held for good, it still runs after MAX_HOLD.
+        monkeypatch.setattr(worker_module, "MAX_HOLD", 0.2)
+        replying = True
+        late = jobs.enqueue("extract", {})
+        worker.wake()
+        wait_for(lambda: heavy == [costly, late])
+    finally:
+        worker.stop()
+        jobs.close()
+
+
+def wait_for(condition: Callable[[], bool], limit: float = 10.0) -> None:
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, "the worker never got there"
+        time.sleep(0.01)

@@ -27,8 +27,10 @@ from shiyi.memory.topics import extract_topics
 log = logging.getLogger(__name__)
 
 INGEST, ENTITIES, EMBED = "ingest", "entities", "embed"
-MAX_DEFER = 30.0
-"""Longest the worker waits for :attr:`MemoryWorker.defer_while` before its next batch
+MAX_DEFER = 0.5
+"""Longest the worker waits for a busy server before its next batch (seconds)."""
+MAX_HOLD = 30.0
+"""Longest :attr:`MemoryWorker.hold_heavy_while` holds embedding and model work back
 (seconds): replies go first, but a process that is never idle still gets its memory."""
 # Ingest first: events must be queryable before they are enriched.
 ORDER = (INGEST, ENTITIES, EMBED)
@@ -85,10 +87,15 @@ class MemoryWorker:
         self._periodic: list[Periodic] = []
         self.after_ingest: list[Callable[[list[EventRecord]], None]] = []
         self.defer_while: Callable[[], bool] | None = None
-        """While this says True, the worker waits before its next batch: a server still owes
-        requests their first event (Kuzu compiles queries holding the GIL, which delayed
-        those events by 100+ ms in a burst of 50 sessions), or a reply is being computed on
-        this machine (embedding a batch took a first local reply from 2.9 to 3.9 s)."""
+        """While this says True (a server still owes requests their first event), the worker
+        waits before its next batch: Kuzu compiles queries holding the GIL, which delayed
+        those events by 100+ ms in a burst of 50 sessions."""
+        self.hold_heavy_while: Callable[[], bool] | None = None
+        """While this says True (a reply is being computed on this machine), only the cheap
+        kinds run (ingest, entities: the keyword index stays current); embedding and model
+        work wait, up to :data:`MAX_HOLD`: an embedding batch took a first local reply from
+        2.9 to 3.9 s."""
+        self._held_since: float | None = None
 
     def register(
         self,
@@ -137,6 +144,19 @@ class MemoryWorker:
             if self._stop.wait(0.005):
                 return
 
+    def _holding_heavy(self) -> bool:
+        hold = self.hold_heavy_while
+        if hold is None or not hold():
+            self._held_since = None
+            return False
+        now = time.monotonic()
+        if self._held_since is None:
+            self._held_since = now
+        if now - self._held_since < MAX_HOLD:
+            return True
+        self._held_since = now  # one batch now, then hold again
+        return False
+
     def run_periodic(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
         for task in self._periodic:
@@ -153,7 +173,7 @@ class MemoryWorker:
             self._yield_to_replies()
             self.run_periodic()
             try:
-                done = self.run_once()
+                done = self.run_once(light_only=self._holding_heavy())
             except Exception:  # never let the worker die; the job records the error
                 log.exception("memory worker iteration failed")
                 done = 0
@@ -163,17 +183,18 @@ class MemoryWorker:
 
     # --- processing --------------------------------------------------------------------
 
-    def run_once(self) -> int:
-        """Process one batch of the most urgent kind; returns how many jobs were handled."""
+    def run_once(self, *, light_only: bool = False) -> int:
+        """Process one batch of the most urgent kind; returns how many jobs were handled.
+        ``light_only``: only ingest and entities (no embedding, no model)."""
         for kind in ORDER:
-            if kind == EMBED and self.embedder is None:
+            if kind == EMBED and (self.embedder is None or light_only):
                 continue
             jobs = self.jobs.claim([kind], limit=self.batch if kind == EMBED else 16)
             if jobs:
                 self._handle(kind, jobs)
                 return len(jobs)
         for kind, extra in self._extra.items():
-            if not extra.ready():
+            if light_only or not extra.ready():
                 continue
             jobs = self.jobs.claim([kind], limit=extra.batch)
             if jobs:

@@ -101,8 +101,7 @@ class AgentService:
         if self.freeze_gc:
             _freeze_startup_objects()
         if self.memory is not None:
-            also = self.memory.worker.defer_while  # replies computed here (see App.open)
-            self.memory.worker.defer_while = lambda: self._greeting > 0 or bool(also and also())
+            self.memory.worker.defer_while = lambda: self._greeting > 0
         write_owner(self.settings.data_dir, self.address)
 
     def _warm_up_agents(self) -> None:
