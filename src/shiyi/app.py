@@ -20,11 +20,11 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import urlsplit
 
 from shiyi.agent.agent import Agent
 from shiyi.agent.persona import load_persona
 from shiyi.agent.plan_tools import plan_tools
+from shiyi.config.hosts import is_loopback_url
 from shiyi.config.settings import Settings
 from shiyi.context.summaries import SummaryStore
 from shiyi.errors import ShiyiError
@@ -176,8 +176,7 @@ def computes_here(model: ChatModel) -> bool:
     if isinstance(model, LocalModel):
         return True
     endpoint = getattr(model, "endpoint", None)
-    host = urlsplit(endpoint).hostname if isinstance(endpoint, str) else None
-    return host in ("localhost", "127.0.0.1", "::1")
+    return isinstance(endpoint, str) and is_loopback_url(endpoint)
 
 
 QUIET_AFTER_REPLY = 2.0

@@ -7,9 +7,9 @@ import pytest
 from pydantic import SecretStr
 
 from shiyi.config import Settings
+from shiyi.config.hosts import is_loopback, is_loopback_url
 from shiyi.errors import ConfigError
 from shiyi.interfaces.server import AgentService, create_app
-from shiyi.interfaces.server.security import is_loopback
 from shiyi.llm.scripted import ScriptedModel
 from tests.interfaces.server.conftest import LiveFactory, server_settings
 
@@ -17,6 +17,8 @@ from tests.interfaces.server.conftest import LiveFactory, server_settings
 def test_loopback_detection() -> None:
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.8.0.1", "::1", "localhost", "[::1]"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.com", ""))
+    assert is_loopback_url("http://127.0.0.1:8080/v1") and is_loopback_url("http://[::1]/v1")
+    assert not is_loopback_url("https://api.openai.com/v1")
 
 
 def test_off_loopback_without_token_refuses_to_start(settings: Settings) -> None:

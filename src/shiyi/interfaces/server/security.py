@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 from typing import Any
 
@@ -12,21 +11,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from shiyi.config.hosts import is_loopback
 from shiyi.config.settings import ServerSettings
 from shiyi.errors import ConfigError
 
 OPEN_PATHS = frozenset({"/healthz", "/"})
 OPEN_PREFIXES = ("/ui/",)
 """The memory page's static files: they hold no data, and the page asks for the token."""
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_exposure(server: ServerSettings) -> None:
