@@ -370,12 +370,12 @@ class Agent:
             return ""
         from shiyi.memory.present import format_hits
 
+        session_id = self.transcript.session_id
         try:
-            hits = self.memory.prefetch(message)
+            hits = self.memory.prefetch(message, lambda hit: is_news(hit, message, session_id))
         except Exception:
             log.exception("memory prefetch failed")
             return ""
-        hits = news_to(hits, message, self.transcript.session_id)
         handles = "expand_memory" in self.tools.names()
         return format_hits(hits, handles=handles) if hits else ""
 
@@ -400,17 +400,13 @@ def _abandon_when_ready(setup: asyncio.Future[RunLoop]) -> None:
         log.debug("abandoned run not recorded: %s", exc)
 
 
-def news_to(hits: list[MemoryHit], message: str, session_id: str) -> list[MemoryHit]:
-    """The hits that tell the model something: not this conversation's own messages (and
-    facts read off them), which the history holds already, nor an earlier message that
-    only says the same words as this one."""
-    words = message.strip()
-    return [
-        hit
-        for hit in hits
-        if not (hit.anchor and hit.anchor.session_id == session_id)
-        and not (hit.node == "event" and hit.text.partition(": ")[2].strip() == words)
-    ]
+def is_news(hit: MemoryHit, message: str, session_id: str) -> bool:
+    """Whether ``hit`` tells the model something: not one of this conversation's own
+    messages (or a fact read off them), which the history holds already, nor an earlier
+    message that only says the same words as this one."""
+    if hit.anchor is not None and hit.anchor.session_id == session_id:
+        return False
+    return not (hit.node == "event" and hit.text.partition(": ")[2].strip() == message.strip())
 
 
 def _last_reply(messages: list[Message]) -> str | None:

@@ -276,8 +276,11 @@ class Memory:
     ) -> str:
         return format_hits(self.search(query, mode=mode, kinds=kinds, limit=limit))
 
-    def prefetch(self, message: str) -> list[MemoryHit]:
-        """1-2 keyword matches for the context builder: cheap (no embedding), a hint only."""
+    def prefetch(
+        self, message: str, keep: Callable[[MemoryHit], bool] = lambda hit: True
+    ) -> list[MemoryHit]:
+        """1-2 keyword matches for the context builder: cheap (no embedding), a hint only.
+        ``keep`` filters before the limit, so a dropped hit leaves its place to the next."""
         if self.settings.prefetch_limit == 0 or not message.strip():
             return []
         hits = self.retriever.search(
@@ -287,7 +290,7 @@ class Memory:
             touch=False,
             viewer=self.viewer,
         )
-        return one_per_run(hits)[: self.settings.prefetch_limit]
+        return one_per_run([hit for hit in hits if keep(hit)])[: self.settings.prefetch_limit]
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None
