@@ -344,7 +344,17 @@ class ServerSettings(_Strict):
         "reach the store it owns (0: any free port; null: do not serve).",
     )
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
-    cors_origins: list[str] = Field(default_factory=list, description="Empty: CORS off.")
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins of web apps that may call the API (CORS), and make changes; "
+        "empty: CORS off, and only the server's own page may make changes from a browser.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header names a loopback server also answers (besides localhost "
+        "and loopback addresses), e.g. a local proxy's name; '*': any. Guards against DNS "
+        "rebinding.",
+    )
     tools: list[str] | None = Field(
         default_factory=lambda: [
             "read_file", "list_dir", "grep", "write_file", "edit_file", "repo_map",

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from shiyi.config.hosts import is_loopback
 from shiyi.config.settings import ServerSettings
 from shiyi.errors import ConfigError
+from shiyi.interfaces.server.origin import OriginGuard
 
 OPEN_PATHS = frozenset({"/healthz", "/"})
 OPEN_PREFIXES = ("/ui/",)
@@ -112,10 +113,11 @@ class GuardMiddleware:
 
 
 def install_security(app: FastAPI, server: ServerSettings) -> None:
-    """Auth and limits first, then CORS outermost so preflights need no token."""
+    """Auth and limits, inside the Host/Origin guard, inside CORS (preflights need no token)."""
     check_exposure(server)
     token = server.token.get_secret_value() if server.token else None
     app.add_middleware(GuardMiddleware, token=token, max_body=server.max_body_bytes)
+    app.add_middleware(OriginGuard, server=server)
     if server.cors_origins:
         options: dict[str, Any] = {
             "allow_origins": server.cors_origins,
