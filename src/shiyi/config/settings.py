@@ -126,7 +126,7 @@ class ToolSettings(_Strict):
     bash_deny: list[str] = Field(
         default_factory=lambda: [
             # rm on / or /* with any flags, and --no-preserve-root anywhere in an rm
-            r"\brm\s+(?:-{1,2}[\w-]+\s+)*/+\*?(?:\s|$|;|&|\|)",
+            r"\brm\s+(?:-{1,2}[\w-]+\s+)*/+\*?(?:\s|$|[;&|)])",
             r"\brm\b[^;&|\n]*\s--no-preserve-root\b",
             r"\bmkfs(\.\w+)?\b",
             r"\bdd\s+.*\bof=/dev/",

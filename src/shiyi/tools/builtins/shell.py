@@ -5,15 +5,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
+import uuid
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from shiyi.config.settings import ToolSettings
-from shiyi.errors import CommandDenied, ToolError
+from shiyi.errors import ToolError
 from shiyi.tools.base import FunctionTool, Tool, ToolContext, tool
+from shiyi.tools.builtins.bash_checks import check_command
+from shiyi.tools.builtins.config_guard import restore, take_snapshot
+from shiyi.tools.builtins.sandbox import (
+    RUN_MARKER,
+    bwrap_argv,
+    command_environment,
+    describe_sandbox,
+    sandbox_binary,
+)
 from shiyi.tools.output import cap_output
 
 # Above the default bash_max_timeout, so the registry's per-tool timeout never pre-empts the
@@ -107,9 +116,19 @@ async def bash(
     """
     if not command.strip():
         raise ToolError("command is empty; pass the shell command to run.")
-    _check_denied(command, ctx.settings.bash_deny)
+    check_command(command, ctx.workspace, ctx.settings.bash_deny)
     seconds, notes = _effective_timeout(timeout, ctx)
-    run = await _execute(command, ctx.workspace.root, seconds, ctx.settings.output_cap_chars)
+    snapshot = take_snapshot(ctx.workspace)
+    try:
+        run = await _execute(command, ctx, seconds)
+    finally:
+        restored = restore(snapshot)
+    if restored:
+        names = ", ".join(ctx.workspace.display(p) for p in restored)
+        notes.append(
+            f"the command changed {names}, the agent's own configuration, which it may not "
+            "change; it was put back. Ask the user to make this change themselves"
+        )
     if run.ending is Ending.TIMED_OUT:
         raise ToolError(
             f"the command timed out after {seconds:g} s; it and all its child processes were "
@@ -127,28 +146,11 @@ async def bash(
 
 
 def bash_for(settings: ToolSettings) -> Tool:
-    """The bash tool, with a registry deadline that leaves room for the configured maximum."""
-    needed = settings.bash_max_timeout + _CLEANUP_MARGIN
-    if needed <= TOOL_TIMEOUT:
-        return bash
-    return FunctionTool(bash.func, sequential=True, timeout=needed)
-
-
-def _check_denied(command: str, rules: list[str]) -> None:
-    for rule in rules:
-        try:
-            matched = re.search(rule, command) is not None
-        except re.error as exc:
-            # Fail closed: a broken safety rule must not silently let everything through.
-            raise ToolError(
-                f"the deny rule `{rule}` is not a valid regular expression ({exc}); "
-                "the command was not run. Fix tools.bash_deny in the configuration."
-            ) from None
-        if matched:
-            raise CommandDenied(
-                f"the command was refused by the deny rule `{rule}` and was not run. "
-                "Do this another way, or ask the user to run it themselves."
-            )
+    """The bash tool, with a registry deadline that leaves room for the configured maximum
+    and a description saying whether commands run in a sandbox."""
+    needed = max(settings.bash_max_timeout + _CLEANUP_MARGIN, TOOL_TIMEOUT)
+    description = f"{bash.spec.description}\n\n{describe_sandbox(settings.bash_sandbox)}"
+    return FunctionTool(bash.func, description=description, sequential=True, timeout=needed)
 
 
 def _effective_timeout(requested: float | None, ctx: ToolContext) -> tuple[float, list[str]]:
@@ -174,18 +176,10 @@ def _describe_code(code: int | None) -> str:
     return str(code)
 
 
-_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$|^SHIYI_.*API_KEY", re.IGNORECASE)
-
-
-def scrubbed_environment() -> dict[str, str]:
-    """The agent's environment minus credentials: a model must not be able to read keys
-    with ``echo $DEEPSEEK_API_KEY`` and leak them into a reply or a file."""
-    return {name: value for name, value in os.environ.items() if not _SECRET_NAME.search(name)}
-
-
-async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
-    proc = await _spawn(command, cwd)
-    buffer = OutputBuffer(cap)
+async def _execute(command: str, ctx: ToolContext, seconds: float) -> _Run:
+    marker = uuid.uuid4().hex
+    proc = await _spawn(command, ctx, marker)
+    buffer = OutputBuffer(ctx.settings.output_cap_chars)
     assert proc.stdout is not None
     reader = asyncio.create_task(_pump(proc.stdout, buffer))
     try:
@@ -193,11 +187,15 @@ async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
     except BaseException:
         # Cancelled mid-run: nobody will read the output, but the processes must not survive.
         reader.cancel()
-        _signal_group(proc.pid, signal.SIGTERM)
-        await asyncio.shield(stop_group(proc.pid))
+        _signal_run(proc.pid, marker, signal.SIGTERM)
+        await asyncio.shield(stop_run(proc.pid, marker))
         raise
-    if ending is not Ending.EXITED:
-        await stop_group(proc.pid)
+    if ending is Ending.TIMED_OUT:
+        await stop_run(proc.pid, marker)
+    elif ending is Ending.DETACHED:
+        # Only what holds the output: a job the command detached on purpose (nohup, setsid,
+        # its output in a file) may go on.
+        await stop_run(proc.pid, None)
     await _finish(reader)
     # The exit status of a killed bash may not have been collected yet.
     with contextlib.suppress(TimeoutError):
@@ -205,22 +203,33 @@ async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
     return _Run(ending, proc.returncode, buffer.render())
 
 
-async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
-    """Start bash in its own process group, so the command and everything it spawns can be
-    killed at once.
+def _command_argv(command: str, ctx: ToolContext, marker: str) -> tuple[list[str], dict[str, str]]:
+    """What to exec (bash, under bwrap when there is one) and the environment to give it."""
+    settings = ctx.settings
+    env = command_environment(settings.bash_env, marker=marker)
+    binary = sandbox_binary(settings.bash_sandbox)
+    if binary is None:
+        return ["/bin/bash", "-c", command], env
+    env["TMPDIR"] = "/tmp"  # the sandbox's private /tmp is the only writable temp dir
+    prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
+    return [*prefix, "/bin/bash", "-c", command], env
+
+
+async def _spawn(command: str, ctx: ToolContext, marker: str) -> asyncio.subprocess.Process:
+    """Start bash in its own process group (and session), so the command and everything it
+    spawns can be killed at once; ``marker`` finds what left the group.
 
     The process runs before ``create_subprocess_exec`` returns (it still connects the pipes).
     Cancelled in that window, asyncio kills bash alone and its background jobs lived on
     (seen: 1 run in 12 of a test cancelling right after the command started), so the spawn
     is shielded and a cancelled caller stops the whole group once it exists.
     """
+    argv, env = _command_argv(command, ctx, marker)
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            "/bin/bash",
-            "-c",
-            command,
-            cwd=cwd,
-            env=scrubbed_environment(),
+            *argv,
+            cwd=ctx.workspace.root,
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -232,7 +241,7 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
     except asyncio.CancelledError:
         with contextlib.suppress(Exception):
             proc = await spawn
-            await asyncio.shield(stop_group(proc.pid))
+            await asyncio.shield(stop_run(proc.pid, marker))
         raise
 
 
@@ -265,29 +274,58 @@ async def _finish(reader: asyncio.Task[None]) -> None:
         reader.cancel()
 
 
-async def stop_group(pgid: int) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
-    _signal_group(pgid, signal.SIGTERM)
-    if not await _group_gone(pgid, KILL_GRACE):
-        _signal_group(pgid, signal.SIGKILL)
-        await _group_gone(pgid, KILL_GRACE)
+async def stop_run(pgid: int, marker: str | None) -> None:
+    """SIGTERM the process group and every process carrying ``marker`` (those that left the
+    group: ``setsid``, double forks), then SIGKILL whatever is left after a grace period."""
+    _signal_run(pgid, marker, signal.SIGTERM)
+    if not await _run_gone(pgid, marker, KILL_GRACE):
+        _signal_run(pgid, marker, signal.SIGKILL)
+        await _run_gone(pgid, marker, KILL_GRACE)
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
+def _signal_run(pgid: int, marker: str | None, sig: signal.Signals) -> None:
     # ProcessLookupError: the group is already gone, which is the goal.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+    for pid in marked_processes(marker) if marker else ():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
 
 
-async def _group_gone(pgid: int, within: float) -> bool:
-    """Wait until no process of the group is still running."""
+async def _run_gone(pgid: int, marker: str | None, within: float) -> bool:
+    """Wait until no process of the group, and none carrying ``marker``, still runs."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
-    while group_running(pgid):
+    while group_running(pgid) or (marker and marked_processes(marker)):
         if loop.time() >= deadline:
             return False
         await asyncio.sleep(_POLL)
     return True
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Live processes whose environment holds ``RUN_MARKER=marker`` (it is inherited, and
+    kept by setsid and nohup; a process that empties its environment is not found)."""
+    entry_bytes = f"\0{RUN_MARKER}={marker}\0".encode()
+    found = []
+    for entry in os.scandir(_PROC) if _PROC.is_dir() else ():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = Path(entry.path, "environ").read_bytes()
+        except OSError:
+            continue  # exited, or not ours to read
+        if entry_bytes in b"\0" + environ and _alive(entry.path):
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(proc_dir: str) -> bool:
+    try:
+        stat = Path(proc_dir, "stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2 :].split()[0] not in ("Z", "X")
 
 
 def group_running(pgid: int) -> bool:
