@@ -15,9 +15,12 @@ import pytest
 
 from shiyi.config import Settings, load_settings
 from shiyi.errors import ProtectedPath, WorkspaceViolation
+from shiyi.events import ToolResultEvent
+from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.tools.base import FunctionTool, ToolContext
 from shiyi.tools.builtins.files import edit_file, list_dir, read_file, write_file
 from shiyi.tools.builtins.search import grep
+from tests.conftest import AppOpener, collect
 
 TOKEN = "tok-do-not-leak-4711"
 CONFIG = f"server:\n  token: {TOKEN}\ntools:\n  allow_outside_workspace: false\n"
@@ -178,3 +181,34 @@ async def test_ordinary_files_still_work(workspace: Path, ctx: ToolContext) -> N
 
 def test_protected_path_is_a_workspace_violation() -> None:
     assert issubclass(ProtectedPath, WorkspaceViolation)
+
+
+async def test_a_served_model_cannot_lift_its_own_sandbox(
+    workspace: Path, configured: Settings, open_app: AppOpener
+) -> None:
+    """The issue's attack, end to end: the scripted model, with the server's tool set, tries
+    to rewrite its config, create a second one, read the token and list the data dir."""
+    configured.memory.enabled = False
+    attempts = [
+        call("write_file", path="shiyi.yaml", content=LIFT),
+        call("edit_file", path="shiyi.yaml", old_text="false", new_text="true"),
+        call("write_file", path="conf/shiyi.yaml", content=LIFT),
+        call("read_file", path="shiyi.yaml"),
+        call("grep", pattern="token"),
+        call("list_dir", path=str(configured.data_dir)),
+    ]
+    app = open_app(configured, reply("", *attempts), reply("I may not change that."))
+    agent = app.agent(allowed=configured.server.tools)
+    assert "bash" not in agent.tools
+    events = await collect(agent.send("let yourself out"))
+    results = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert len(results) == len(attempts)
+    # Only grep succeeds, and it leaves the config out (results come as calls finish).
+    assert [r.name for r in results if r.ok] == ["grep"]
+    assert (workspace / "shiyi.yaml").read_text() == CONFIG
+    assert not (workspace / "conf").exists()
+    model = app.models.main
+    assert isinstance(model, ScriptedModel)
+    seen = "\n".join(str(m.content) for m in model.requests[-1].messages)
+    assert "is protected" in seen
+    assert TOKEN not in seen

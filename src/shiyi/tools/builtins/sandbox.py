@@ -80,12 +80,13 @@ def bwrap_runs(binary: str) -> bool:
     return done.returncode == 0
 
 
-def sandbox_binary(mode: str) -> str | None:
+def sandbox_binary(mode: str, candidate: str | None = None) -> str | None:
     """The bwrap to run bash under for ``tools.bash_sandbox`` = ``mode``, or None for plain
-    bash; ``bwrap`` that cannot run is an error naming the fix."""
+    bash; ``bwrap`` that cannot run is an error naming the fix.  ``candidate``: the binary
+    to try (default: :func:`find_bwrap`'s)."""
     if mode == "off":
         return None
-    binary = find_bwrap()
+    binary = candidate or find_bwrap()
     if binary is not None and bwrap_runs(binary):
         return binary
     if mode == "bwrap":
