@@ -263,3 +263,17 @@ def test_bwrap_required_but_unusable_is_an_error() -> None:
         sandbox_binary("bwrap", unusable)
     assert sandbox_binary("auto", unusable) is None
     assert sandbox_binary("off") is None
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="no bwrap")
+@pytest.mark.parametrize("mode", ["bwrap"])
+async def test_in_the_sandbox_nothing_outlives_the_command(
+    ctx: ToolContext, unique_sleep: int
+) -> None:
+    """Plain bash lets a nohup job run on (test_shell.py); the sandbox's process namespace
+    ends with the command, and the timeout advice says so."""
+    out = await run(ctx, command=f"nohup sleep {unique_sleep} > /dev/null 2>&1 & echo started")
+    assert "started" in out
+    assert await left_after(unique_sleep) == []
+    with pytest.raises(ToolError, match="in the sandbox background jobs end with the command"):
+        await run(ctx, command="sleep 30", timeout=0.3)

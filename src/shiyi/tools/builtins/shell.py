@@ -49,6 +49,16 @@ class _Run:
     ending: Ending
     returncode: int | None
     output: str
+    sandboxed: bool
+
+
+_LONG_JOB_ADVICE = {
+    False: "Pass a larger timeout, or run long jobs in the background with their output in "
+    "a file (nohup CMD > log 2>&1 &).",
+    # In the sandbox's process namespace nothing outlives the command, nohup neither.
+    True: "Pass a larger timeout (up to the configured maximum); in the sandbox background "
+    "jobs end with the command.",
+}
 
 
 class OutputBuffer:
@@ -132,8 +142,7 @@ async def bash(
     if run.ending is Ending.TIMED_OUT:
         raise ToolError(
             f"the command timed out after {seconds:g} s; it and all its child processes were "
-            "killed. Pass a larger timeout, or run long jobs in the background with their "
-            f"output in a file (nohup CMD > log 2>&1 &).\nOutput before the timeout:\n"
+            f"killed. {_LONG_JOB_ADVICE[run.sandboxed]}\nOutput before the timeout:\n"
             f"{run.output or '(no output)'}"
         )
     if run.ending is Ending.DETACHED:
@@ -178,7 +187,8 @@ def _describe_code(code: int | None) -> str:
 
 async def _execute(command: str, ctx: ToolContext, seconds: float) -> _Run:
     marker = uuid.uuid4().hex
-    proc = await _spawn(command, ctx, marker)
+    argv, env = _command_argv(command, ctx, marker)
+    proc = await _spawn(argv, env, ctx.workspace.root, marker)
     buffer = OutputBuffer(ctx.settings.output_cap_chars)
     assert proc.stdout is not None
     reader = asyncio.create_task(_pump(proc.stdout, buffer))
@@ -200,7 +210,8 @@ async def _execute(command: str, ctx: ToolContext, seconds: float) -> _Run:
     # The exit status of a killed bash may not have been collected yet.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), EOF_GRACE)
-    return _Run(ending, proc.returncode, buffer.render())
+    sandboxed = argv[0] != "/bin/bash"
+    return _Run(ending, proc.returncode, buffer.render(), sandboxed)
 
 
 def _command_argv(command: str, ctx: ToolContext, marker: str) -> tuple[list[str], dict[str, str]]:
@@ -215,7 +226,9 @@ def _command_argv(command: str, ctx: ToolContext, marker: str) -> tuple[list[str
     return [*prefix, "/bin/bash", "-c", command], env
 
 
-async def _spawn(command: str, ctx: ToolContext, marker: str) -> asyncio.subprocess.Process:
+async def _spawn(
+    argv: list[str], env: dict[str, str], cwd: Path, marker: str
+) -> asyncio.subprocess.Process:
     """Start bash in its own process group (and session), so the command and everything it
     spawns can be killed at once; ``marker`` finds what left the group.
 
@@ -224,11 +237,10 @@ async def _spawn(command: str, ctx: ToolContext, marker: str) -> asyncio.subproc
     (seen: 1 run in 12 of a test cancelling right after the command started), so the spawn
     is shielded and a cancelled caller stops the whole group once it exists.
     """
-    argv, env = _command_argv(command, ctx, marker)
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             *argv,
-            cwd=ctx.workspace.root,
+            cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
