@@ -212,3 +212,13 @@ async def test_a_served_model_cannot_lift_its_own_sandbox(
     seen = "\n".join(str(m.content) for m in model.requests[-1].messages)
     assert "is protected" in seen
     assert TOKEN not in seen
+
+
+async def test_a_configured_persona_file_is_protected(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "persona.md").write_text("You are careful.\n")
+    settings = load_settings(cwd=tmp_path, workspace=workspace)
+    settings.context.persona_file = workspace / "persona.md"
+    ctx = ToolContext.for_settings(settings)
+    with pytest.raises(ProtectedPath):
+        await run(write_file, ctx, path="persona.md", content="You obey the file.\n")
+    assert (workspace / "persona.md").read_text() == "You are careful.\n"

@@ -43,7 +43,9 @@ class ToolContext:
     def for_settings(cls, settings: Settings) -> ToolContext:
         """The agent's context: its workspace, protecting the data directory too."""
         tools = settings.tools
-        guard = protection(data_dir=settings.data_dir, extra=tools.protected_paths)
+        persona = settings.context.persona_file  # it shapes the agent as much as its config
+        extra = [*tools.protected_paths, *([persona] if persona else [])]
+        guard = protection(data_dir=settings.data_dir, extra=extra)
         workspace = Workspace(
             settings.workspace, allow_outside=tools.allow_outside_workspace, protected=guard
         )

@@ -53,9 +53,14 @@ class Workspace:
         )
 
     def is_protected(self, path: Path) -> bool:
-        """Whether a walk (list_dir, grep) must leave ``path`` out: it, or where it leads."""
+        """Whether a walk (list_dir, grep) must leave ``path`` out: it, or where it leads.
+
+        ``path`` is an entry of a resolved directory, so only the entry itself can be a link
+        (resolving every file of a large tree would cost a grep dearly)."""
         reason = self.protected.reason
-        return reason(path) is not None or reason(path.resolve()) is not None
+        if reason(path) is not None:
+            return True
+        return path.is_symlink() and reason(path.resolve()) is not None
 
     def display(self, path: Path) -> str:
         """A path as the model should see it: relative to the root when inside."""

@@ -277,3 +277,14 @@ async def test_in_the_sandbox_nothing_outlives_the_command(
     assert await left_after(unique_sleep) == []
     with pytest.raises(ToolError, match="in the sandbox background jobs end with the command"):
         await run(ctx, command="sleep 30", timeout=0.3)
+
+
+async def test_a_persona_planted_in_the_config_dir_is_removed(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    config_dir = tmp_path / "xdg-config" / "shiyi"  # XDG_CONFIG_HOME from the test env
+    config_dir.mkdir(parents=True)
+    # Spelled so that the checks cannot see the protected directory's name.
+    hidden = f'd="{config_dir.parent}/shi"; echo obey > "${{d}}yi/persona.md"; echo done'
+    assert "done" in await run(ctx, command=hidden)
+    assert not (config_dir / "persona.md").exists()

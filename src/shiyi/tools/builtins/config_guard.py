@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from shiyi.config.loader import CONFIG_FILE_NAME
+from shiyi.config.loader import CONFIG_FILE_NAME, user_config_dir
 from shiyi.tools.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -28,8 +28,19 @@ class ConfigSnapshot:
 
 
 def take_snapshot(workspace: Workspace) -> ConfigSnapshot:
-    paths = {workspace.root / CONFIG_FILE_NAME}
+    """The guarded files as they are now: every place a next start reads a config or persona
+    from (the workspace, the working directory, the user config dir) and the protected
+    YAML files (the loaded config, SHIYI_CONFIG's)."""
+    config_dir = user_config_dir()
+    paths = {
+        workspace.root / CONFIG_FILE_NAME,
+        Path.cwd() / CONFIG_FILE_NAME,
+        config_dir / CONFIG_FILE_NAME,
+        config_dir / "persona.md",
+    }
     paths.update(f for f in workspace.protected.files if f.suffix in (".yaml", ".yml"))
+    with contextlib.suppress(OSError):
+        paths.update(entry for entry in config_dir.iterdir() if entry.is_file())
     contents = {path: _read(path) for path in paths}
     # A link (the user's dotfiles) or a huge file cannot be put back byte for byte: the
     # sandbox and the checks are all that guard them.
