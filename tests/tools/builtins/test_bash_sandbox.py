@@ -288,3 +288,17 @@ async def test_a_persona_planted_in_the_config_dir_is_removed(
     hidden = f'd="{config_dir.parent}/shi"; echo obey > "${{d}}yi/persona.md"; echo done'
     assert "done" in await run(ctx, command=hidden)
     assert not (config_dir / "persona.md").exists()
+
+
+async def test_a_glob_over_the_config_is_refused_only_without_a_sandbox(
+    ctx: ToolContext, mode: str
+) -> None:
+    """Without a sandbox `grep token *` would print the token, so it is refused; in one the
+    file reads as nothing, and commands over * still work in a workspace holding it."""
+    if mode == "off":
+        with pytest.raises(CommandDenied, match="protected"):
+            await run(ctx, command="grep -h token *")
+        return
+    out = await run(ctx, command="grep -h token *; ls *")
+    assert TOKEN not in out
+    assert "Permission denied" in out

@@ -36,16 +36,23 @@ _GLOB = re.compile(r"[*?\[]")
 _MAX_GLOB_MATCHES = 200
 
 
-def check_command(command: str, workspace: Workspace, rules: list[str]) -> None:
+def check_command(
+    command: str, workspace: Workspace, rules: list[str], *, expand_globs: bool = True
+) -> None:
     """Raise :class:`CommandDenied` (or :class:`ToolError` for a broken rule) unless
-    ``command`` may run."""
+    ``command`` may run.
+
+    ``expand_globs``: also refuse a glob that matches a protected file.  Without a sandbox
+    that is what stops ``grep token *`` from printing the server token; in one, the file
+    cannot be read anyway and ``ls *`` in a workspace holding shiyi.yaml should just work.
+    """
     line = parse(command)
     for why in dangers(line):
         raise CommandDenied(
             f"the command was refused: {why}. It was not run; do this another way, or ask "
             "the user to run it themselves."
         )
-    _check_paths(line, workspace)
+    _check_paths(line, workspace, expand_globs)
     _check_rules(command, rules)
 
 
@@ -131,10 +138,10 @@ def _writes_device(arg: str) -> bool:
 # --- protected paths ----------------------------------------------------------------------
 
 
-def _check_paths(line: CommandLine, workspace: Workspace) -> None:
+def _check_paths(line: CommandLine, workspace: Workspace, expand_globs: bool) -> None:
     for word in line.words():
         for candidate in _path_candidates(word):
-            why = _protected_reason(candidate, workspace)
+            why = _protected_reason(candidate, workspace, expand_globs)
             if why:
                 raise CommandDenied(
                     f"the command names {word!r}, which is protected: {why}; {ADVICE}. "
@@ -148,12 +155,12 @@ def _path_candidates(word: str) -> list[str]:
     return [os.path.expandvars(os.path.expanduser(p)) for p in parts if p]
 
 
-def _protected_reason(candidate: str, workspace: Workspace) -> str | None:
+def _protected_reason(candidate: str, workspace: Workspace, expand_globs: bool) -> str | None:
     why = protected_name(posixpath.basename(candidate.rstrip("/")))
     if why:
         return why
     if _GLOB.search(candidate):
-        return _glob_reason(candidate, workspace)
+        return _glob_reason(candidate, workspace) if expand_globs else None
     path = workspace.root / candidate
     try:
         return workspace.protected.reason(path.resolve()) or workspace.protected.reason(path)

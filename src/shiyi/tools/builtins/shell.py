@@ -126,7 +126,8 @@ async def bash(
     """
     if not command.strip():
         raise ToolError("command is empty; pass the shell command to run.")
-    check_command(command, ctx.workspace, ctx.settings.bash_deny)
+    sandboxed = sandbox_binary(ctx.settings.bash_sandbox) is not None
+    check_command(command, ctx.workspace, ctx.settings.bash_deny, expand_globs=not sandboxed)
     seconds, notes = _effective_timeout(timeout, ctx)
     snapshot = take_snapshot(ctx.workspace)
     try:
