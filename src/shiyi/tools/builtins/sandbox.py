@@ -77,7 +77,9 @@ def bwrap_runs(binary: str) -> bool:
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip()
         log.info("bubblewrap at %s cannot run (%s): bash runs without a sandbox", binary, why)
-    return done.returncode == 0
+        return False
+    log.info("bash commands run in a bubblewrap sandbox (%s)", binary)  # once: cached
+    return True
 
 
 def sandbox_binary(mode: str, candidate: str | None = None) -> str | None:

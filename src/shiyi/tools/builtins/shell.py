@@ -291,9 +291,15 @@ async def stop_run(pgid: int, marker: str | None) -> None:
     """SIGTERM the process group and every process carrying ``marker`` (those that left the
     group: ``setsid``, double forks), then SIGKILL whatever is left after a grace period."""
     _signal_run(pgid, marker, signal.SIGTERM)
-    if not await _run_gone(pgid, marker, KILL_GRACE):
+    if await _run_gone(pgid, marker, KILL_GRACE):
+        return
+    # Again at every poll: a process forked just before a scan is found by the next one.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + KILL_GRACE
+    while loop.time() < deadline:
         _signal_run(pgid, marker, signal.SIGKILL)
-        await _run_gone(pgid, marker, KILL_GRACE)
+        if await _run_gone(pgid, marker, _POLL):
+            return
 
 
 def _signal_run(pgid: int, marker: str | None, sig: signal.Signals) -> None:
