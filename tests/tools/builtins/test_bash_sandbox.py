@@ -302,3 +302,12 @@ async def test_a_glob_over_the_config_is_refused_only_without_a_sandbox(
     out = await run(ctx, command="grep -h token *; ls *")
     assert TOKEN not in out
     assert "Permission denied" in out
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="no bwrap")
+@pytest.mark.parametrize("mode", ["bwrap"])
+async def test_temp_files_and_caches_work_in_the_sandbox(ctx: ToolContext) -> None:
+    out = await run(
+        ctx, command='t=$(mktemp) && echo ok > "$t" && cat "$t"; mkdir -p "$XDG_CACHE_HOME/x"'
+    )
+    assert out == "exit code: 0\nok\n"

@@ -222,7 +222,10 @@ def _command_argv(command: str, ctx: ToolContext, marker: str) -> tuple[list[str
     binary = sandbox_binary(settings.bash_sandbox)
     if binary is None:
         return ["/bin/bash", "-c", command], env
-    env["TMPDIR"] = "/tmp"  # the sandbox's private /tmp is the only writable temp dir
+    # The sandbox's private /tmp is the only writable place besides the workspace: temp
+    # files and caches (pip's, and whatever else follows XDG) go there, not to a read-only ~.
+    env["TMPDIR"] = "/tmp"
+    env["XDG_CACHE_HOME"] = "/tmp/.cache"
     prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
     return [*prefix, "/bin/bash", "-c", command], env
 
