@@ -70,7 +70,7 @@ class Agent:
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
         self.log = session_log or SessionLog(settings.sessions_db)
-        self.tool_context = ToolContext.for_dir(settings.workspace, settings.tools)
+        self.tool_context = ToolContext.for_settings(settings)
         self._transcript: Transcript | None = None
         self._context: SessionContext | None = None
         self._background: set[asyncio.Task[int]] = set()

