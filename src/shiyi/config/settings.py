@@ -352,6 +352,21 @@ class ComplexitySettings(_Strict):
     )
 
 
+class ServerUser(_Strict):
+    """One person (and agent) of a shared server: requests with ``token`` act as them."""
+
+    token: SecretStr
+    user_id: str = Field(min_length=1, description="Whose memories and sessions they are.")
+    agent_id: str | None = Field(default=None, description="None: memory.agent_id.")
+
+    @field_validator("token")
+    @classmethod
+    def _token(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value().strip():
+            raise ValueError("a server.users token must not be empty")
+        return value
+
+
 class ServerSettings(_Strict):
     """``shiyi serve``: the HTTP API (and the owner of the data dir while it runs)."""
 
@@ -359,6 +374,11 @@ class ServerSettings(_Strict):
     port: int = Field(default=8765, ge=0, le=65535)
     token: SecretStr | None = Field(
         default=None, description="Bearer token; required when host is not a loopback address."
+    )
+    users: list[ServerUser] = Field(
+        default_factory=list,
+        description="Further bearer tokens, each acting as its own user (and agent): every "
+        "read, write and delete is scoped to the caller. server.token acts as memory.user_id.",
     )
     chat_port: int | None = Field(
         default=0,
@@ -387,6 +407,15 @@ class ServerSettings(_Strict):
         ],
         description="Tools the server lets the model run (bash is off unless listed); None: all.",
     )  # fmt: skip
+
+    @model_validator(mode="after")
+    def _distinct_tokens(self) -> ServerSettings:
+        tokens = [u.token.get_secret_value() for u in self.users]
+        if self.token is not None:
+            tokens.append(self.token.get_secret_value())
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("server.token and server.users tokens must all differ")
+        return self
 
 
 class RoutingSettings(_Strict):
