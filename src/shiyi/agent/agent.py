@@ -25,7 +25,7 @@ from shiyi.llm.gate import conversation
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolChoice
-from shiyi.sessions.log import SessionInfo, SessionLog, new_id
+from shiyi.sessions.log import SessionInfo, SessionLog, SessionOwner, new_id
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
@@ -129,7 +129,12 @@ class Agent:
         self._require_idle()
         self._pending_session = None
         self._consolidate()
-        session_id = self.log.create_session(title=title, workspace=str(self.settings.workspace))
+        who = self.settings.memory  # the session is the configured user's and agent's
+        session_id = self.log.create_session(
+            title=title,
+            workspace=str(self.settings.workspace),
+            owner=SessionOwner(who.user_id, who.agent_id),
+        )
         self._transcript = self._open_transcript(session_id)
         return session_id
 
