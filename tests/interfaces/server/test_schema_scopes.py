@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.interfaces.server.conftest import Live, LiveFactory
-from tests.interfaces.server.test_scopes import (
+from tests.interfaces.server.two_users import (
     A_TOKEN,
     B_TOKEN,
     MARK_A,

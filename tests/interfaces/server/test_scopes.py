@@ -3,7 +3,6 @@ sessions, runs or memories reaches the other (not-yours is the 404 of a missing 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -15,28 +14,18 @@ from pydantic import SecretStr, ValidationError
 from shiyi.config import Settings
 from shiyi.config.settings import ServerSettings, ServerUser
 from shiyi.interfaces.server import AgentService, create_app
-from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
+from shiyi.llm.scripted import ScriptedModel
 from tests.interfaces.server.conftest import Live, LiveFactory, server_settings, stream_events
-
-A_TOKEN, B_TOKEN = "token-of-alice", "token-of-bob"
-MARK_A = "zebra4711quokka"
-"""In every record of user A; must never reach user B."""
-MARK_B = "kiwi0815narwhal"
-
-
-def brain(request: ScriptedRequest) -> ScriptedReply:
-    """The scripted model: asked to recall, it searches memory for A's marker."""
-    last = request.last
-    if last.role == "user" and "recall" in last.content:
-        return reply("", call("query_memory", query=MARK_A))
-    return reply("ok")
-
-
-def users() -> list[ServerUser]:
-    return [
-        ServerUser(token=SecretStr(A_TOKEN), user_id="alice"),
-        ServerUser(token=SecretStr(B_TOKEN), user_id="bob"),
-    ]
+from tests.interfaces.server.two_users import (
+    A_TOKEN,
+    B_TOKEN,
+    MARK_A,
+    MARK_B,
+    brain,
+    client_for,
+    remembered_event,
+    users,
+)
 
 
 @dataclass
@@ -48,24 +37,6 @@ class Planted:
     run: str
     fact: str
     event: str
-
-
-def client_for(server: Live, token: str) -> httpx.Client:
-    return httpx.Client(
-        base_url=server.url, headers={"authorization": f"Bearer {token}"}, timeout=20
-    )
-
-
-def remembered_event(client: httpx.Client, word: str) -> str:
-    """The id of a remembered turn holding ``word``, once the worker has stored it."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        hits = client.get("/v1/memory/search", params={"q": word, "mode": "keyword"}).json()
-        events = [h["id"] for h in hits["hits"] if h["node"] == "event"]
-        if events:
-            return str(events[0])
-        time.sleep(0.05)
-    raise AssertionError(f"no remembered turn holds {word!r}")
 
 
 def plant_a(server: Live, a: httpx.Client) -> tuple[str, str, str, str]:
