@@ -373,7 +373,9 @@ class ServerSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
     token: SecretStr | None = Field(
-        default=None, description="Bearer token; required when host is not a loopback address."
+        default=None,
+        description="Bearer token, acting as memory.user_id/agent_id; a token (this or "
+        "server.users) is required when host is not a loopback address.",
     )
     users: list[ServerUser] = Field(
         default_factory=list,

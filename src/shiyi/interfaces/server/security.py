@@ -29,8 +29,8 @@ def check_exposure(server: ServerSettings) -> None:
     if (server.token is None or not server.token.get_secret_value()) and not server.users:
         raise ConfigError(
             f"server.host is {server.host!r}, which is reachable from other machines; set a "
-            "bearer token in server.token (or the SHIYI_SERVER__TOKEN environment variable), "
-            "or bind to 127.0.0.1."
+            "bearer token in server.token (or the SHIYI_SERVER__TOKEN environment variable) "
+            "or one per user in server.users, or bind to 127.0.0.1."
         )
 
 
