@@ -1,7 +1,8 @@
 """The embedded store: Kuzu (graph + vectors) and SQLite FTS5 (keywords) in one directory.
 
 One process owns the directory at a time (:class:`StoreLock`); a second one waits up to
-``lock_timeout`` and then gets a message naming the holder.
+``lock_timeout`` and then gets a message naming the holder.  A missing or empty graph beside
+a mirror that holds events is damage, not a first start (:mod:`shiyi.memory.kuzu.guard`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.kuzu.guard import check_graph_file
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import (
@@ -48,6 +50,7 @@ class EmbeddedStore:
         self.lock = StoreLock(directory)
         self.lock.acquire(timeout=lock_timeout)
         try:
+            check_graph_file(directory / GRAPH_NAME, directory / SQLITE_NAME)
             self.graph = KuzuGraph(
                 directory / GRAPH_NAME,
                 dimension=dimension,
