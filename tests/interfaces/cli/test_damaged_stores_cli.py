@@ -51,3 +51,51 @@ def test_an_empty_graph_is_refused_not_replaced(cli: Cli) -> None:
     ran = cli.run("run", "hello")
     assert ran.returncode == 2 and "is empty (0 bytes)" in ran.stderr
     assert graph.stat().st_size == 0  # nothing was created over it
+
+
+def test_doctor_reports_and_rebuilds_an_empty_graph(cli: Cli) -> None:
+    memory = remembered_turn(cli)
+    healthy = cli.run("doctor")
+    assert healthy.returncode == 0, healthy.stderr + healthy.stdout
+    assert "graph.kuzu           events 2" in healthy.stdout
+    assert "ok: every copy agrees" in healthy.stdout
+    (memory / "graph.kuzu").write_bytes(b"")
+    found = cli.run("doctor")
+    assert found.returncode == 1
+    assert "problem   graph.kuzu: the memory graph" in found.stdout
+    assert "is empty (0 bytes)" in found.stdout
+    rebuilt = cli.run("doctor", "--rebuild-graph")
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert "repaired  graph.kuzu" in rebuilt.stdout and "rebuilt 2 turns" in rebuilt.stdout
+    assert len(list(memory.glob("graph.kuzu.damaged-*"))) == 1
+    searched = cli.run("memory", "search", "deploy key", "--mode", "keyword")
+    assert searched.returncode == 0, searched.stderr
+    assert "vault path secret/deploy" in searched.stdout
+    assert cli.run("doctor").returncode == 0
+
+
+def test_doctor_repairs_a_damaged_summary_cache(cli: Cli) -> None:
+    remembered_turn(cli)
+    cache = home(cli) / "summaries.sqlite3"
+    cache.write_bytes(GARBAGE)
+    found = cli.run("doctor")
+    assert found.returncode == 1
+    assert "problem   summaries.sqlite3: the summary cache is damaged" in found.stdout
+    assert "`shiyi doctor --repair`" in found.stdout
+    repaired = cli.run("doctor", "--repair")
+    assert repaired.returncode == 0, repaired.stdout
+    assert [p.read_bytes() for p in home(cli).glob("summaries.sqlite3.corrupt-*")] == [GARBAGE]
+
+
+def test_doctor_refuses_while_another_process_owns_the_store(cli: Cli) -> None:
+    from shiyi.client.owner import remove_owner, write_owner
+
+    remembered_turn(cli)
+    write_owner(home(cli), "http://127.0.0.1:1")  # this live test process "serves" it
+    try:
+        refused = cli.run("doctor")
+    finally:
+        remove_owner(home(cli))
+    assert refused.returncode == 2
+    assert "`shiyi doctor` needs the memory store" in refused.stderr
+    assert str(home(cli) / "server.json") in refused.stderr

@@ -44,10 +44,13 @@ class EmbeddedStore:
         embedding_model: str = "all-MiniLM-L6-v2",
         lock_timeout: float = 5.0,
         check_model: bool = True,
+        lock: StoreLock | None = None,
     ) -> None:
+        """``lock``: the directory's lock, already held (``shiyi doctor`` repairs first);
+        released by :meth:`close` like one taken here."""
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
-        self.lock = StoreLock(directory)
+        self.lock = lock or StoreLock(directory)
         self.lock.acquire(timeout=lock_timeout)
         try:
             check_graph_file(directory / GRAPH_NAME, directory / SQLITE_NAME)
