@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -103,3 +104,21 @@ def test_proc_reads_this_process() -> None:
     assert started is not None and started <= time.time()
     command = process_command(os.getpid())
     assert command is not None and "python" in command.lower()
+
+
+def test_a_busy_owner_that_accepts_but_answers_slowly_stays_the_owner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))  # accepts, never replies
+    proc = python_sleeper()
+    try:
+        port = listener.getsockname()[1]
+        record(tmp_path, proc.pid, started_at=time.time(), address=f"http://127.0.0.1:{port}")
+        monkeypatch.setattr(owner_module, "START_GRACE_SECONDS", 0.0)
+        monkeypatch.setattr(owner_module, "PROBE_SECONDS", 0.3)
+        owner = live_owner(tmp_path)
+        assert owner is not None and owner.pid == proc.pid
+    finally:
+        listener.close()
+        proc.kill()
+        proc.wait(timeout=10)

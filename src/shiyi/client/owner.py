@@ -169,6 +169,11 @@ def _answers(address: str) -> bool:
 
     try:
         reply = httpx.get(f"{address.rstrip('/')}/healthz", timeout=PROBE_SECONDS)
+    except httpx.ConnectError:
+        return False  # nothing listens there
+    except httpx.TimeoutException as exc:
+        # Connected but slow: a busy owner is still the owner.
+        return not isinstance(exc, httpx.ConnectTimeout)
     except (httpx.HTTPError, ValueError):
         return False
     return reply.status_code == 200

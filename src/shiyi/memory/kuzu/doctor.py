@@ -217,9 +217,9 @@ def _check_keywords(
             texts = indexed_texts(records)
             store.keywords.add([(e.id, "event", t) for e, t in zip(records, texts, strict=True)])
             store.keywords.add([(f.id, "fact", f.text) for f in store.get_facts(facts)])
-            return f"indexed {len(events):,} turns and {len(facts):,} facts again"
+            return f"indexed {_turns_and_facts(events, facts)} again"
 
-        what = f"{len(events):,} turns and {len(facts):,} facts are missing from it"
+        what = f"{_turns_and_facts(events, facts)} are missing from it"
         report.add("keyword index", what, index if repair else None)
     if stale:
 
@@ -270,6 +270,11 @@ def _examine_cache(sqlite_path: Path, report: DoctorReport) -> None:
             report.counts.append(("  embedding cache", f"{cache.count():,} vectors"))
     finally:
         cache.close()
+
+
+def _turns_and_facts(events: list[str], facts: list[str]) -> str:
+    parts = [(len(events), "turns"), (len(facts), "facts")]
+    return " and ".join(f"{n:,} {what}" for n, what in parts if n)
 
 
 def _keyword_docs(store: EmbeddedStore) -> dict[str, str]:
