@@ -18,6 +18,7 @@ DIM = 8
 CHECK = DoctorOptions(dimension=DIM, embedding_model="m")
 REPAIR = DoctorOptions(dimension=DIM, embedding_model="m", repair=True)
 REBUILD = DoctorOptions(dimension=DIM, embedding_model="m", rebuild_graph=True)
+REBUILD_SQLITE = DoctorOptions(dimension=DIM, embedding_model="m", rebuild_sqlite=True)
 
 
 def unit(i: int) -> list[float]:
@@ -158,7 +159,7 @@ def test_an_empty_graph_is_reported_then_rebuilt_from_the_mirror(directory: Path
     assert examine(directory, CHECK).findings == []
 
 
-def test_a_damaged_sqlite_file_is_reported_not_opened(directory: Path) -> None:
+def test_a_damaged_sqlite_file_is_reported_then_rebuilt_from_the_graph(directory: Path) -> None:
     path = directory / "memory.sqlite3"
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -166,10 +167,22 @@ def test_a_damaged_sqlite_file_is_reported_not_opened(directory: Path) -> None:
     data = bytearray(path.read_bytes())
     data[4096 : 4096 * 3] = b"\xee" * (4096 * 2)  # pages of its tables, not the header
     path.write_bytes(bytes(data))
-    report = examine(directory, REPAIR)
+    report = examine(directory, REPAIR)  # --repair alone never moves it
     assert [f.where for f in report.remaining] == ["memory.sqlite3"]
     message = report.remaining[0].problem
-    assert "do not delete it" in message and ".recover" in message
+    assert "do not delete it" in message and "shiyi doctor --rebuild-sqlite" in message
+    assert ".recover" in message
+    rebuilt = examine(directory, REBUILD_SQLITE)
+    assert not rebuilt.remaining
+    moved = [p for p in directory.glob("memory.sqlite3.damaged-*") if p.name[-4:] != "-shm"]
+    assert [p.read_bytes() for p in moved if p.name[-4:] != "-wal"] == [bytes(data)]
+    assert examine(directory, CHECK).findings == []
+    store = EmbeddedStore(directory, dimension=DIM, embedding_model="m")
+    try:
+        assert {hit.id for hit in store.keyword_search("turn 2 vault", 10)} >= {"e2", "f1"}
+        assert store.mention_rows.degree(["ops"]) == {"ops": 4}
+    finally:
+        store.close()
 
 
 def test_an_unreadable_graph_is_moved_aside_byte_for_byte(directory: Path) -> None:

@@ -72,3 +72,16 @@ def test_a_first_start_and_an_empty_store_still_open(tmp_path: Path) -> None:
         assert store.counts()["events"] == 0
     finally:
         store.close()
+
+
+def test_an_unreadable_mirror_file_names_what_it_holds(tmp_path: Path) -> None:
+    filled_store(tmp_path)
+    sqlite = tmp_path / "memory.sqlite3"
+    for side in tmp_path.glob("memory.sqlite3-*"):
+        side.unlink()
+    sqlite.write_bytes(b"\x01 not sqlite " * 600)
+    with pytest.raises(StorageError) as raised:
+        EmbeddedStore(tmp_path, dimension=DIM, embedding_model="m")
+    message = str(raised.value)
+    assert f"{sqlite} is damaged" in message and "job queue" in message
+    assert "do not delete it" in message and "shiyi doctor --rebuild-sqlite" in message

@@ -11,7 +11,7 @@ import typer
 
 if TYPE_CHECKING:
     from shiyi.config import Settings
-    from shiyi.memory.kuzu.doctor import DoctorReport
+    from shiyi.memory.kuzu.doctor import DoctorOptions, DoctorReport
 
 PROBLEMS_REMAIN = 1
 SUMMARIES = "summaries.sqlite3"
@@ -29,6 +29,14 @@ def doctor(
             "(implies --repair).",
         ),
     ] = False,
+    rebuild_sqlite: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild-sqlite",
+            help="Move a damaged memory.sqlite3 aside and rebuild it from graph.kuzu "
+            "(implies --repair; queued jobs and cached vectors are lost).",
+        ),
+    ] = False,
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
     ] = None,
@@ -38,32 +46,36 @@ def doctor(
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.remote import refuse_while_owned
+    from shiyi.memory.kuzu.doctor import examine
 
     settings = load(config)
     if settings.memory.store != "embedded":
         fail("`shiyi doctor` checks the embedded store; this data dir uses PostgreSQL")
     refuse_while_owned(settings, "doctor")
+    options = _options(settings, repair, rebuild_graph, rebuild_sqlite)
     try:
-        report = _examine(settings, repair or rebuild_graph, rebuild_graph)
+        report = examine(settings.memory_dir, options)
     except ShiyiError as exc:
         fail(str(exc))
-    _summaries(settings.data_dir / SUMMARIES, report, repair or rebuild_graph)
-    _print(report, repair or rebuild_graph)
+    _summaries(settings.data_dir / SUMMARIES, report, options.repairing)
+    _print(report, options.repairing)
     if report.remaining:
         raise typer.Exit(PROBLEMS_REMAIN)
 
 
-def _examine(settings: Settings, repair: bool, rebuild_graph: bool) -> DoctorReport:
-    from shiyi.memory.kuzu.doctor import DoctorOptions, examine
+def _options(
+    settings: Settings, repair: bool, rebuild_graph: bool, rebuild_sqlite: bool
+) -> DoctorOptions:
+    from shiyi.memory.kuzu.doctor import DoctorOptions
 
-    options = DoctorOptions(
+    return DoctorOptions(
         dimension=settings.memory.embed_dimension,
         embedding_model=settings.memory.embed_model,
         lock_timeout=settings.memory.lock_timeout,
         repair=repair,
         rebuild_graph=rebuild_graph,
+        rebuild_sqlite=rebuild_sqlite,
     )
-    return examine(settings.memory_dir, options)
 
 
 def _summaries(path: Path, report: DoctorReport, repair: bool) -> None:
@@ -106,8 +118,8 @@ def _print(report: DoctorReport, repaired: bool) -> None:
     remaining = report.remaining
     if any(f.fixed for f in report.findings):
         typer.echo("(counts are from before the repairs: run `shiyi doctor` again to check)")
-    if any(f.where == "graph.kuzu" for f in remaining):
-        typer.echo(f"{len(remaining)} problem(s) remain; see above (`--rebuild-graph`)")
+    if any(f.where in ("graph.kuzu", "memory.sqlite3") for f in remaining):
+        typer.echo(f"{len(remaining)} problem(s) remain; see the fix above")
     elif remaining and not repaired:
         typer.echo(f"{len(remaining)} problem(s); `shiyi doctor --repair` fixes what it can")
     elif remaining:

@@ -19,8 +19,9 @@ from pathlib import Path
 from shiyi.errors import StorageError
 from shiyi.index.embeddings.cache import EmbeddingCache
 from shiyi.memory.contextual import indexed_texts
+from shiyi.memory.kuzu.guard import damaged_sqlite_message
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
-from shiyi.memory.kuzu.rebuild import graph_damage, rebuild_graph
+from shiyi.memory.kuzu.rebuild import graph_damage, move_damaged, rebuild_graph
 from shiyi.memory.kuzu.store import GRAPH_NAME, SQLITE_NAME, EmbeddedStore
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import EventRecord
@@ -59,6 +60,11 @@ class DoctorOptions:
     lock_timeout: float = 5.0
     repair: bool = False
     rebuild_graph: bool = False
+    rebuild_sqlite: bool = False
+
+    @property
+    def repairing(self) -> bool:
+        return self.repair or self.rebuild_graph or self.rebuild_sqlite
 
 
 def examine(directory: Path, options: DoctorOptions) -> DoctorReport:
@@ -68,7 +74,7 @@ def examine(directory: Path, options: DoctorOptions) -> DoctorReport:
     lock = StoreLock(directory)
     lock.acquire(timeout=options.lock_timeout)
     try:
-        if not _sqlite_intact(sqlite_path, report) or not _graph_usable(report, options):
+        if not _sqlite_usable(sqlite_path, report, options) or not _graph_usable(report, options):
             lock.release()
             return report
         store = EmbeddedStore(
@@ -83,7 +89,7 @@ def examine(directory: Path, options: DoctorOptions) -> DoctorReport:
     try:
         jobs = SqliteJobQueue(sqlite_path)
         try:
-            _examine_open(store, jobs, report, options.repair or options.rebuild_graph)
+            _examine_open(store, jobs, report, options.repairing)
         finally:
             jobs.close()
         _examine_cache(sqlite_path, report)
@@ -92,9 +98,30 @@ def examine(directory: Path, options: DoctorOptions) -> DoctorReport:
     return report
 
 
-def _sqlite_intact(path: Path, report: DoctorReport) -> bool:
-    if not path.exists():
+def _sqlite_usable(path: Path, report: DoctorReport, options: DoctorOptions) -> bool:
+    damage = _sqlite_damage(path)
+    if damage is None:
         return True
+    if not options.rebuild_sqlite:
+        report.add(SQLITE_NAME, damaged_sqlite_message(path, damage))
+        return False
+
+    def move() -> str:
+        moved = move_damaged(path)
+        name = moved.name if moved is not None else "nowhere"
+        return (
+            f"moved it to {name}; the mirror is copied again from the graph as the store "
+            "opens, and the checks below re-index it"
+        )
+
+    report.add(SQLITE_NAME, f"{path} is damaged ({damage})", move)
+    return True
+
+
+def _sqlite_damage(path: Path) -> str | None:
+    """SQLite's own verdict on the file (``quick_check``), or None when it is sound."""
+    if not path.exists():
+        return None
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
         try:
@@ -103,16 +130,7 @@ def _sqlite_intact(path: Path, report: DoctorReport) -> bool:
             conn.close()
     except sqlite3.Error as exc:
         verdict = [str(exc)]
-    if verdict == ["ok"]:
-        return True
-    report.add(
-        SQLITE_NAME,
-        f"{path} is damaged ({'; '.join(verdict[:3])}). It holds the job queue, the keyword "
-        "index, the event mirror and the embedding cache: do not delete it. Fix: stop shiyi, "
-        f'run `sqlite3 {path} ".recover" | sqlite3 {path}.recovered`, check the result and '
-        "put it in place, then run `shiyi doctor --repair`",
-    )
-    return False
+    return None if verdict == ["ok"] else "; ".join(verdict[:3])
 
 
 def _graph_usable(report: DoctorReport, options: DoctorOptions) -> bool:

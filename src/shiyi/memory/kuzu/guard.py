@@ -17,6 +17,7 @@ from shiyi.errors import StorageError
 
 GRAPH_HOLDS = "the memory graph: every remembered turn, fact, entity, relation and embedding"
 REBUILD_COMMAND = "shiyi doctor --rebuild-graph"
+SQLITE_HOLDS = "the event mirror, the keyword index, the job queue and the embedding cache"
 
 
 def mirrored_events(sqlite_path: Path) -> int:
@@ -64,4 +65,16 @@ def damaged_graph_fix(graph_path: Path) -> str:
         f"(never deletes it) and rebuilds the turns and their entity links from "
         f"{graph_path.parent / 'memory.sqlite3'} (facts and relations live only in the graph "
         "and are not recovered; the turns are re-embedded by the background worker)"
+    )
+
+
+def damaged_sqlite_message(sqlite_path: Path, reason: str) -> str:
+    """What to do about an unreadable ``memory.sqlite3``, for every message about one."""
+    return (
+        f"{sqlite_path} is damaged ({reason}). It holds {SQLITE_HOLDS}: do not delete it. "
+        f"Fix: stop every shiyi process using {sqlite_path.parent}, then run `shiyi doctor "
+        "--rebuild-sqlite`, which moves it aside (never deletes it) and rebuilds the mirror "
+        "and the keyword index from graph.kuzu (queued jobs, such as fact extraction not yet "
+        f"done, and cached vectors are lost); or recover it with `sqlite3 {sqlite_path} "
+        f'".recover" | sqlite3 {sqlite_path}.recovered` and put the result in its place'
     )

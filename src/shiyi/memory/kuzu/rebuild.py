@@ -1,4 +1,8 @@
-"""``shiyi doctor --rebuild-graph``: a new graph from the SQLite mirror beside a damaged one.
+"""``shiyi doctor --rebuild-graph`` / ``--rebuild-sqlite``: one file rebuilt from the other.
+
+``memory.sqlite3`` rebuilds from the graph by itself once it is moved aside: opening the
+store copies the events and mentions into a new mirror (its backfill), and the doctor's
+checks then re-index the keywords.  The other way round needs :func:`rebuild_graph`.
 
 The mirror (``memory.sqlite3``) holds every event record as written and every MENTIONS pair,
 so the turns, their sessions and NEXT chains, and their entity links come back.  Facts,
@@ -24,6 +28,7 @@ from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.models import EntityRecord
 
 _LINK_BATCH = 20_000
+_SIDE_FILES = (".wal", "-wal", "-shm", "-journal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,15 +39,17 @@ class RebuiltGraph:
     mentions: int
 
 
-def move_graph_aside(graph_path: Path) -> Path | None:
-    """Rename ``graph.kuzu`` (and its WAL) to ``graph.kuzu.damaged-<time>``; never deletes."""
-    if not graph_path.exists():
+def move_damaged(path: Path) -> Path | None:
+    """Rename a damaged file (and its WAL, SHM or journal) to ``<name>.damaged-<time>``;
+    never deletes.  None when there is no such file."""
+    if not path.exists():
         return None
-    target = graph_path.with_name(f"{graph_path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    os.replace(graph_path, target)
-    wal = graph_path.with_name(graph_path.name + ".wal")
-    if wal.exists():
-        os.replace(wal, target.with_name(target.name + ".wal"))
+    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, target)
+    for suffix in _SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, target.with_name(target.name + suffix))
     return target
 
 
@@ -53,7 +60,7 @@ def rebuild_graph(
     mirror = SqliteFile(sqlite_path)
     try:
         rows, mentions = EventRows(mirror), MentionRows(mirror)
-        moved = move_graph_aside(graph_path)
+        moved = move_damaged(graph_path)
         graph = KuzuGraph(graph_path, dimension=dimension, embedding_model=embedding_model)
         try:
             events = sum(graph.add_events(batch) for batch in rows.all())

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from shiyi.errors import StorageError
 from shiyi.index.keyword import KeywordIndex
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.kuzu.graph import KuzuGraph
-from shiyi.memory.kuzu.guard import check_graph_file
+from shiyi.memory.kuzu.guard import check_graph_file, damaged_sqlite_message
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import (
@@ -31,6 +32,16 @@ from shiyi.memory.models import (
 
 GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"
+
+
+def _open_sqlite(path: Path) -> SqliteFile:
+    try:
+        file = SqliteFile(path)
+        with file.errors("read the schema"):
+            file.conn().execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except StorageError as exc:
+        raise StorageError(damaged_sqlite_message(path, str(exc.__cause__ or exc))) from exc
+    return file
 
 
 class EmbeddedStore:
@@ -60,7 +71,7 @@ class EmbeddedStore:
                 embedding_model=embedding_model,
                 check_model=check_model,
             )
-            self.sqlite = SqliteFile(directory / SQLITE_NAME)
+            self.sqlite = _open_sqlite(directory / SQLITE_NAME)
             self.keywords = KeywordIndex(self.sqlite, stems=True)
             self.event_rows = EventRows(self.sqlite)
             self.event_rows.backfill(self.graph.all_events)
