@@ -7,6 +7,7 @@ a mirror that holds events is damage, not a first start (:mod:`shiyi.memory.kuzu
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,7 +41,12 @@ def _open_sqlite(path: Path) -> SqliteFile:
         with file.errors("read the schema"):
             file.conn().execute("SELECT count(*) FROM sqlite_master").fetchone()
     except StorageError as exc:
-        raise StorageError(damaged_sqlite_message(path, str(exc.__cause__ or exc))) from exc
+        cause = exc.__cause__
+        if not isinstance(cause, sqlite3.DatabaseError) or isinstance(
+            cause, sqlite3.OperationalError
+        ):
+            raise  # not damage: a lock, a permission, a full disk say so themselves
+        raise StorageError(damaged_sqlite_message(path, str(cause))) from exc
     return file
 
 
@@ -78,6 +84,9 @@ class EmbeddedStore:
             self.mention_rows = MentionRows(self.sqlite)
             self.mention_rows.backfill(self.graph.all_mentions)
         except BaseException:
+            graph: KuzuGraph | None = getattr(self, "graph", None)
+            if graph is not None:  # the graph opened, the SQLite file did not
+                graph.close()
             self.lock.release()
             raise
 
