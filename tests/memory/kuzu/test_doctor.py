@@ -195,3 +195,16 @@ def test_an_unreadable_graph_is_moved_aside_byte_for_byte(directory: Path) -> No
     rebuilt = examine(directory, REBUILD)
     assert not rebuilt.remaining
     assert [p.read_bytes() for p in directory.glob("graph.kuzu.damaged-*")] == [garbage]
+
+
+def test_with_both_files_damaged_nothing_is_moved(directory: Path) -> None:
+    (directory / "graph.kuzu").write_bytes(b"")
+    sqlite = directory / "memory.sqlite3"
+    for side in directory.glob("memory.sqlite3-*"):
+        side.unlink()
+    sqlite.write_bytes(b"\x02 broken " * 500)
+    report = examine(directory, REBUILD_SQLITE)
+    assert "neither can be rebuilt" in problems(report)[0]
+    assert sqlite.read_bytes() == b"\x02 broken " * 500
+    assert (directory / "graph.kuzu").stat().st_size == 0
+    assert not list(directory.glob("*.damaged-*"))

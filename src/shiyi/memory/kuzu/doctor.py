@@ -102,8 +102,16 @@ def _sqlite_usable(path: Path, report: DoctorReport, options: DoctorOptions) -> 
     damage = _sqlite_damage(path)
     if damage is None:
         return True
+    graph = path.with_name(GRAPH_NAME)
     if not options.rebuild_sqlite:
         report.add(SQLITE_NAME, damaged_sqlite_message(path, damage))
+        return False
+    if not graph.exists() or graph.stat().st_size == 0:
+        report.add(
+            SQLITE_NAME,
+            f"{path} is damaged ({damage}) and {graph} is missing or empty, so neither can "
+            "be rebuilt from the other: restore them from a backup (nothing was moved)",
+        )
         return False
 
     def move() -> str:
