@@ -21,6 +21,7 @@ import os
 import sys
 import time
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 
 from shiyi.client.procinfo import pid_alive, process_command, process_start_time
@@ -130,7 +131,8 @@ def check_owner(data_dir: Path) -> OwnerCheck:
     reason = stale_reason(owner, path)
     if reason is None:
         return OwnerCheck(owner=owner)
-    log.warning("removing the stale owner record %s: %s", path, reason)
+    # Info, not a warning: the commands that care (remote.find_owner) say it themselves.
+    log.info("removing the stale owner record %s: %s", path, reason)
     path.unlink(missing_ok=True)
     return OwnerCheck(stale=owner, reason=reason)
 
@@ -147,8 +149,8 @@ def stale_reason(owner: Owner, path: Path) -> str | None:
     started = process_start_time(pid)
     if started is not None and started > owner.started_at + _CLOCK_SLACK:
         return (
-            f"pid {pid} started {started - owner.started_at:.0f} s after the record was "
-            "written, so it is another process that reuses the pid"
+            f"pid {pid} started at {_clock(started)}, after the record was written at "
+            f"{_clock(owner.started_at)}, so it is another process that reuses the pid"
         )
     command = process_command(pid)
     if command is not None and not _runs_shiyi(command):
@@ -156,6 +158,10 @@ def stale_reason(owner: Owner, path: Path) -> str | None:
     if time.time() - owner.started_at > START_GRACE_SECONDS and not _answers(owner.address):
         return f"pid {pid} does not answer at {owner.address}/healthz"
     return None
+
+
+def _clock(ts: float) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _runs_shiyi(command: str) -> bool:
