@@ -95,3 +95,19 @@ async def test_broken_store_never_raises(tmp_path: Path) -> None:
     store.close()
     blocks = blocks_to_summarise(history(16), 10, 5)
     assert await Summarizer(None, store).summarize_blocks(blocks) == 0
+
+
+def test_a_garbage_cache_file_is_moved_aside_and_replaced(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "summaries.sqlite3"
+    garbage = b"\x13 not a database " * 1000
+    path.write_bytes(garbage)
+    with caplog.at_level(logging.WARNING):
+        store = SummaryStore(path)
+    store.put("k1", "fresh", "fast")
+    assert store.get_many(["k1"]) == {"k1": "fresh"}
+    store.close()
+    moved = list(tmp_path.glob("summaries.sqlite3.corrupt-*"))
+    assert len(moved) == 1 and moved[0].read_bytes() == garbage  # kept, never deleted
+    assert str(path) in caplog.text and str(moved[0]) in caplog.text

@@ -24,6 +24,7 @@ from shiyi.context.compression import (
     extractive_summary,
 )
 from shiyi.errors import ModelError
+from shiyi.index.sqlite_file import move_aside
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
@@ -51,35 +52,42 @@ _DIGEST_PROMPT = (
 
 
 class SummaryStore:
-    """SQLite cache of block summaries keyed by :func:`~shiyi.context.compression.block_key`."""
+    """SQLite cache of block summaries keyed by :func:`~shiyi.context.compression.block_key`.
+
+    Only a cache: a file SQLite cannot read is moved aside and replaced by an empty one (the
+    summaries are recomputed), and a read that fails later is logged and counts as a miss,
+    so a damaged ``summaries.sqlite3`` never stops ``run`` or ``serve``.
+    """
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # One connection shared with background tasks (which may run in a worker thread).
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.path = path
         self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
-                " model TEXT NOT NULL, created_at REAL NOT NULL)"
-            )
+        try:
+            self._db = _open(path)
+        except sqlite3.DatabaseError as exc:
+            move_aside(path, str(exc))
+            self._db = _open(path)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, str]:
         """Summaries of those ``keys`` that have one."""
         wanted = list(dict.fromkeys(keys))
         found: dict[str, str] = {}
         with self._lock:
-            for i in range(0, len(wanted), 500):  # stay below SQLite's variable limit
-                chunk = wanted[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(
-                    f"SELECT key, text FROM summaries WHERE key IN ({marks})", chunk
-                )
-                found.update((key, text) for key, text in rows)
+            try:
+                for i in range(0, len(wanted), 500):  # stay below SQLite's variable limit
+                    chunk = wanted[i : i + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows = self._db.execute(
+                        f"SELECT key, text FROM summaries WHERE key IN ({marks})", chunk
+                    )
+                    found.update((key, text) for key, text in rows)
+            except sqlite3.DatabaseError as exc:
+                log.warning("summary cache %s unreadable, summaries skipped: %s", self.path, exc)
         return found
 
     def put(self, key: str, text: str, model: str) -> None:
+        # Errors go up: Summarizer.summarize_blocks stops at the first and logs it.
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO summaries (key, text, model, created_at) "
@@ -90,6 +98,22 @@ class SummaryStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    # One connection shared with background tasks (which may run in a worker thread).
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
+            " model TEXT NOT NULL, created_at REAL NOT NULL)"
+        )
+        db.execute("SELECT count(*) FROM summaries").fetchone()  # a damaged table fails here
+    except sqlite3.DatabaseError:
+        db.close()
+        raise
+    return db
 
 
 class Summarizer:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from shiyi.errors import StorageError
+
+log = logging.getLogger(__name__)
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class SqliteFile:
@@ -86,3 +92,26 @@ class SqliteFile:
             connections, self._connections = self._connections, []
         for conn in connections:
             conn.close()
+
+
+def move_aside(path: Path, reason: str) -> Path:
+    """Rename a damaged *cache* file (and its WAL/SHM) to ``<name>.corrupt-<time>`` and warn.
+
+    Only for files that hold nothing but recomputable data: the caller then opens a fresh
+    one in its place.  The damaged bytes are kept, never deleted, for a post-mortem.
+    """
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    os.replace(path, target)
+    for suffix in _SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, target.with_name(target.name + suffix))
+    log.warning(
+        "%s was unreadable (%s); it only caches recomputable data, so it was moved aside to %s "
+        "and a fresh one is used (delete the moved file once you no longer need it)",
+        path,
+        reason,
+        target,
+    )
+    return target

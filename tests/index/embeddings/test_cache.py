@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def test_persists_across_reopen(tmp_path: Path) -> None:
 
 
 def test_unopenable_path_is_storage_error(tmp_path: Path) -> None:
-    with pytest.raises(StorageError, match="Cannot open the embedding cache"):
+    with pytest.raises(StorageError, match=r"embedding cache in .* cannot be opened"):
         EmbeddingCache(tmp_path)  # a directory, not a file
 
 
@@ -99,3 +100,69 @@ def test_concurrent_callers_share_work(cache: EmbeddingCache) -> None:
     for thread in threads:
         thread.join()
     assert sorted(inner.seen) == sorted(texts)
+
+
+def _job_queue_with_cache(path: Path) -> None:
+    """A table standing for the job queue the cache shares its file with."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE jobs (id INTEGER PRIMARY KEY, kind TEXT)")
+        conn.execute("INSERT INTO jobs(kind) VALUES ('ingest')")
+    conn.close()
+
+
+def _jobs(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        count = int(conn.execute("SELECT count(*) FROM jobs").fetchone()[0])
+    conn.close()
+    return count
+
+
+def test_a_cache_table_of_another_shape_is_rebuilt_and_the_file_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "memory.sqlite3"
+    _job_queue_with_cache(path)
+    with sqlite3.connect(path) as conn:  # an older layout of the table
+        conn.execute("CREATE TABLE embedding_cache (text_hash TEXT PRIMARY KEY, v BLOB)")
+    cache = EmbeddingCache(path)
+    cache.put_many("m", ["x"], [[1.0, 2.0]])
+    assert cache.get_many("m", ["x"]) == {content_hash("x"): [1.0, 2.0]}
+    cache.close()
+    assert "dropped and rebuilt empty" in caplog.text and str(path) in caplog.text
+    assert _jobs(path) == 1  # the job queue beside it is untouched
+
+
+def test_a_damaged_cache_table_is_a_miss_and_never_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "memory.sqlite3"
+    _job_queue_with_cache(path)
+    cache = EmbeddingCache(path)
+    texts = [f"t{i}" for i in range(2000)]
+    cache.put_many("m", texts, [[float(i)] * 64 for i in range(2000)])
+    cache.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        sql = "SELECT rootpage FROM sqlite_master WHERE name = 'embedding_cache'"
+        root = conn.execute(sql).fetchone()[0]
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+    with path.open("r+b") as raw:  # the table's root page, garbage
+        raw.seek((root - 1) * page)
+        raw.write(b"\xff" * page)
+    damaged = EmbeddingCache(path)
+    embedder = CachedEmbedder(CountingEmbedder(), damaged)
+    assert embedder.embed(["t1", "new"]) == [CountingEmbedder().vector(t) for t in ["t1", "new"]]
+    assert damaged.disabled
+    assert "do not delete it" in caplog.text and ".recover" in caplog.text
+    assert _jobs(path) == 1
+
+
+def test_an_unreadable_file_is_never_to_be_deleted(tmp_path: Path) -> None:
+    path = tmp_path / "memory.sqlite3"
+    path.write_bytes(b"not sqlite at all" * 500)
+    with pytest.raises(StorageError) as raised:
+        EmbeddingCache(path)
+    message = str(raised.value)
+    assert "Do not delete memory.sqlite3" in message and "job queue" in message
+    assert ".recover" in message
+    assert "delete the file" not in message

@@ -3,11 +3,18 @@
 Vectors live in one SQLite table keyed by (model id, sha256 of the text) and are stored as
 little-endian float32 bytes (1.5 KB for a 384-dim vector).  :class:`CachedEmbedder` wraps any
 :class:`~shiyi.index.types.Embedder` and sends only unseen, de-duplicated texts to it.
+
+The table usually lives in the memory store's ``memory.sqlite3``, beside the job queue, the
+keyword index and the event mirror, so the file is never the thing to delete.  The cache
+rebuilds itself instead: a table of another shape is dropped and recreated at open, a
+damaged one is dropped when a read fails, and a failed read or write is a miss (the
+embedder recomputes), never an error for the caller.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import struct
 import threading
@@ -28,6 +35,15 @@ CREATE TABLE IF NOT EXISTS embedding_cache (
 ) WITHOUT ROWID
 """
 _QUERY_CHUNK = 500  # stays far below SQLite's limit on bound parameters
+_PROBE = "SELECT model_id, text_hash, dimension, vector FROM embedding_cache LIMIT 1"
+
+log = logging.getLogger(__name__)
+
+
+def _transient(error: sqlite3.Error) -> bool:
+    """Locked, busy, full, read-only: worth a retry, never a reason to drop the table."""
+    text = str(error).lower()
+    return any(word in text for word in ("locked", "busy", "full", "readonly", "read-only"))
 
 
 def content_hash(text: str) -> str:
@@ -49,17 +65,64 @@ class EmbeddingCache:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        self.disabled = ""  # why the cache is off for this process (a damaged, undroppable table)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=10.0)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(_SCHEMA)
             self._conn.commit()
+            self._check_table()
         except (OSError, sqlite3.Error) as exc:
-            raise StorageError(
-                f"Cannot open the embedding cache {path}: {exc}. "
-                "Fix: check permissions, or delete the file to rebuild the cache."
-            ) from exc
+            raise StorageError(self._failure(f"cannot be opened ({exc})")) from exc
+
+    def _check_table(self) -> None:
+        """Rebuild a table of another shape (an older or foreign schema) as an empty one."""
+        try:
+            self._conn.execute(_PROBE).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if _transient(exc):
+                raise
+            try:
+                self._rebuild(str(exc))
+            except sqlite3.DatabaseError as again:
+                self._disable(str(again))
+
+    def _disable(self, reason: str) -> None:
+        """Run without the cache: every text is a miss, nothing is written."""
+        self.disabled = reason
+        log.warning(
+            "the embedding cache in %s is damaged (%s) and could not be rebuilt, so it is off "
+            "(texts are embedded again). The same file holds the memory job queue, keyword "
+            "index and event mirror: do not delete it. Fix: stop shiyi, run `sqlite3 %s "
+            '".recover" | sqlite3 %s.recovered`, check it, and replace the file with it; '
+            "`shiyi doctor` then checks the store",
+            self.path,
+            reason,
+            self.path,
+            self.path,
+        )
+
+    def _rebuild(self, reason: str) -> None:
+        with self._conn:
+            self._conn.execute("DROP TABLE IF EXISTS embedding_cache")
+            self._conn.execute(_SCHEMA)
+        log.warning(
+            "the embedding cache table in %s was unusable (%s); it only holds recomputable "
+            "vectors, so it was dropped and rebuilt empty (the rest of the file is untouched)",
+            self.path,
+            reason,
+        )
+
+    def _failure(self, what: str) -> str:
+        return (
+            f"the embedding cache in {self.path} {what}. Do not delete {self.path.name}: it "
+            "may also hold the memory job queue, keyword index and event mirror. Fix: check "
+            "the file's permissions and free disk space; if SQLite calls it malformed or not a "
+            f'database, stop shiyi, run `sqlite3 {self.path} ".recover" | sqlite3 '
+            f"{self.path}.recovered`, check it and put it in place; `shiyi doctor` then checks "
+            "the store (the cache's vectors are recomputed as needed)"
+        )
 
     @contextmanager
     def _guard(self, action: str) -> Iterator[sqlite3.Connection]:
@@ -67,26 +130,41 @@ class EmbeddingCache:
             try:
                 yield self._conn
             except sqlite3.Error as exc:
-                raise StorageError(
-                    f"Embedding cache {self.path} failed to {action}: {exc}. "
-                    "Fix: delete the file; it only holds recomputable vectors."
-                ) from exc
+                raise StorageError(self._failure(f"failed to {action} ({exc})")) from exc
+
+    def _lenient(self, action: str, error: sqlite3.Error) -> None:
+        """A cache read or write that failed is a miss; a damaged table is rebuilt."""
+        log.warning(
+            "embedding cache %s failed to %s, treated as a miss: %s", self.path, action, error
+        )
+        if _transient(error):
+            return  # the table itself is fine
+        try:
+            self._rebuild(str(error))
+        except sqlite3.Error as exc:
+            self._disable(str(exc))
 
     def get_many(self, model_id: str, texts: Sequence[str]) -> dict[str, list[float]]:
         """Cached vectors of ``texts`` keyed by :func:`content_hash`; misses are absent."""
         hashes = list(dict.fromkeys(content_hash(text) for text in texts))
         found: dict[str, list[float]] = {}
-        with self._guard("read"):
-            for start in range(0, len(hashes), _QUERY_CHUNK):
-                chunk = hashes[start : start + _QUERY_CHUNK]
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    "SELECT text_hash, dimension, vector FROM embedding_cache "
-                    f"WHERE model_id = ? AND text_hash IN ({marks})",
-                    (model_id, *chunk),
-                )
-                for text_hash, dimension, blob in rows:
-                    found[text_hash] = _unpack(blob, dimension)
+        if self.disabled:
+            return found
+        with self._lock:
+            try:
+                for start in range(0, len(hashes), _QUERY_CHUNK):
+                    chunk = hashes[start : start + _QUERY_CHUNK]
+                    marks = ",".join("?" * len(chunk))
+                    rows = self._conn.execute(
+                        "SELECT text_hash, dimension, vector FROM embedding_cache "
+                        f"WHERE model_id = ? AND text_hash IN ({marks})",
+                        (model_id, *chunk),
+                    )
+                    for text_hash, dimension, blob in rows:
+                        found[text_hash] = _unpack(blob, dimension)
+            except sqlite3.Error as exc:
+                self._lenient("read", exc)
+                return {}
         return found
 
     def put_many(
@@ -99,8 +177,16 @@ class EmbeddingCache:
             (model_id, content_hash(text), len(vector), _pack(vector))
             for text, vector in zip(texts, vectors, strict=True)
         ]
-        with self._guard("write"), self._conn:
-            self._conn.executemany("INSERT OR REPLACE INTO embedding_cache VALUES (?,?,?,?)", rows)
+        if self.disabled:
+            return
+        with self._lock:
+            try:
+                with self._conn:
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO embedding_cache VALUES (?,?,?,?)", rows
+                    )
+            except sqlite3.Error as exc:
+                self._lenient("write", exc)
 
     def delete_texts(self, texts: Sequence[str]) -> int:
         """Drop the cached vectors of these texts under every model (``forget``); the freed

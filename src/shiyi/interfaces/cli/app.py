@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from shiyi.interfaces.cli.common import guard, load
+from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.kb_cmd import kb_app
 from shiyi.interfaces.cli.memory_cmd import memory_app
 from shiyi.interfaces.cli.repomap_cmd import repomap
@@ -36,6 +37,7 @@ app.add_typer(kb_app, name="kb")
 app.add_typer(config_app, name="config")
 app.command("repomap")(repomap)
 app.command("worker")(worker)
+app.command("doctor")(doctor)
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")

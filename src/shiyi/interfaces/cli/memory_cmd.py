@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from shiyi.interfaces.cli import memory_remote as remote
+from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.memory_migrate import migrate
 from shiyi.interfaces.cli.memory_remote import connected
 
@@ -25,6 +26,7 @@ memory_app = typer.Typer(
     help="Search, inspect and edit long-term memory.", no_args_is_help=True, rich_markup_mode=None
 )
 memory_app.command("migrate")(migrate)
+memory_app.command("check")(doctor)  # the same as `shiyi doctor`
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
 ]

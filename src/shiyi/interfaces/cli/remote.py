@@ -2,8 +2,8 @@
 
 Kuzu allows one read-write process per store.  While ``shiyi serve`` or ``shiyi chat`` owns
 the data dir, ``shiyi memory ...`` and ``shiyi run`` talk to it over HTTP (its address is in
-``server.json``); a record left by a killed process is detected and removed, and the command
-then opens the store itself.
+``server.json``); a stale record (its process gone, or its pid reused by another process) is
+detected and removed, and the command then opens the store itself.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
-from shiyi.client.owner import Owner, live_owner, pid_alive, read_owner
+from shiyi.client.owner import Owner, check_owner, owner_hint, owner_path, pid_alive
 
 if TYPE_CHECKING:
     from shiyi.client import Client
@@ -25,14 +25,14 @@ READY_SECONDS = 15.0
 
 def find_owner(settings: Settings) -> Owner | None:
     """The live owner of the data dir other than this process (a stale record is cleared)."""
-    recorded = read_owner(settings.data_dir)
-    owner = live_owner(settings.data_dir)  # removes the record if its process is gone
-    if recorded is not None and owner is None:
+    check = check_owner(settings.data_dir)  # removes a stale record
+    if check.stale is not None:
         typer.echo(
-            f"shiyi: note: cleared a stale owner record of pid {recorded.pid} "
-            f"({recorded.address}); that process is gone",
+            f"shiyi: note: cleared a stale owner record of pid {check.stale.pid} "
+            f"({check.stale.address}) in {owner_path(settings.data_dir)}: {check.reason}",
             err=True,
         )
+    owner = check.owner
     return owner if owner is not None and owner.pid != os.getpid() else None
 
 
@@ -58,7 +58,8 @@ def service_client(settings: Settings, *, quiet: bool = False) -> Client | None:
                 client.close()
                 _fail(
                     f"pid {owner.pid} owns {settings.data_dir} (`{owner.command or 'shiyi'}`) "
-                    f"but its API at {owner.address} does not answer; wait for it, or stop it"
+                    f"but its API at {owner.address} does not answer; wait for it, or stop it; "
+                    + owner_hint(settings.data_dir, owner)
                 )
             time.sleep(0.1)
     if not quiet:
@@ -75,7 +76,8 @@ def refuse_while_owned(settings: Settings, command: str) -> None:
         _fail(
             f"`shiyi {command}` needs the memory store, which pid {owner.pid} "
             f"(`{owner.command or 'shiyi'}`, {owner.address}) has open; stop that process "
-            "first, or run the command through it when the API offers it"
+            "first, or run the command through it when the API offers it; "
+            + owner_hint(settings.data_dir, owner)
         )
 
 

@@ -11,7 +11,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from shiyi.client.owner import live_owner
+from shiyi.client.owner import live_owner, owner_hint
 from shiyi.config.settings import Settings
 from shiyi.errors import ConfigError, StorageError
 from shiyi.interfaces.server.security import check_exposure
@@ -52,7 +52,7 @@ def _refuse_second_owner(settings: Settings) -> None:
         raise StorageError(
             f"the data dir {settings.data_dir} is already served by pid {owner.pid} at "
             f"{owner.address} (`{owner.command or 'shiyi'}`); use that service, stop it, or "
-            "set SHIYI_HOME to another data dir."
+            f"set SHIYI_HOME to another data dir ({owner_hint(settings.data_dir, owner)})."
         )
 
 

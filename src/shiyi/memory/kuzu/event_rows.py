@@ -11,7 +11,7 @@ and :meth:`EventRows.backfill` copies what an older store lacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import cast
 
 from shiyi.index.sqlite_file import SqliteFile
@@ -108,6 +108,17 @@ class EventRows:
                 sql = f"SELECT {_COLUMNS} FROM ev_rows WHERE id IN ({marks})"
                 found.update((str(r[0]), _record(r)) for r in conn.execute(sql, batch))
         return found
+
+    def all(self, batch: int = 5000) -> Iterator[list[EventRecord]]:
+        """Every mirrored event, oldest first, in batches (``shiyi doctor``'s rebuilds)."""
+        with self._file.errors("read event records"):
+            cursor = self._file.conn().execute(f"SELECT {_COLUMNS} FROM ev_rows ORDER BY ts")
+            while rows := cursor.fetchmany(batch):
+                yield [_record(r) for r in rows]
+
+    def ids(self) -> set[str]:
+        with self._file.errors("read event ids"):
+            return {str(r[0]) for r in self._file.conn().execute("SELECT id FROM ev_rows")}
 
     @property
     def complete(self) -> bool:

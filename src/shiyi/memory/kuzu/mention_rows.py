@@ -103,6 +103,12 @@ class MentionRows:
                 rows += conn.execute(f"{head} ({','.join('?' * len(batch))})", batch)
         return rows
 
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every (event id, entity name) pair, as :meth:`link` takes them (for rebuilds)."""
+        with self._file.errors("read mentions"):
+            rows = self._file.conn().execute("SELECT event_id, entity FROM mentions")
+            return [(str(r[0]), str(r[1])) for r in rows]
+
     @property
     def complete(self) -> bool:
         """True once every mention the graph held when the mirror began has been copied."""

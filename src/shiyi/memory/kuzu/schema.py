@@ -19,6 +19,7 @@ from typing import Any
 import kuzu
 
 from shiyi.errors import StorageError
+from shiyi.memory.kuzu.guard import GRAPH_HOLDS, damaged_graph_fix
 from shiyi.memory.models import NodeKind
 
 META_VERSION = "schema_version"
@@ -181,7 +182,8 @@ def _open_failure_message(path: Path, raw: str) -> str:
         return f"the memory graph path {path} is a directory, not a Kuzu database file"
     return (
         f"the memory graph at {path} cannot be opened ({raw.splitlines()[0]}); it may be "
-        "corrupt or written by another Kuzu version. Move it aside to start a fresh store."
+        f"corrupt or written by another Kuzu version. It holds {GRAPH_HOLDS}; do not delete "
+        f"it. {damaged_graph_fix(path)}"
     )
 
 

@@ -1,19 +1,23 @@
 """The embedded store: Kuzu (graph + vectors) and SQLite FTS5 (keywords) in one directory.
 
 One process owns the directory at a time (:class:`StoreLock`); a second one waits up to
-``lock_timeout`` and then gets a message naming the holder.
+``lock_timeout`` and then gets a message naming the holder.  A missing or empty graph beside
+a mirror that holds events is damage, not a first start (:mod:`shiyi.memory.kuzu.guard`).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from shiyi.errors import StorageError
 from shiyi.index.keyword import KeywordIndex
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.kuzu.guard import check_graph_file, damaged_sqlite_message
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import (
@@ -31,6 +35,21 @@ GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"
 
 
+def _open_sqlite(path: Path) -> SqliteFile:
+    try:
+        file = SqliteFile(path)
+        with file.errors("read the schema"):
+            file.conn().execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except StorageError as exc:
+        cause = exc.__cause__
+        if not isinstance(cause, sqlite3.DatabaseError) or isinstance(
+            cause, sqlite3.OperationalError
+        ):
+            raise  # not damage: a lock, a permission, a full disk say so themselves
+        raise StorageError(damaged_sqlite_message(path, str(cause))) from exc
+    return file
+
+
 class EmbeddedStore:
     """A :class:`~shiyi.memory.protocol.MemoryStore` on local disk."""
 
@@ -42,25 +61,32 @@ class EmbeddedStore:
         embedding_model: str = "all-MiniLM-L6-v2",
         lock_timeout: float = 5.0,
         check_model: bool = True,
+        lock: StoreLock | None = None,
     ) -> None:
+        """``lock``: the directory's lock, already held (``shiyi doctor`` repairs first);
+        released by :meth:`close` like one taken here."""
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
-        self.lock = StoreLock(directory)
+        self.lock = lock or StoreLock(directory)
         self.lock.acquire(timeout=lock_timeout)
         try:
+            check_graph_file(directory / GRAPH_NAME, directory / SQLITE_NAME)
             self.graph = KuzuGraph(
                 directory / GRAPH_NAME,
                 dimension=dimension,
                 embedding_model=embedding_model,
                 check_model=check_model,
             )
-            self.sqlite = SqliteFile(directory / SQLITE_NAME)
+            self.sqlite = _open_sqlite(directory / SQLITE_NAME)
             self.keywords = KeywordIndex(self.sqlite, stems=True)
             self.event_rows = EventRows(self.sqlite)
             self.event_rows.backfill(self.graph.all_events)
             self.mention_rows = MentionRows(self.sqlite)
             self.mention_rows.backfill(self.graph.all_mentions)
         except BaseException:
+            graph: KuzuGraph | None = getattr(self, "graph", None)
+            if graph is not None:  # the graph opened, the SQLite file did not
+                graph.close()
             self.lock.release()
             raise
 

@@ -1,0 +1,126 @@
+"""``shiyi doctor``: check the data dir's stores against each other and repair what can be
+rebuilt (see :mod:`shiyi.memory.kuzu.doctor`); the summary cache is checked here too."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from shiyi.config import Settings
+    from shiyi.memory.kuzu.doctor import DoctorOptions, DoctorReport
+
+PROBLEMS_REMAIN = 1
+SUMMARIES = "summaries.sqlite3"
+
+
+def doctor(
+    repair: Annotated[
+        bool, typer.Option("--repair", help="Rebuild what can be rebuilt from the other copies.")
+    ] = False,
+    rebuild_graph: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild-graph",
+            help="Move a damaged graph.kuzu aside and rebuild it from memory.sqlite3 "
+            "(implies --repair).",
+        ),
+    ] = False,
+    rebuild_sqlite: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild-sqlite",
+            help="Move a damaged memory.sqlite3 aside and rebuild it from graph.kuzu "
+            "(implies --repair; queued jobs and cached vectors are lost).",
+        ),
+    ] = False,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
+    ] = None,
+) -> None:
+    """Count the memory in every store (graph, mirror, keyword index, vectors, jobs), report
+    where they disagree and, with --repair, fix it.  Exit status 1 while problems remain."""
+    from shiyi.errors import ShiyiError
+    from shiyi.interfaces.cli.common import fail, load
+    from shiyi.interfaces.cli.remote import refuse_while_owned
+    from shiyi.memory.kuzu.doctor import examine
+
+    settings = load(config)
+    if settings.memory.store != "embedded":
+        fail("`shiyi doctor` checks the embedded store; this data dir uses PostgreSQL")
+    refuse_while_owned(settings, "doctor")
+    options = _options(settings, repair, rebuild_graph, rebuild_sqlite)
+    try:
+        report = examine(settings.memory_dir, options)
+    except ShiyiError as exc:
+        fail(str(exc))
+    _summaries(settings.data_dir / SUMMARIES, report, options.repairing)
+    _print(report, options.repairing)
+    if report.remaining:
+        raise typer.Exit(PROBLEMS_REMAIN)
+
+
+def _options(
+    settings: Settings, repair: bool, rebuild_graph: bool, rebuild_sqlite: bool
+) -> DoctorOptions:
+    from shiyi.memory.kuzu.doctor import DoctorOptions
+
+    return DoctorOptions(
+        dimension=settings.memory.embed_dimension,
+        embedding_model=settings.memory.embed_model,
+        lock_timeout=settings.memory.lock_timeout,
+        repair=repair,
+        rebuild_graph=rebuild_graph,
+        rebuild_sqlite=rebuild_sqlite,
+    )
+
+
+def _summaries(path: Path, report: DoctorReport, repair: bool) -> None:
+    """Only a cache: a damaged one is moved aside and recreated empty."""
+    if not path.exists():
+        return
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            verdict = str(conn.execute("PRAGMA quick_check").fetchone()[0])
+            rows = int(conn.execute("SELECT count(*) FROM summaries").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        verdict, rows = str(exc), 0
+    if verdict == "ok":
+        report.counts.append((SUMMARIES, f"{rows:,} cached summaries"))
+        return
+
+    def move() -> str:
+        from shiyi.index.sqlite_file import move_aside
+
+        return f"moved it aside to {move_aside(path, verdict).name} (rebuilt as needed)"
+
+    report.add(SUMMARIES, f"the summary cache is damaged ({verdict})", move if repair else None)
+
+
+def _print(report: DoctorReport, repaired: bool) -> None:
+    typer.echo(f"{'memory store':<20} {report.directory}")
+    for name, value in report.counts:
+        typer.echo(f"{name:<20} {value}")
+    if not report.findings:
+        typer.echo("ok: every copy agrees")
+        return
+    for finding in report.findings:
+        if finding.fixed:
+            typer.echo(f"repaired  {finding.where}: {finding.problem}; {finding.fixed}")
+        else:
+            typer.echo(f"problem   {finding.where}: {finding.problem}")
+    remaining = report.remaining
+    if any(f.fixed for f in report.findings):
+        typer.echo("(counts are from before the repairs: run `shiyi doctor` again to check)")
+    if any(f.where in ("graph.kuzu", "memory.sqlite3") for f in remaining):
+        typer.echo(f"{len(remaining)} problem(s) remain; see the fix above")
+    elif remaining and not repaired:
+        typer.echo(f"{len(remaining)} problem(s); `shiyi doctor --repair` fixes what it can")
+    elif remaining:
+        typer.echo(f"{len(remaining)} problem(s) remain; see the messages above")

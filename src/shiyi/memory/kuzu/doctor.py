@@ -1,0 +1,326 @@
+"""``shiyi doctor`` for the embedded store: count every copy of the memory, find where they
+disagree, and repair what can be rebuilt.
+
+The graph (``graph.kuzu``) is the source of truth; ``memory.sqlite3`` holds copies made from
+it (the event mirror, the keyword index) beside things of its own (the job queue, the
+embedding cache).  What a copy lacks is copied again; what a copy holds that the graph lost
+is copied back into the graph (the mirror is never stale: deletes clear it first).  Missing
+vectors are queued for the worker.  Nothing is deleted except keyword documents of nodes
+that no longer exist, and a damaged graph is only moved aside on ``--rebuild-graph``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shiyi.errors import StorageError
+from shiyi.index.embeddings.cache import EmbeddingCache
+from shiyi.memory.contextual import indexed_texts
+from shiyi.memory.kuzu.guard import damaged_sqlite_message
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
+from shiyi.memory.kuzu.rebuild import graph_damage, move_damaged, rebuild_graph
+from shiyi.memory.kuzu.store import GRAPH_NAME, SQLITE_NAME, EmbeddedStore
+from shiyi.memory.lock import StoreLock
+from shiyi.memory.models import EventRecord
+from shiyi.memory.worker import EMBED, INGEST
+
+_EMBED_CHUNK = 64
+
+
+@dataclass(slots=True)
+class Finding:
+    """One disagreement; ``fixed`` says what the repair did ("" while it remains)."""
+
+    where: str
+    problem: str
+    fixed: str = ""
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    directory: Path
+    counts: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def remaining(self) -> list[Finding]:
+        return [f for f in self.findings if not f.fixed]
+
+    def add(self, where: str, problem: str, repair: Callable[[], str] | None = None) -> None:
+        self.findings.append(Finding(where, problem, repair() if repair is not None else ""))
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorOptions:
+    dimension: int
+    embedding_model: str
+    lock_timeout: float = 5.0
+    repair: bool = False
+    rebuild_graph: bool = False
+    rebuild_sqlite: bool = False
+
+    @property
+    def repairing(self) -> bool:
+        return self.repair or self.rebuild_graph or self.rebuild_sqlite
+
+
+def examine(directory: Path, options: DoctorOptions) -> DoctorReport:
+    """Check (and with ``options.repair`` fix) the embedded store in ``directory``."""
+    report = DoctorReport(directory)
+    sqlite_path = directory / SQLITE_NAME
+    lock = StoreLock(directory)
+    lock.acquire(timeout=options.lock_timeout)
+    try:
+        if not _sqlite_usable(sqlite_path, report, options) or not _graph_usable(report, options):
+            lock.release()
+            return report
+        store = EmbeddedStore(
+            directory,
+            dimension=options.dimension,
+            embedding_model=options.embedding_model,
+            lock=lock,
+        )
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        jobs = SqliteJobQueue(sqlite_path)
+        try:
+            _examine_open(store, jobs, report, options.repairing)
+        finally:
+            jobs.close()
+        _examine_cache(sqlite_path, report)
+    finally:
+        store.close()
+    return report
+
+
+def _sqlite_usable(path: Path, report: DoctorReport, options: DoctorOptions) -> bool:
+    damage = _sqlite_damage(path)
+    if damage is None:
+        return True
+    graph = path.with_name(GRAPH_NAME)
+    if not options.rebuild_sqlite:
+        report.add(SQLITE_NAME, damaged_sqlite_message(path, damage))
+        return False
+    if not graph.exists() or graph.stat().st_size == 0:
+        report.add(
+            SQLITE_NAME,
+            f"{path} is damaged ({damage}) and {graph} is missing or empty, so neither can "
+            "be rebuilt from the other: restore them from a backup (nothing was moved)",
+        )
+        return False
+
+    def move() -> str:
+        moved = move_damaged(path)
+        name = moved.name if moved is not None else "nowhere"
+        return (
+            f"moved it to {name}; the mirror is copied again from the graph as the store "
+            "opens, and the checks below re-index it"
+        )
+
+    report.add(SQLITE_NAME, f"{path} is damaged ({damage})", move)
+    return True
+
+
+def _sqlite_damage(path: Path) -> str | None:
+    """SQLite's own verdict on the file (``quick_check``), or None when it is sound."""
+    if not path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        try:
+            verdict = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        verdict = [str(exc)]
+    return None if verdict == ["ok"] else "; ".join(verdict[:3])
+
+
+def _graph_usable(report: DoctorReport, options: DoctorOptions) -> bool:
+    graph_path = report.directory / GRAPH_NAME
+    sqlite_path = report.directory / SQLITE_NAME
+    damage = graph_damage(graph_path, sqlite_path)
+    if damage is None:
+        return True
+    if not options.rebuild_graph:
+        report.add(GRAPH_NAME, damage)
+        return False
+
+    def rebuild() -> str:
+        done = rebuild_graph(
+            graph_path,
+            sqlite_path,
+            dimension=options.dimension,
+            embedding_model=options.embedding_model,
+        )
+        aside = f"moved the damaged file to {done.moved_to.name}; " if done.moved_to else ""
+        return (
+            f"{aside}rebuilt {done.events:,} turns and {done.mentions:,} entity links from "
+            f"{SQLITE_NAME} (facts and relations were only in the graph)"
+        )
+
+    report.add(GRAPH_NAME, damage.split(". ")[0], rebuild)
+    return True
+
+
+def _examine_open(
+    store: EmbeddedStore, jobs: SqliteJobQueue, report: DoctorReport, repair: bool
+) -> None:
+    counts = store.graph.counts()
+    graph_events = {e.id: e for batch in store.graph.all_events() for e in batch}
+    mirrored = store.event_rows.ids()
+    fact_ids = set(store.graph.fact_ids(10**9))
+    keyword = _keyword_docs(store)
+    report.counts += [
+        (GRAPH_NAME, _spread(counts, ("events", "facts", "entities", "relations", "sessions"))),
+        ("  vectors", _vectors(counts)),
+        (SQLITE_NAME, f"mirror {len(mirrored):,} events"),
+        ("  keyword index", f"events {_count(keyword, 'event')}  facts {_count(keyword, 'fact')}"),
+        ("  jobs", f"queued {jobs.pending_count():,}  failed {_failed(jobs):,}"),
+    ]
+    _check_mirror(store, graph_events, mirrored, report, repair)
+    # Turns only the mirror holds are not stale for the index: a repair puts them back.
+    _check_keywords(store, set(graph_events) | mirrored, fact_ids, keyword, report, repair)
+    _check_vectors(store, jobs, report, repair)
+    _check_jobs(jobs, report, repair)
+
+
+def _check_mirror(
+    store: EmbeddedStore,
+    graph_events: dict[str, EventRecord],
+    mirrored: set[str],
+    report: DoctorReport,
+    repair: bool,
+) -> None:
+    short = [i for i in graph_events if i not in mirrored]
+    if short:
+        events = store.graph.get_events(short)
+        report.add(
+            "event mirror",
+            f"{len(short):,} turns of the graph are missing from the mirror",
+            (lambda: _mirror_add(store, events)) if repair else None,
+        )
+    lost = sorted(mirrored - set(graph_events))
+    if lost:
+        records = list(store.event_rows.get(lost).values())
+        report.add(
+            GRAPH_NAME,
+            f"{len(lost):,} turns the mirror holds are missing from the graph",
+            (lambda: _graph_add(store, records)) if repair else None,
+        )
+
+
+def _mirror_add(store: EmbeddedStore, events: list[EventRecord]) -> str:
+    store.event_rows.add(events)
+    return f"copied {len(events):,} turns into the mirror"
+
+
+def _graph_add(store: EmbeddedStore, records: list[EventRecord]) -> str:
+    added = store.add_events(records)
+    return f"copied {added:,} turns back into the graph (their vectors are queued below)"
+
+
+def _check_keywords(
+    store: EmbeddedStore,
+    event_ids: set[str],
+    fact_ids: set[str],
+    keyword: dict[str, str],
+    report: DoctorReport,
+    repair: bool,
+) -> None:
+    events = sorted(event_ids - {i for i, n in keyword.items() if n == "event"})
+    facts = sorted(fact_ids - {i for i, n in keyword.items() if n == "fact"})
+    stale = sorted(i for i in keyword if i not in event_ids and i not in fact_ids)
+    if events or facts:
+
+        def index() -> str:
+            records = store.get_events(events)
+            texts = indexed_texts(records)
+            store.keywords.add([(e.id, "event", t) for e, t in zip(records, texts, strict=True)])
+            store.keywords.add([(f.id, "fact", f.text) for f in store.get_facts(facts)])
+            return f"indexed {_turns_and_facts(events, facts)} again"
+
+        what = f"{_turns_and_facts(events, facts)} are missing from it"
+        report.add("keyword index", what, index if repair else None)
+    if stale:
+
+        def drop() -> str:
+            return f"removed {store.keywords.delete(stale):,} documents"
+
+        what = f"{len(stale):,} documents name turns or facts that no longer exist"
+        report.add("keyword index", what, drop if repair else None)
+
+
+def _check_vectors(
+    store: EmbeddedStore, jobs: SqliteJobQueue, report: DoctorReport, repair: bool
+) -> None:
+    missing = [e.id for e in store.graph.events_missing_embeddings(10**9)]
+    if not missing or jobs.pending_count([INGEST, EMBED]):
+        return  # none missing, or the worker still owes them
+
+    def queue() -> str:
+        for start in range(0, len(missing), _EMBED_CHUNK):
+            jobs.enqueue(EMBED, {"node": "event", "ids": missing[start : start + _EMBED_CHUNK]})
+        return f"queued {len(missing):,} turns for embedding (the next shiyi process does it)"
+
+    what = f"{len(missing):,} turns have no vector and no job will embed them"
+    report.add("vectors", what, queue if repair else None)
+
+
+def _check_jobs(jobs: SqliteJobQueue, report: DoctorReport, repair: bool) -> None:
+    failed = _failed(jobs)
+    if failed:
+
+        def retry() -> str:
+            return f"queued {jobs.retry_failed():,} failed jobs again"
+
+        what = f"{failed:,} jobs failed (see `shiyi memory jobs`)"
+        report.add("jobs", what, retry if repair else None)
+
+
+def _examine_cache(sqlite_path: Path, report: DoctorReport) -> None:
+    try:
+        cache = EmbeddingCache(sqlite_path)  # rebuilds a damaged table by itself
+    except StorageError as exc:
+        report.add("embedding cache", str(exc))
+        return
+    try:
+        if cache.disabled:
+            report.add("embedding cache", f"damaged and could not be rebuilt ({cache.disabled})")
+        else:
+            report.counts.append(("  embedding cache", f"{cache.count():,} vectors"))
+    finally:
+        cache.close()
+
+
+def _turns_and_facts(events: list[str], facts: list[str]) -> str:
+    parts = [(len(events), "turns"), (len(facts), "facts")]
+    return " and ".join(f"{n:,} {what}" for n, what in parts if n)
+
+
+def _keyword_docs(store: EmbeddedStore) -> dict[str, str]:
+    with store.sqlite.errors("read the keyword index"):
+        rows = store.sqlite.conn().execute("SELECT id, node FROM kw_docs")
+        return {str(r[0]): str(r[1]) for r in rows}
+
+
+def _failed(jobs: SqliteJobQueue) -> int:
+    return sum(row.count for row in jobs.summary() if row.status == "failed")
+
+
+def _count(keyword: dict[str, str], node: str) -> str:
+    return f"{sum(1 for n in keyword.values() if n == node):,}"
+
+
+def _spread(counts: dict[str, int], keys: tuple[str, ...]) -> str:
+    return "  ".join(f"{key} {counts.get(key, 0):,}" for key in keys)
+
+
+def _vectors(counts: dict[str, int]) -> str:
+    kinds = ("events", "facts", "entities")
+    return "  ".join(f"{k} {counts.get(f'embedded_{k}', 0):,}/{counts.get(k, 0):,}" for k in kinds)

@@ -1,0 +1,91 @@
+"""``shiyi doctor --rebuild-graph`` / ``--rebuild-sqlite``: one file rebuilt from the other.
+
+``memory.sqlite3`` rebuilds from the graph by itself once it is moved aside: opening the
+store copies the events and mentions into a new mirror (its backfill), and the doctor's
+checks then re-index the keywords.  The other way round needs :func:`rebuild_graph`.
+
+The mirror (``memory.sqlite3``) holds every event record as written and every MENTIONS pair,
+so the turns, their sessions and NEXT chains, and their entity links come back.  Facts,
+relations, entity types and aliases, access counts and vectors live only in the graph: they
+are lost (the vectors are recomputed by the worker from the re-queued turns).  The damaged
+file is moved aside, never deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from shiyi.errors import StorageError
+from shiyi.index.sqlite_file import SqliteFile
+from shiyi.memory.kuzu import schema
+from shiyi.memory.kuzu.event_rows import EventRows
+from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.kuzu.guard import check_graph_file
+from shiyi.memory.kuzu.mention_rows import MentionRows
+from shiyi.memory.models import EntityRecord
+
+_LINK_BATCH = 20_000
+_SIDE_FILES = (".wal", "-wal", "-shm", "-journal")
+
+
+@dataclass(frozen=True, slots=True)
+class RebuiltGraph:
+    moved_to: Path | None
+    """Where the damaged file went (None: there was no file)."""
+    events: int
+    mentions: int
+
+
+def move_damaged(path: Path) -> Path | None:
+    """Rename a damaged file (and its WAL, SHM or journal) to ``<name>.damaged-<time>``;
+    never deletes.  None when there is no such file."""
+    if not path.exists():
+        return None
+    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, target)
+    for suffix in _SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.replace(side, target.with_name(target.name + suffix))
+    return target
+
+
+def rebuild_graph(
+    graph_path: Path, sqlite_path: Path, *, dimension: int, embedding_model: str
+) -> RebuiltGraph:
+    """Move the damaged graph aside and build a new one from the mirror (lock held)."""
+    mirror = SqliteFile(sqlite_path)
+    try:
+        rows, mentions = EventRows(mirror), MentionRows(mirror)
+        moved = move_damaged(graph_path)
+        graph = KuzuGraph(graph_path, dimension=dimension, embedding_model=embedding_model)
+        try:
+            events = sum(graph.add_events(batch) for batch in rows.all())
+            pairs = mentions.pairs()
+            names = sorted({name for _, name in pairs})
+            graph.upsert_entities([EntityRecord(name, display=name) for name in names])
+            for start in range(0, len(pairs), _LINK_BATCH):
+                graph.link_mentions(pairs[start : start + _LINK_BATCH])
+        finally:
+            graph.close()
+    finally:
+        mirror.close()
+    return RebuiltGraph(moved, events, len(pairs))
+
+
+def graph_damage(graph_path: Path, sqlite_path: Path) -> str | None:
+    """Why the graph cannot be used (the message a store open would raise), or None.
+
+    Call with the directory's lock held: a good file is opened once and closed again.
+    """
+    try:
+        check_graph_file(graph_path, sqlite_path)
+        if not graph_path.exists() or graph_path.stat().st_size == 0:
+            return None  # a first start: nothing to rebuild
+        schema.open_database(graph_path).close()
+    except StorageError as exc:
+        return str(exc)
+    return None
