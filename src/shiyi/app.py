@@ -201,6 +201,19 @@ def tool_profile(settings: Settings, main: ChatModel) -> Literal["full", "compac
     return "compact" if isinstance(size, int) and size < SMALL_MODEL_BYTES else "full"
 
 
+def repair_after_crash(log_: SessionLog, memory: Memory) -> None:
+    """What a killed process left half done, repaired by the next owner of the data dir
+    (holding its lock, so nothing else is running): runs still 'running' are interrupted,
+    and logged messages memory never stored are queued for it."""
+    from shiyi.memory.reconcile import reconcile
+
+    interrupted = log_.interrupt_running()
+    if interrupted:
+        log.info("marked %d runs of a stopped process interrupted", interrupted)
+    writer = memory.writer
+    reconcile(log_, memory.store, memory.jobs, user_id=writer.user_id, agent_id=writer.agent_id)
+
+
 class App:
     """What one process serves from: models, memory, the knowledge tools, the session log,
     the summary cache and the persona, shared by all of its agents.
@@ -248,6 +261,7 @@ class App:
         try:
             app = cls(settings, models, memory=memory, owns_memory=owns)
             if owns and memory is not None:
+                repair_after_crash(app.log, memory)
                 if computes_here(models.main):
                     memory.worker.hold_heavy_while = lambda: _replying(models.main)
                 if start_worker:

@@ -170,6 +170,17 @@ class SessionLog:
         )
         return cursor.rowcount
 
+    @_locked
+    def interrupt_running(self) -> int:
+        """Close every run left 'running' (on start, by the process owning the data dir: no
+        other process can be running them); returns how many there were."""
+        cursor = self._db.execute(
+            "UPDATE runs SET status='interrupted', ended_at=?, detail='the process stopped "
+            "before the run ended' WHERE status='running'",
+            (time.time(),),
+        )
+        return cursor.rowcount
+
     @contextmanager
     def _tx(self) -> Iterator[None]:
         self._db.execute("BEGIN IMMEDIATE")
@@ -285,6 +296,34 @@ class SessionLog:
             (session_id,),
         ).fetchall()
         return [_logged(row) for row in rows]
+
+    @_locked
+    def run_messages_after(self, after: int) -> list[tuple[str, LoggedMessage]]:
+        """(session id, message) of every run's message in the runs that have a message
+        logged after row ``after``, oldest first: what memory reconciles on start.  Whole
+        runs, because a message's segment numbers continue those of its run's earlier ones."""
+        rows = self._db.execute(
+            "SELECT session_id, id, run_id, iteration, created_at, role, content, tool_calls,"
+            " tool_call_id, name, reasoning FROM messages WHERE run_id IN"
+            " (SELECT DISTINCT run_id FROM messages WHERE id > ? AND run_id IS NOT NULL)"
+            " ORDER BY id",
+            (after,),
+        ).fetchall()
+        return [(str(row[0]), _logged(row[1:])) for row in rows]
+
+    @_locked
+    def last_message_id(self) -> int:
+        row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()
+        return int(row[0])
+
+    @_locked
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    @_locked
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # --- runs ------------------------------------------------------------------------------
 
