@@ -59,7 +59,13 @@ def test_memory_search_get_patch_delete(live: LiveFactory) -> None:
     assert client.patch(f"/v1/memory/{fact.id}", json={"kind": "nope"}).status_code == 422
     health = client.get("/v1/memory/health").json()
     assert health["enabled"] is True and "pending_jobs" in health["counts"]
-    assert client.delete(f"/v1/memory/{fact.id}").status_code == 204
+    deleted = client.delete(f"/v1/memory/{fact.id}")
+    assert deleted.status_code == 200, deleted.text
+    body = deleted.json()
+    assert (body["deleted"], body["counts"]["facts"]) == (1, 1)
+    # The server does not compact while it serves: it says where the bytes stay and how.
+    assert [path.rsplit("/", 1)[-1] for path in body["bytes_remain"]] == ["graph.kuzu"]
+    assert "shiyi memory compact" in body["note"]
     missing = client.get(f"/v1/memory/{fact.id}")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
     assert client.delete(f"/v1/memory/{fact.id}").status_code == 404

@@ -7,13 +7,14 @@ import dataclasses
 import time
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query
 
 from shiyi.api.schemas import (
     EventOut,
     FactIn,
     FactOut,
     FactPatch,
+    ForgetOut,
     MemoryEvents,
     MemoryHealth,
     MemoryHits,
@@ -22,6 +23,7 @@ from shiyi.errors import Conflict, NotFound
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_out, health_detail, hit_out
+from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
 
@@ -112,8 +114,18 @@ async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) 
     return fact_out(fact)
 
 
-@router.delete("/{memory_id}", status_code=204, response_class=Response)
-async def delete_memory(service: Service, memory_id: MemoryId) -> Response:
-    if require_memory(service).forget([memory_id]) == 0:
+@router.delete("/{memory_id}", response_model=ForgetOut)
+async def delete_memory(service: Service, memory_id: MemoryId) -> ForgetOut:
+    report = require_memory(service).forget_ids([memory_id])
+    if report.total == 0:
         raise NotFound(f"no memory {memory_id!r}")
-    return Response(status_code=204)
+    return forget_out(report)
+
+
+def forget_out(report: ForgetReport) -> ForgetOut:
+    names = ("events", "facts", "archives", "entities", "keyword_docs", "embeddings",
+             "jobs_deleted", "messages", "summaries")  # fmt: skip
+    remain = report.bytes_remain
+    note = COMPACT_HINT.format(files=", ".join(remain)) if remain else ""
+    counts = {name: int(getattr(report, name)) for name in names}
+    return ForgetOut(deleted=report.total, counts=counts, bytes_remain=remain, note=note)
