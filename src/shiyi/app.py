@@ -351,6 +351,10 @@ class App:
         shared parts this app opened."""
         for agent in list(self._agents):
             agent.close()
+        if self.memory is not None and self._owns_memory:
+            from shiyi.memory.reconcile import mark_reconciled
+
+            mark_reconciled(self.log)
         self.log.close()
         self.summaries.close()
         if self.memory is not None and self._owns_memory:

@@ -64,6 +64,12 @@ def reconcile(
     return Reconciliation(len(expected), queued, len(missing))
 
 
+def mark_reconciled(log_: SessionLog) -> None:
+    """On a clean close: every message this process logged was queued in the same call, so
+    the next start need not compare them (a kill skips this, and the next start does)."""
+    log_.set_meta(WATERMARK, str(log_.last_message_id()))
+
+
 def _events_by_row(
     rows: Sequence[tuple[str, LoggedMessage]], after: int, user_id: str, agent_id: str
 ) -> dict[int, list[EventRecord]]:
