@@ -7,6 +7,7 @@ from shiyi.config import Settings
 from shiyi.llm.types import Message
 from shiyi.sessions.log import SessionLog
 from tests.interfaces.server.conftest import LiveFactory
+from tests.support.waiting import wait_for
 
 WORD = "quokka-5512"
 
@@ -34,25 +35,30 @@ def test_restart_queues_unstored_messages_and_interrupts_dead_runs(
     server = live()
     memory = server.service.memory
     assert memory is not None
-    assert memory.worker.drain(timeout=60)
 
     info = server.client.get(f"/v1/runs/{run}")
     assert info.status_code == 200, info.text
     assert (info.json()["status"], info.json()["active"]) == ("interrupted", False)
-    found = server.client.get("/v1/memory/search", params={"q": WORD, "mode": "keyword"})
-    assert found.status_code == 200, found.text
-    ids = {hit["id"] for hit in found.json()["hits"]}
-    assert ids == {f"ev_{rows[0]}_0", f"ev_{rows[1]}_0"}
+    wanted = {f"ev_{rows[0]}_0", f"ev_{rows[1]}_0"}
+
+    def found() -> set[str]:
+        answer = server.client.get("/v1/memory/search", params={"q": WORD, "mode": "keyword"})
+        assert answer.status_code == 200, answer.text
+        ids = {hit["id"] for hit in answer.json()["hits"]}
+        return ids if ids >= wanted else set()
+
+    assert wait_for(found) == wanted
     assert server.service.log.get_meta("memory_reconciled_row") == str(rows[1])
 
 
 def test_reconciling_twice_queues_nothing_new(live: LiveFactory, settings: Settings) -> None:
     from shiyi.memory.reconcile import WATERMARK, reconcile
 
-    _killed_mid_run(settings)
+    _session, _run, rows = _killed_mid_run(settings)
     server = live()
     memory = server.service.memory
-    assert memory is not None and memory.worker.drain(timeout=60)
+    assert memory is not None
+    wait_for(lambda: len(memory.store.get_events([f"ev_{row}_0" for row in rows])) == 2)
     # The watermark is at the log's end; even without it nothing is missing any more.
     server.service.log.set_meta(WATERMARK, "0")
     again = reconcile(server.service.log, memory.store, memory.jobs)

@@ -119,6 +119,7 @@ async def delete_memory(service: Service, memory_id: MemoryId) -> ForgetOut:
     report = require_memory(service).forget_ids([memory_id])
     if report.total == 0:
         raise NotFound(f"no memory {memory_id!r}")
+    service.drop_idle_agents(report.sessions)
     return forget_out(report)
 
 

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -146,6 +146,15 @@ class AgentService:
         if agent is not None:
             agent.close()
         self.log.delete_session(session_id)
+
+    def drop_idle_agents(self, session_ids: Iterable[str]) -> None:
+        """After a forget: an idle agent of these sessions holds the forgotten messages in its
+        transcript and tool memory; dropping it makes the next message reload the log."""
+        for session_id in session_ids:
+            agent = self._agents.get(session_id)
+            if agent is not None and not agent.active_runs():
+                del self._agents[session_id]
+                agent.close()
 
     def agent(self, session_id: str) -> Agent:
         """The session's agent. Creating one does no I/O (the persona, summary cache and

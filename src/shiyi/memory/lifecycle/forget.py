@@ -106,6 +106,8 @@ class ForgetReport:
     summaries: int = 0
     archives: int = 0
     """Run archives among ``facts``: episodic memories quoting a forgotten message."""
+    sessions: list[str] = field(default_factory=list)
+    """Sessions whose events were forgotten: a live agent's transcript of them is stale."""
     graph_file: str = ""
     """The store file keeping deleted rows' bytes until compacted ("" if none does)."""
     compacted: bool = False
@@ -240,6 +242,7 @@ class Forgetter:
         gone_entities = self._erase_graph(plan, ids, linked, report)
         report.events, report.facts = len(events), len(facts)
         report.archives = sum(f.source == "archive" for f in facts)
+        report.sessions = sorted({e.session_id for e in events})
         report.graph_file = self._graph_file()
         edit = payload_editor(ids, texts, sessions, plan.user_id)
         report.jobs_edited, report.jobs_deleted = self.jobs.rewrite_payloads(edit)
