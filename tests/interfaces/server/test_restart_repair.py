@@ -63,3 +63,15 @@ def test_reconciling_twice_queues_nothing_new(live: LiveFactory, settings: Setti
     server.service.log.set_meta(WATERMARK, "0")
     again = reconcile(server.service.log, memory.store, memory.jobs)
     assert (again.checked, again.queued) == (2, 0)
+
+
+def test_a_server_without_memory_interrupts_dead_runs_too(
+    live: LiveFactory, settings: Settings
+) -> None:
+    _session, run, _rows = _killed_mid_run(settings)
+    server = live(memory=False)
+    info = server.client.get(f"/v1/runs/{run}").json()
+    assert (info["status"], info["detail"]) == (
+        "interrupted",
+        "the process stopped before the run ended",
+    )

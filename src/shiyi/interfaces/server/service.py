@@ -102,6 +102,10 @@ class AgentService:
             _freeze_startup_objects()
         if self.memory is not None:
             self.memory.worker.defer_while = lambda: self._greeting > 0
+        elif self._owns_app:
+            # Without memory no store lock made the app repair (App.open): the server is the
+            # data dir's one owner (server.json), so runs still 'running' died with a process.
+            self.log.interrupt_running()
         write_owner(self.settings.data_dir, self.address)
 
     def _warm_up_agents(self) -> None:
