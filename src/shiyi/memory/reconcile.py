@@ -19,7 +19,7 @@ from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.segments import to_events
 from shiyi.memory.worker import INGEST, event_payload
-from shiyi.sessions.log import LoggedMessage, SessionLog
+from shiyi.sessions.log import LoggedMessage, RunMessageOwner, SessionLog
 
 log = logging.getLogger(__name__)
 
@@ -71,25 +71,28 @@ def mark_reconciled(log_: SessionLog) -> None:
 
 
 def _events_by_row(
-    rows: Sequence[tuple[str, LoggedMessage]], after: int, user_id: str, agent_id: str
+    rows: Sequence[tuple[RunMessageOwner, LoggedMessage]], after: int, user_id: str, agent_id: str
 ) -> dict[int, list[EventRecord]]:
     """The events each message after ``after`` became, segments numbered as the writer
-    numbers them: continuing through the messages of the same run and iteration."""
+    numbers them: continuing through the messages of the same run and iteration.  Owned
+    by the session's owner; a session from before owners were logged ('default') by the
+    configured user, as the writer recorded it."""
     next_segment: dict[tuple[str, int], int] = {}
     out: dict[int, list[EventRecord]] = {}
-    for session_id, logged in rows:
+    for owner, logged in rows:
+        legacy = owner.user_id == "default"
         assert logged.run_id is not None  # only runs' messages are recorded
         key = (logged.run_id, logged.iteration)
         events = to_events(
             logged.message,
             message_id=logged.id,
-            session_id=session_id,
+            session_id=owner.session_id,
             run_id=logged.run_id,
             iteration=logged.iteration,
             first_segment=next_segment.get(key, 0),
             ts=logged.created_at,
-            user_id=user_id,
-            agent_id=agent_id,
+            user_id=user_id if legacy else owner.user_id,
+            agent_id=agent_id if legacy else owner.agent_id,
         )
         if events:
             next_segment[key] = events[-1].segment + 1

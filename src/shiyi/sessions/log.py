@@ -100,6 +100,16 @@ class LoggedMessage:
     message: Message
 
 
+@dataclass(slots=True, frozen=True)
+class RunMessageOwner:
+    """A logged message's session and that session's owner (the column default 'default'
+    for sessions logged before owners were recorded)."""
+
+    session_id: str
+    user_id: str
+    agent_id: str
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -298,18 +308,19 @@ class SessionLog:
         return [_logged(row) for row in rows]
 
     @_locked
-    def run_messages_after(self, after: int) -> list[tuple[str, LoggedMessage]]:
-        """(session id, message) of every run's message in the runs that have a message
+    def run_messages_after(self, after: int) -> list[tuple[RunMessageOwner, LoggedMessage]]:
+        """Every message, with its session and owner, of the runs that have a message
         logged after row ``after``, oldest first: what memory reconciles on start.  Whole
         runs, because a message's segment numbers continue those of its run's earlier ones."""
         rows = self._db.execute(
-            "SELECT session_id, id, run_id, iteration, created_at, role, content, tool_calls,"
-            " tool_call_id, name, reasoning FROM messages WHERE run_id IN"
+            "SELECT m.session_id, s.user_id, s.agent_id, m.id, m.run_id, m.iteration,"
+            " m.created_at, m.role, m.content, m.tool_calls, m.tool_call_id, m.name, m.reasoning"
+            " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.run_id IN"
             " (SELECT DISTINCT run_id FROM messages WHERE id > ? AND run_id IS NOT NULL)"
-            " ORDER BY id",
+            " ORDER BY m.id",
             (after,),
         ).fetchall()
-        return [(str(row[0]), _logged(row[1:])) for row in rows]
+        return [(RunMessageOwner(*map(str, row[:3])), _logged(row[3:])) for row in rows]
 
     @_locked
     def last_message_id(self) -> int:
