@@ -42,6 +42,7 @@ from shiyi.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from shiyi.index.types import Embedder
     from shiyi.knowledge import KnowledgeBase
+    from shiyi.memory.scopes import Viewer
     from shiyi.memory.service import Memory
 
 log = logging.getLogger(__name__)
@@ -293,12 +294,12 @@ class App:
 
     def tools(self, allowed: Collection[str] | None, agent: Agent) -> ToolRegistry:
         """Every tool ``allowed`` names (all when None), in one registry: the built-in ones,
-        the memory's, the knowledge base's and ``agent``'s plan tools."""
+        the memory's (as ``agent`` sees it), the knowledge base's and ``agent``'s plan tools."""
         from shiyi.tools.builtins.memory import memory_tools
 
         candidates = every_builtin_tool(self.settings.tools)
-        if self.memory is not None:
-            candidates += memory_tools(self.memory)
+        if agent.memory is not None:
+            candidates += memory_tools(agent.memory)
         candidates += self.knowledge_tools
         candidates += plan_tools(lambda: agent.context.plan)
         chosen = [t for t in candidates if allowed is None or t.spec.name in allowed]
@@ -312,11 +313,14 @@ class App:
         *,
         allowed: Collection[str] | Default | None = DEFAULT,
         executor: Executor | None = None,
+        viewer: Viewer | None = None,
     ) -> Agent:
         """A new agent on this app's parts, with the tools ``allowed`` names (default: the
         ``tools.enabled`` setting; None: all), resuming ``session_id`` if given.
 
-        ``executor`` runs the blocking part of each run's set-up (a server's thread pool)."""
+        ``executor`` runs the blocking part of each run's set-up (a server's thread pool);
+        ``viewer``: whose memories it reads and writes (a server's caller; default: the
+        configured memory.user_id and agent_id)."""
         names = self.settings.tools.enabled if allowed is DEFAULT else allowed
         if names is not None:
             check_tool_names(names, "tools.enabled" if allowed is DEFAULT else "server.tools")
@@ -324,7 +328,7 @@ class App:
             self.models.main,
             settings=self.settings,
             session_log=self.log,
-            memory=self.memory,
+            memory=self.memory.scoped(viewer) if self.memory and viewer else self.memory,
             summary_model=self.models.fast,
             router_model=self.models.fast if self.settings.routing.use_llm else None,
             persona=self.persona,

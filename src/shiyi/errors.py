@@ -14,6 +14,7 @@ The HTTP API maps these to status codes and stable codes in one table
     ├── ToolError                a tool refused or failed; the model reads the message
     │   ├── ToolArgumentsError
     │   ├── WorkspaceViolation
+    │   │   └── ProtectedPath    the agent's own config, secrets or data dir
     │   ├── CommandDenied
     │   └── WebSearchUnavailable
     ├── SessionNotFound
@@ -87,6 +88,11 @@ class ToolArgumentsError(ToolError):
 
 class WorkspaceViolation(ToolError):
     """A file tool was asked for a path outside the workspace."""
+
+
+class ProtectedPath(WorkspaceViolation):
+    """A tool was asked to read or change the agent's own configuration, secrets or data
+    directory (it could otherwise lift its own sandbox or read the server token)."""
 
 
 class CommandDenied(ToolError):

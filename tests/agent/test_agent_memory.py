@@ -11,8 +11,10 @@ import pytest
 from shiyi.agent.agent import is_news
 from shiyi.app import App
 from shiyi.config import Settings, load_settings
+from shiyi.errors import SessionNotFound
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.memory.models import Anchor, MemoryHit
+from shiyi.sessions.log import SessionOwner
 from tests.conftest import collect
 from tests.support.requests import run_context
 
@@ -99,3 +101,14 @@ def test_a_memory_saying_only_the_same_words_is_no_news() -> None:
     ]
     kept = [h.id for h in hits if is_news(h, " Say hello. ", "this-session")]
     assert kept == ["e2", "f1"]
+
+
+async def test_a_session_the_agent_starts_is_the_configured_users(settings: Settings) -> None:
+    settings.memory.user_id = "alice"
+    with App.open(settings, model=ScriptedModel([reply("ok")])) as app:
+        agent = app.agent()
+        await collect(agent.send("hello"))
+        mine = app.log.get_session(agent.session_id, owner=SessionOwner("alice"))
+        assert mine.message_count == 2
+        with pytest.raises(SessionNotFound):
+            app.log.get_session(agent.session_id, owner=SessionOwner("bob"))

@@ -128,3 +128,27 @@ def test_bad_base_url_scheme(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match="must start with http"):
         load_settings(cwd=tmp_path)
+
+
+@pytest.mark.parametrize("where", ["cwd", "user_dir", "SHIYI_CONFIG"])
+def test_the_loaded_file_is_protected_from_the_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Wherever the config came from, the agent's tools are told not to touch it."""
+    places = {
+        "cwd": tmp_path / "shiyi.yaml",
+        "user_dir": tmp_path / "xdg-config" / "shiyi" / "shiyi.yaml",  # XDG_CONFIG_HOME
+        "SHIYI_CONFIG": tmp_path / "elsewhere" / "prod.yaml",
+    }
+    path = places[where]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write(path, "agent:\n  max_iterations: 7\n")
+    if where == "SHIYI_CONFIG":
+        monkeypatch.setenv("SHIYI_CONFIG", str(path))
+    settings = load_settings(cwd=tmp_path)
+    assert settings.agent.max_iterations == 7
+    assert settings.tools.protected_paths == [path.resolve()]
+
+
+def test_no_config_file_protects_nothing_extra(tmp_path: Path) -> None:
+    assert load_settings(cwd=tmp_path).tools.protected_paths == []

@@ -7,7 +7,7 @@ import pytest
 
 from shiyi.errors import SessionNotFound, StorageError
 from shiyi.llm.types import Message, ToolCall
-from shiyi.sessions.log import SessionLog
+from shiyi.sessions.log import SessionLog, SessionOwner
 
 
 @pytest.fixture
@@ -98,3 +98,19 @@ def test_a_closed_log_says_so(tmp_path: Path) -> None:
     log.close()  # closing twice is fine
     with pytest.raises(StorageError, match=r"the session log .* is closed"):
         log.get_session(session)
+
+
+def test_sessions_are_found_and_listed_by_their_owner_only(log: SessionLog) -> None:
+    alice, bob = SessionOwner("alice"), SessionOwner("bob")
+    mine = log.create_session(title="a", owner=alice)
+    theirs = log.create_session(title="b", owner=bob)
+    other_agent = log.create_session(title="c", owner=SessionOwner("alice", "reviewer"))
+    legacy = log.create_session(title="d")  # before owners: user 'default'
+    assert [s.id for s in log.list_sessions(owner=alice)] == [mine]
+    assert log.get_session(mine, owner=alice).title == "a"
+    for hidden in (theirs, other_agent, legacy):
+        with pytest.raises(SessionNotFound, match=f"no session '{hidden}'"):
+            log.get_session(hidden, owner=alice)
+    configured = SessionOwner("alice", legacy=True)  # the config's identity keeps old sessions
+    assert {s.id for s in log.list_sessions(owner=configured)} == {mine, legacy}
+    assert len(log.list_sessions()) == 4  # no owner given: every session (the local CLI)

@@ -25,7 +25,7 @@ from shiyi.llm.gate import conversation
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolChoice
-from shiyi.sessions.log import SessionInfo, SessionLog, new_id
+from shiyi.sessions.log import SessionInfo, SessionLog, SessionOwner, new_id
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
@@ -70,7 +70,7 @@ class Agent:
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
         self.log = session_log or SessionLog(settings.sessions_db)
-        self.tool_context = ToolContext.for_dir(settings.workspace, settings.tools)
+        self.tool_context = ToolContext.for_settings(settings)
         self._transcript: Transcript | None = None
         self._context: SessionContext | None = None
         self._background: set[asyncio.Task[int]] = set()
@@ -129,7 +129,12 @@ class Agent:
         self._require_idle()
         self._pending_session = None
         self._consolidate()
-        session_id = self.log.create_session(title=title, workspace=str(self.settings.workspace))
+        who = self.settings.memory  # the session is the configured user's and agent's
+        session_id = self.log.create_session(
+            title=title,
+            workspace=str(self.settings.workspace),
+            owner=SessionOwner(who.user_id, who.agent_id),
+        )
         self._transcript = self._open_transcript(session_id)
         return session_id
 

@@ -165,6 +165,8 @@ def load_settings(
     if settings.tools.repo_map.cache is None:
         settings.tools.repo_map.cache = settings.home / "repomap.sqlite3"
     settings.workspace = settings.workspace.expanduser().resolve()
+    if source is not None:  # the agent's tools must not read or rewrite their own settings
+        settings.tools.protected_paths.append(source.expanduser().resolve())
     for model, price in DEFAULT_PRICES.items():
         settings.prices.setdefault(model, ModelPrice(**price))
     return settings

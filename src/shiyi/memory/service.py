@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 
@@ -14,7 +16,7 @@ from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
-from shiyi.memory.lifecycle.forget import DataPaths, ForgetReport, Forgetter
+from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, Forgetter
 from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
 from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
 from shiyi.memory.lifecycle.resolution import Mention
@@ -36,6 +38,9 @@ RELINK_CHUNK = 1000
 class Memory:
     data_paths: DataPaths = DataPaths()
     """Files beside the store that forgetting scrubs too (set by :meth:`open`)."""
+    own_queue: bool = True
+    """The configured identity: its forgets may reach ids still queued (not yet readable,
+    so their owner cannot be checked); a view's may not."""
 
     def __init__(
         self,
@@ -113,6 +118,19 @@ class Memory:
         if start_worker:
             memory.worker.start()
         return memory
+
+    def scoped(self, viewer: Viewer) -> Memory:
+        """This memory as ``viewer`` (a server's caller) reads, writes and forgets it: the
+        same store, queue and worker, its own identity.  Close this memory, never a view."""
+        if viewer == self.viewer:
+            return self
+        view = copy.copy(self)
+        view.viewer = viewer
+        view.writer = MemoryWriter(
+            self.jobs, self.worker.wake, user_id=viewer.user_id, agent_id=viewer.agent_id
+        )
+        view.own_queue = False
+        return view
 
     # --- writing -----------------------------------------------------------------------
 
@@ -199,19 +217,38 @@ class Memory:
             lambda q, n: self.search(q, limit=n),
         )
 
+    def within_scope(self, plan: ForgetPlan) -> ForgetPlan:
+        """The part of ``plan`` this memory's viewer may delete: what it sees (the rest is
+        not found, as if missing).  An entity node goes only if nothing else is about it."""
+        who = self.viewer
+        events = [e.id for e in self.store.get_events(plan.event_ids) if who.sees(e)]
+        facts = [f.id for f in self.store.get_facts(plan.fact_ids) if who.sees_fact(f)]
+        whole = len(events) + len(facts) == len(plan.event_ids) + len(plan.fact_ids)
+        return dataclasses.replace(
+            plan,
+            event_ids=events,
+            fact_ids=facts,
+            queued_ids=plan.queued_ids if self.own_queue else [],
+            entity_names=plan.entity_names if whole else [],
+            hits=[h for h in plan.hits if h.id in {*events, *facts}],
+        )
+
     def forget_ids(self, ids: Sequence[str], *, compact: bool = False) -> ForgetReport:
         forgetter = self.forgetter()
-        return self._finish_forget(forgetter.execute(forgetter.plan_ids(ids)), compact)
+        plan = self.within_scope(forgetter.plan_ids(ids))
+        return self._finish_forget(forgetter.execute(plan), compact)
 
     def forget_entity(self, name: str, *, compact: bool = False) -> ForgetReport:
-        """The entity, the facts about it and the events mentioning it."""
+        """The entity, the facts about it and the events mentioning it (the viewer's)."""
         forgetter = self.forgetter()
-        return self._finish_forget(forgetter.execute(forgetter.plan_entity(name)), compact)
+        plan = self.within_scope(forgetter.plan_entity(name))
+        return self._finish_forget(forgetter.execute(plan), compact)
 
     def forget_query(self, query: str, *, limit: int = 5, compact: bool = False) -> ForgetReport:
         """What ``search(query, limit=limit)`` finds."""
         forgetter = self.forgetter()
-        return self._finish_forget(forgetter.execute(forgetter.plan_query(query, limit)), compact)
+        plan = self.within_scope(forgetter.plan_query(query, limit))
+        return self._finish_forget(forgetter.execute(plan), compact)
 
     def forget_user(self, user_id: str, *, compact: bool = False) -> ForgetReport:
         """Every event, fact and session of one user."""

@@ -110,6 +110,22 @@ class RunMessageOwner:
     agent_id: str
 
 
+@dataclass(slots=True, frozen=True)
+class SessionOwner:
+    """Who a session belongs to; ``legacy`` also claims the sessions recorded before owners
+    were (their user_id is the column default, 'default'): the config's own identity."""
+
+    user_id: str = "default"
+    agent_id: str = "shiyi"
+    legacy: bool = False
+
+    def where(self, alias: str = "") -> tuple[str, tuple[object, ...]]:
+        """An SQL condition on the sessions table (``alias.`` prefixed) and its parameters."""
+        col = f"{alias}." if alias else ""
+        cond = f"(({col}user_id=? AND {col}agent_id=?) OR (? AND {col}user_id='default'))"
+        return cond, (self.user_id, self.agent_id, int(self.legacy))
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -210,23 +226,28 @@ class SessionLog:
     # --- sessions --------------------------------------------------------------------------
 
     @_locked
-    def create_session(self, *, title: str = "", workspace: str = "") -> str:
+    def create_session(
+        self, *, title: str = "", workspace: str = "", owner: SessionOwner | None = None
+    ) -> str:
         session_id = new_id("ses")
         now = time.time()
+        who = owner or SessionOwner()
         self._db.execute(
-            "INSERT INTO sessions (id, title, created_at, updated_at, workspace) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (session_id, title, now, now, workspace),
+            "INSERT INTO sessions (id, title, created_at, updated_at, workspace, user_id,"
+            " agent_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session_id, title, now, now, workspace, who.user_id, who.agent_id),
         )
         return session_id
 
     @_locked
-    def get_session(self, session_id: str) -> SessionInfo:
+    def get_session(self, session_id: str, *, owner: SessionOwner | None = None) -> SessionInfo:
+        """The session; given ``owner``, another owner's session is not found either."""
+        cond, params = owner.where("s") if owner is not None else ("1", ())
         row = self._db.execute(
             "SELECT s.id, s.title, s.created_at, s.updated_at, s.workspace, "
             "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) "
-            "FROM sessions s WHERE s.id = ?",
-            (session_id,),
+            f"FROM sessions s WHERE s.id = ? AND {cond}",
+            (session_id, *params),
         ).fetchone()
         if row is None:
             raise SessionNotFound(
@@ -248,12 +269,16 @@ class SessionLog:
         raise SessionNotFound(f"{prefix!r} matches several sessions; type more of the id.")
 
     @_locked
-    def list_sessions(self, limit: int = 50) -> list[SessionInfo]:
+    def list_sessions(
+        self, limit: int = 50, *, owner: SessionOwner | None = None
+    ) -> list[SessionInfo]:
+        """Newest first; given ``owner``, only that owner's sessions."""
+        cond, params = owner.where("s") if owner is not None else ("1", ())
         rows = self._db.execute(
             "SELECT s.id, s.title, s.created_at, s.updated_at, s.workspace, "
             "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) "
-            "FROM sessions s ORDER BY s.updated_at DESC LIMIT ?",
-            (limit,),
+            f"FROM sessions s WHERE {cond} ORDER BY s.updated_at DESC LIMIT ?",
+            (*params, limit),
         ).fetchall()
         return [SessionInfo(*row) for row in rows]
 

@@ -12,9 +12,10 @@ from typing import Any, Protocol, get_type_hints, overload, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from shiyi.config.settings import ToolSettings
+from shiyi.config.settings import Settings, ToolSettings
 from shiyi.errors import ToolArgumentsError
 from shiyi.llm.types import ToolSpec
+from shiyi.tools.protection import protection
 from shiyi.tools.workspace import Workspace
 
 
@@ -32,8 +33,23 @@ class ToolContext:
 
     @classmethod
     def for_dir(cls, root: Path, settings: ToolSettings | None = None) -> ToolContext:
+        """A context on ``root`` protecting the defaults and ``settings.protected_paths``."""
         settings = settings or ToolSettings()
-        return cls(Workspace(root, allow_outside=settings.allow_outside_workspace), settings)
+        guard = protection(extra=settings.protected_paths)
+        workspace = Workspace(root, allow_outside=settings.allow_outside_workspace, protected=guard)
+        return cls(workspace, settings)
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> ToolContext:
+        """The agent's context: its workspace, protecting the data directory too."""
+        tools = settings.tools
+        persona = settings.context.persona_file  # it shapes the agent as much as its config
+        extra = [*tools.protected_paths, *([persona] if persona else [])]
+        guard = protection(data_dir=settings.data_dir, extra=extra)
+        workspace = Workspace(
+            settings.workspace, allow_outside=tools.allow_outside_workspace, protected=guard
+        )
+        return cls(workspace, tools)
 
 
 @runtime_checkable

@@ -106,3 +106,78 @@ def test_unexpected_errors_are_500_without_trace(live: LiveFactory) -> None:
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "internal"
     assert "secret internals" not in response.text
+
+
+REBINDING_HOSTS = ("attacker.example", "attacker.example:8765", "10.0.0.7", "0.0.0.0")
+
+
+@pytest.mark.parametrize("host", REBINDING_HOSTS)
+def test_loopback_server_refuses_foreign_host_names(live: LiveFactory, host: str) -> None:
+    """DNS rebinding: a page on attacker.example resolved to 127.0.0.1 still says its name."""
+    server = live()
+    response = server.client.get("/v1/memory/search", params={"q": "x"}, headers={"host": host})
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "forbidden_host"
+    assert "server.allowed_hosts" in error["message"]
+    assert server.client.post("/v1/sessions", json={}, headers={"host": host}).status_code == 403
+    assert server.service.log.list_sessions() == []
+
+
+LOOPBACK_HOSTS = ["localhost", "LOCALHOST:1", "127.0.0.1", "[::1]:8", "a.localhost"]
+
+
+@pytest.mark.parametrize("host", LOOPBACK_HOSTS)
+def test_loopback_names_are_answered(live: LiveFactory, host: str) -> None:
+    server = live()
+    assert server.client.get("/v1/sessions", headers={"host": host}).status_code == 200
+
+
+def test_allowed_hosts_admit_a_proxy_name(live: LiveFactory) -> None:
+    server = live(allowed_hosts=["shiyi.lan"])
+    assert server.client.get("/v1/sessions", headers={"host": "shiyi.lan:80"}).status_code == 200
+    assert server.client.get("/v1/sessions", headers={"host": "other.lan"}).status_code == 403
+
+
+def test_exposed_server_with_token_answers_its_public_names(live: LiveFactory) -> None:
+    server = live(host="0.0.0.0", token=SecretStr("t"))
+    headers = {"host": "box.example.org", "authorization": "Bearer t"}
+    assert server.client.get("/v1/sessions", headers=headers).status_code == 200
+
+
+FOREIGN_ORIGINS = ("http://evil.example", "null", "http://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("origin", FOREIGN_ORIGINS)
+def test_cross_origin_writes_are_refused(live: LiveFactory, origin: str) -> None:
+    """A page on another site may send a POST (a form, or no-cors fetch): it must not land."""
+    server = live()
+    session = server.session()
+    foreign = {"origin": origin}
+    attempts = [
+        server.client.post("/v1/sessions", json={"title": "evil"}, headers=foreign),
+        server.client.post("/v1/memory/expired/cleanup", headers=foreign),
+        server.client.post("/v1/memory", json={"text": "evil fact"}, headers=foreign),
+        server.client.delete(f"/v1/sessions/{session}", headers=foreign),
+    ]
+    for response in attempts:
+        assert response.status_code == 403, response.text
+        assert response.json()["error"]["code"] == "cross_origin"
+        assert "server.cors_origins" in response.json()["error"]["message"]
+    assert [s.id for s in server.service.log.list_sessions()] == [session]
+    # Reading is not a change, and a cross-origin page cannot read the answer without CORS.
+    assert server.client.get("/v1/sessions", headers=foreign).status_code == 200
+
+
+def test_same_origin_and_programs_may_write(live: LiveFactory) -> None:
+    server = live()
+    own_origin = server.url  # the memory page served by this server
+    page = server.client.post("/v1/sessions", json={}, headers={"origin": own_origin})
+    assert page.status_code == 201
+    assert server.client.post("/v1/sessions", json={}).status_code == 201  # CLI, curl
+
+
+def test_cors_origins_may_write(live: LiveFactory) -> None:
+    server = live(cors_origins=["http://ui.test"])
+    response = server.client.post("/v1/sessions", json={}, headers={"origin": "http://ui.test/"})
+    assert response.status_code == 201

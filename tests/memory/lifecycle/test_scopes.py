@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from shiyi.errors import ScopeDenied
-from shiyi.memory.models import EventRecord
+from shiyi.llm.types import Message
+from shiyi.memory.models import EntityRecord, EventRecord
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.service import Memory
 from tests.memory.lifecycle.conftest import MemoryFactory, say, user_event
 
 ALICE = Viewer("alice", "shiyi")
@@ -74,3 +76,35 @@ def test_expand_and_history_respect_visibility(shared: object) -> None:
     assert shared.expand(anchor, viewer=BOB) == []  # type: ignore[attr-defined]
     events: list[EventRecord] = shared.store.get_events(["us11"])  # type: ignore[attr-defined]
     assert not BOB.sees(events[0]) and ALICE.sees(events[0])
+
+
+def test_a_scoped_view_reads_forgets_and_records_as_its_viewer(shared: object) -> None:
+    memory: Memory = shared  # type: ignore[assignment]
+    assert memory.scoped(memory.viewer) is memory
+    bob = memory.scoped(BOB)
+    assert bob.get("us11") is None and bob.get("us22") is not None  # Alice's turn, Bob's
+    assert memory.get("us11", viewer=ALICE) is not None
+    assert bob.forget(["us11"]) == 0  # not Bob's: not found, like a missing id
+    gone = bob.forget_query("locker code Zanzibar", limit=10)
+    assert gone.total >= 1 and memory.store.get_events(["us22"]) == []
+    assert memory.get("us11", viewer=ALICE) is not None  # Alice's turn survived Bob's query
+    bob.record_message(
+        Message("user", "Bob's bike lock is 5521"),
+        message_id=99,
+        session_id="s9",
+        run_id="run_s9",
+        iteration=0,
+    )
+    assert memory.worker.drain(timeout=120)
+    assert any("5521" in t for t in _everything(memory, BOB, "bike lock 5521"))
+    assert not any("5521" in t for t in _everything(memory, ALICE, "bike lock 5521"))
+
+
+def test_forgetting_in_scope_keeps_an_entity_others_still_speak_of(shared: object) -> None:
+    memory: Memory = shared  # type: ignore[assignment]
+    memory.store.upsert_entities([EntityRecord("zanzibar")])
+    memory.store.link_mentions([("us11", "zanzibar"), ("us22", "zanzibar")])
+    report = memory.scoped(BOB).forget_entity("Zanzibar")
+    assert report.events == 1 and report.entities == 0
+    assert memory.store.find_entities(["zanzibar"]) != []
+    assert memory.get("us11", viewer=ALICE) is not None

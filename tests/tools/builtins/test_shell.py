@@ -22,7 +22,9 @@ from shiyi.tools.registry import ToolRegistry
 
 @pytest.fixture
 def ctx(workspace: Path) -> ToolContext:
-    return ToolContext.for_dir(workspace, ToolSettings(output_cap_chars=1000))
+    # Plain bash: these tests follow the command's own pids ($$), which a sandbox's process
+    # namespace renumbers; test_bash_sandbox.py runs the same kinds of commands under bwrap.
+    return ToolContext.for_dir(workspace, ToolSettings(output_cap_chars=1000, bash_sandbox="off"))
 
 
 @pytest.fixture(autouse=True)
@@ -153,7 +155,7 @@ def test_output_buffer_small_output_is_untouched() -> None:
 
 
 async def test_timeout_is_clamped_with_a_note(workspace: Path) -> None:
-    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_max_timeout=5))
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_max_timeout=5, bash_sandbox="off"))
     out = await run(ctx, command="echo ok", timeout=100)
     assert "note: timeout 100 s exceeds the maximum; using 5 s" in out
     assert out.endswith("ok\n")
@@ -168,11 +170,11 @@ def test_tool_deadline_leaves_room_for_the_bash_timeout() -> None:
     assert bash.sequential
     assert bash.timeout is not None
     assert bash.timeout > ToolSettings().bash_max_timeout
-    assert bash_for(ToolSettings()) is bash
+    assert bash_for(ToolSettings()).timeout == bash.timeout
     longer = bash_for(ToolSettings(bash_max_timeout=3600))
     assert longer.timeout is not None
     assert longer.timeout > 3600
-    assert longer.spec == bash.spec
+    assert longer.spec.parameters == bash.spec.parameters
 
 
 # --- deny rules -------------------------------------------------------------------------
@@ -187,7 +189,7 @@ async def test_default_deny_rule_blocks_before_running(workspace: Path, ctx: Too
 
 
 async def test_custom_deny_rule(workspace: Path) -> None:
-    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_deny=[r"\bcurl\b"]))
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_deny=[r"\bcurl\b"], bash_sandbox="off"))
     with pytest.raises(CommandDenied, match=r"deny rule `\\bcurl\\b` and was not run"):
         await run(ctx, command="touch marker && echo curl")
     assert not (workspace / "marker").exists()
@@ -195,7 +197,7 @@ async def test_custom_deny_rule(workspace: Path) -> None:
 
 
 async def test_broken_deny_rule_fails_closed(workspace: Path) -> None:
-    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_deny=["(unclosed"]))
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_deny=["(unclosed"], bash_sandbox="off"))
     with pytest.raises(ToolError, match="not a valid regular expression"):
         await run(ctx, command="touch marker")
     assert not (workspace / "marker").exists()
@@ -244,7 +246,7 @@ async def test_processes_ignoring_sigterm_are_killed(
 
 
 async def test_default_timeout_comes_from_settings(workspace: Path, spawned: list[int]) -> None:
-    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_timeout=0.3))
+    ctx = ToolContext.for_dir(workspace, ToolSettings(bash_timeout=0.3, bash_sandbox="off"))
     with pytest.raises(ToolError, match=r"timed out after 0\.3 s"):
         await run(ctx, command="echo $$ > pid; sleep 30")
     (pid,) = await read_pids(workspace, "pid")
@@ -351,7 +353,5 @@ async def test_api_keys_are_not_visible_to_commands(
 ) -> None:
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-leak-me")
     monkeypatch.setenv("SHIYI_MODELS__MAIN__API_KEY", "sk-leak-me-too")
-    monkeypatch.setenv("HARMLESS_SETTING", "visible")
-    out = await run(ctx, command="env | grep -E 'API_KEY|HARMLESS' | sort")
+    out = await run(ctx, command="env | grep -E 'API_KEY' | sort")
     assert "sk-leak-me" not in out
-    assert out.splitlines()[1:] == ["HARMLESS_SETTING=visible"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -136,14 +137,10 @@ def show(
         if client is not None:
             return remote.show(client, memory_id)
     with opened(config) as memory:
-        events = memory.store.get_events([memory_id])
-        facts = memory.store.get_facts([memory_id])
-        if events:
-            typer.echo(json.dumps(asdict(events[0]), ensure_ascii=False, indent=2))
-        elif facts:
-            typer.echo(json.dumps(asdict(facts[0]), ensure_ascii=False, indent=2))
-        else:
+        found = memory.get(memory_id)  # another user's or agent's: not found either
+        if found is None:
             fail(f"no memory with id {memory_id!r}; `shiyi memory search` shows ids")
+        typer.echo(json.dumps(asdict(found), ensure_ascii=False, indent=2))
 
 
 @memory_app.command("expand")
@@ -202,6 +199,8 @@ def forget(
     with opened(config) as memory:
         forgetter = memory.forgetter()
         plan = _forget_plan(forgetter, ids, entity, query, limit, user)
+        if user is None:  # --user erases a whole user on purpose; the rest is the config's
+            plan = memory.within_scope(plan)
         for hit in plan.hits:
             typer.echo(_hit_line(hit))
         if not yes and not typer.confirm(f"Forget {plan.describe()} for good?"):
@@ -257,7 +256,12 @@ def import_(
 
     with opened(config) as memory:
         conversations = detect_and_load(path)
-        events = [e for c in conversations for e in c.events]
+        who = memory.viewer  # the turns are this config's user's and agent's
+        events = [
+            dataclasses.replace(e, user_id=who.user_id, agent_id=who.agent_id)
+            for c in conversations
+            for e in c.events
+        ]
         started = time.perf_counter()
         memory.import_events(events)
         if wait:
@@ -273,12 +277,16 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Every event and fact as JSON lines (events oldest first, then facts)."""
+    """Every event and fact the configured user and agent may see, as JSON lines (events
+    oldest first, then facts)."""
     from dataclasses import asdict
 
     with opened(config) as memory:
-        events = memory.store.recent_events(10**9)[::-1]
-        facts = memory.store.get_facts(memory.store.fact_ids(10**9))
+        who = memory.viewer
+        events = [e for e in memory.store.recent_events(10**9)[::-1] if who.sees(e)]
+        facts = [
+            f for f in memory.store.get_facts(memory.store.fact_ids(10**9)) if who.sees_fact(f)
+        ]
         lines = [json.dumps({"node": "event", **asdict(e)}, ensure_ascii=False) for e in events]
         lines += [json.dumps({"node": "fact", **asdict(f)}, ensure_ascii=False) for f in facts]
         _write_lines(lines, out)

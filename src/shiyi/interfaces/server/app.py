@@ -26,6 +26,7 @@ from shiyi.interfaces.server.console_routes import install_page
 from shiyi.interfaces.server.console_routes import router as console_router
 from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.errors import install_error_handlers
+from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.memory_routes import router as memory_router
 from shiyi.interfaces.server.security import install_security
 from shiyi.interfaces.server.service import AgentService, RunInfo, final_status
@@ -41,22 +42,25 @@ router = APIRouter(responses=_ERRORS)
 
 
 @router.post("/v1/sessions", status_code=201, response_model=SessionOut, tags=["sessions"])
-async def create_session(service: Service, body: SessionCreate | None = None) -> SessionOut:
+async def create_session(
+    service: Service, who: Caller, body: SessionCreate | None = None
+) -> SessionOut:
     title = body.title if body is not None else ""
-    session_id = service.log.create_session(title=title, workspace=str(service.settings.workspace))
-    return session_out(service.log.get_session(session_id))
+    session_id = service.create_session(who, title)
+    return session_out(service.log.get_session(session_id, owner=who.owner))
 
 
 @router.get("/v1/sessions", response_model=SessionList, tags=["sessions"])
 async def list_sessions(
-    service: Service, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    service: Service, who: Caller, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> SessionList:
-    return SessionList(sessions=[session_out(s) for s in service.log.list_sessions(limit)])
+    found = service.log.list_sessions(limit, owner=who.owner)
+    return SessionList(sessions=[session_out(s) for s in found])
 
 
 @router.get("/v1/sessions/{session_id}", response_model=SessionDetail, tags=["sessions"])
-async def get_session(service: Service, session_id: str) -> SessionDetail:
-    info = session_out(service.log.get_session(session_id))
+async def get_session(service: Service, who: Caller, session_id: str) -> SessionDetail:
+    info = session_out(service.log.get_session(session_id, owner=who.owner))
     return SessionDetail(
         **info.model_dump(),
         messages=[message_out(m) for m in service.log.messages(session_id)],
@@ -67,8 +71,8 @@ async def get_session(service: Service, session_id: str) -> SessionDetail:
 @router.delete(
     "/v1/sessions/{session_id}", status_code=204, response_class=Response, tags=["sessions"]
 )
-async def delete_session(service: Service, session_id: str) -> Response:
-    service.delete_session(session_id)
+async def delete_session(service: Service, who: Caller, session_id: str) -> Response:
+    service.delete_session(session_id, who)
     return Response(status_code=204)
 
 
@@ -93,6 +97,7 @@ _STREAM_DOC: dict[int | str, dict[str, Any]] = {
 async def send_message(
     request: Request,
     service: Service,
+    who: Caller,
     session_id: str,
     body: MessageIn,
     stream: bool = True,
@@ -100,9 +105,9 @@ async def send_message(
     """Send a message. The first event, ``routed``, says where it went: into the session's
     active run (``join``), a new run (``new``, after the active one ends), or a new run
     seeded with memory about the ended run ``run_id`` names (``continue``)."""
-    service.require_session(session_id)
-    service.check_run_id(session_id, body.run_id)
-    events = service.send(session_id, body.text, body.run_id)
+    service.require_session(session_id, who)
+    service.check_run_id(session_id, body.run_id, who)
+    events = service.send(session_id, body.text, who, body.run_id)
     if stream and not _wants_json(request):
         return EventStreamResponse(sse_frames(events))
     return JSONResponse((await _collect(events)).model_dump())
@@ -122,13 +127,13 @@ async def _collect(events: AsyncIterator[Event]) -> RunResult:
 
 
 @router.get("/v1/runs/{run_id}", response_model=RunOut, tags=["runs"])
-async def get_run(service: Service, run_id: str) -> RunOut:
-    return _run_out(service.run(run_id))
+async def get_run(service: Service, who: Caller, run_id: str) -> RunOut:
+    return _run_out(service.run(run_id, who))
 
 
 @router.post("/v1/runs/{run_id}/cancel", response_model=RunOut, tags=["runs"])
-async def cancel_run(service: Service, run_id: str) -> RunOut:
-    return _run_out(service.cancel(run_id))
+async def cancel_run(service: Service, who: Caller, run_id: str) -> RunOut:
+    return _run_out(service.cancel(run_id, who))
 
 
 def _run_out(info: RunInfo) -> RunOut:
@@ -160,7 +165,7 @@ def create_app(service: AgentService) -> FastAPI:
 
     app = FastAPI(title="shiyi", version=__version__, lifespan=lifespan)
     app.state.service = service
-    install_security(app, service.settings.server)
+    install_security(app, service.settings.server, service.identities)
     install_error_handlers(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health, tags=["meta"])
     app.include_router(router)

@@ -32,6 +32,7 @@ from shiyi.api.schemas import (
 from shiyi.errors import NotFound, SessionNotFound
 from shiyi.interfaces.server import console
 from shiyi.interfaces.server.deps import get_service, require_memory
+from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_detail
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
@@ -44,6 +45,7 @@ Service = Annotated[AgentService, Depends(get_service)]
 @router.get("/facts", response_model=FactPage)
 async def list_facts(
     service: Service,
+    who: Caller,
     kind: Annotated[list[FactKind] | None, Query()] = None,
     scope: Annotated[list[Scope] | None, Query()] = None,
     status: Annotated[
@@ -73,7 +75,7 @@ async def list_facts(
         ids=ids or (),
     )
     found = await asyncio.to_thread(
-        console.list_facts, require_memory(service), wanted, limit, offset
+        console.list_facts, require_memory(service, who), wanted, limit, offset
     )
     return FactPage(
         facts=[fact_detail(f) for f in found.facts],
@@ -85,9 +87,9 @@ async def list_facts(
 
 
 @router.get("/overview", response_model=MemoryOverview)
-async def overview(service: Service) -> MemoryOverview:
+async def overview(service: Service, who: Caller) -> MemoryOverview:
     """The health panel: totals, average confidence, expired facts and open conflicts."""
-    counted = await asyncio.to_thread(console.overview, require_memory(service))
+    counted = await asyncio.to_thread(console.overview, require_memory(service, who))
     return MemoryOverview(
         total=counted.total,
         by_kind=counted.by_kind,
@@ -102,10 +104,10 @@ async def overview(service: Service) -> MemoryOverview:
 
 @router.get("/entities/{name}", response_model=EntityView)
 async def entity(
-    service: Service, name: str, limit: Annotated[int, Query(ge=1, le=500)] = 100
+    service: Service, who: Caller, name: str, limit: Annotated[int, Query(ge=1, le=500)] = 100
 ) -> EntityView:
     """An entity (by name or alias) with its facts, RELATED_TO neighbours and mentions."""
-    found = await asyncio.to_thread(console.entity_view, require_memory(service), name, limit)
+    found = await asyncio.to_thread(console.entity_view, require_memory(service, who), name, limit)
     if found is None:
         raise NotFound(f"no remembered entity is called {name!r}")
     record = found.entity
@@ -124,17 +126,20 @@ async def entity(
 
 @router.get("/sessions/{session_id}/timeline", response_model=SessionTimeline)
 async def session_timeline(
-    service: Service, session_id: str, limit: Annotated[int, Query(ge=1, le=5000)] = 500
+    service: Service,
+    who: Caller,
+    session_id: str,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> SessionTimeline:
     """A session's remembered turns in order, with the facts derived from them."""
     events, facts = await asyncio.to_thread(
-        console.timeline, require_memory(service), session_id, limit
+        console.timeline, require_memory(service, who), session_id, limit
     )
     title = ""
     try:
-        title = service.log.get_session(session_id).title
+        title = service.log.get_session(session_id, owner=who.owner).title
     except SessionNotFound:
-        if not events:
+        if not events:  # deleted from the log but remembered; not theirs: no events either
             raise
     return SessionTimeline(
         session_id=session_id,
@@ -145,23 +150,23 @@ async def session_timeline(
 
 
 @router.get("/expired", response_model=ExpiredList)
-async def expired(service: Service) -> ExpiredList:
-    facts = await asyncio.to_thread(console.expired, require_memory(service))
+async def expired(service: Service, who: Caller) -> ExpiredList:
+    facts = await asyncio.to_thread(console.expired, require_memory(service, who))
     return ExpiredList(facts=[fact_detail(f) for f in facts])
 
 
 @router.post("/expired/cleanup", response_model=CleanupResult)
-async def cleanup(service: Service, body: CleanupIn | None = None) -> CleanupResult:
+async def cleanup(service: Service, who: Caller, body: CleanupIn | None = None) -> CleanupResult:
     """Hard-delete expired facts (these ids, or all of them)."""
     ids = body.ids if body is not None else None
-    deleted, skipped = await asyncio.to_thread(console.cleanup, require_memory(service), ids)
+    deleted, skipped = await asyncio.to_thread(console.cleanup, require_memory(service, who), ids)
     return CleanupResult(deleted=deleted, skipped=skipped)
 
 
 @router.get("/conflicts", response_model=ConflictList)
-async def conflicts(service: Service) -> ConflictList:
+async def conflicts(service: Service, who: Caller) -> ConflictList:
     """Pending facts that contradict an active one, each beside the fact it contradicts."""
-    pairs = await asyncio.to_thread(console.conflicts, require_memory(service))
+    pairs = await asyncio.to_thread(console.conflicts, require_memory(service, who))
     return ConflictList(
         conflicts=[
             ConflictOut(pending=fact_detail(new), current=fact_detail(old) if old else None)
@@ -171,9 +176,13 @@ async def conflicts(service: Service) -> ConflictList:
 
 
 @router.post("/conflicts/{fact_id}/resolve", response_model=ConflictResolution)
-async def resolve(service: Service, fact_id: str, body: ConflictResolve) -> ConflictResolution:
+async def resolve(
+    service: Service, who: Caller, fact_id: str, body: ConflictResolve
+) -> ConflictResolution:
     """Keep the new version (it supersedes the old one) or the old one (the new is deleted)."""
-    done = await asyncio.to_thread(console.resolve, require_memory(service), fact_id, body.keep)
+    done = await asyncio.to_thread(
+        console.resolve, require_memory(service, who), fact_id, body.keep
+    )
     return ConflictResolution(
         kept=fact_detail(done.kept), superseded=done.superseded, deleted=done.deleted
     )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from fastapi import Request
 
 from shiyi.errors import Conflict
+from shiyi.interfaces.server.identity import Identity
 from shiyi.interfaces.server.service import AgentService
 
 if TYPE_CHECKING:
@@ -21,8 +22,9 @@ async def get_service(request: Request) -> AgentService:
     return service
 
 
-def require_memory(service: AgentService) -> Memory:
-    """The service's memory, or a 409 naming the setting that turned it off."""
+def require_memory(service: AgentService, who: Identity) -> Memory:
+    """The service's memory as ``who`` sees it (every read, write and forget through it is
+    scoped to them), or a 409 naming the setting that turned it off."""
     if service.memory is None:
         raise Conflict("memory is disabled (memory.enabled is false in the server's settings)")
-    return service.memory
+    return service.memory.scoped(who.viewer)

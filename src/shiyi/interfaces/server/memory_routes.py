@@ -21,6 +21,7 @@ from shiyi.api.schemas import (
 )
 from shiyi.errors import Conflict, NotFound
 from shiyi.interfaces.server.deps import get_service, require_memory
+from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_out, health_detail, hit_out
 from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
@@ -35,26 +36,28 @@ MemoryId = Annotated[str, "an event or fact id"]
 @router.get("/search", response_model=MemoryHits)
 async def search(
     service: Service,
+    who: Caller,
     q: Annotated[str, Query(min_length=1, max_length=2000)],
     mode: Mode = "hybrid",
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     kind: Annotated[list[FactKind] | None, Query()] = None,
 ) -> MemoryHits:
-    memory = require_memory(service)
+    memory = require_memory(service, who)
     hits = await asyncio.to_thread(memory.search, q, mode=mode, kinds=kind, limit=limit)
     return MemoryHits(hits=[hit_out(hit) for hit in hits])
 
 
 @router.post("", status_code=201, response_model=FactOut)
-async def remember(service: Service, body: FactIn) -> FactOut:
+async def remember(service: Service, who: Caller, body: FactIn) -> FactOut:
     """Remember a fact explicitly (long term, full confidence), like the remember tool."""
-    memory = require_memory(service)
+    memory = require_memory(service, who)
     return fact_out(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
 
 
 @router.get("/expand", response_model=MemoryEvents)
 async def expand(
     service: Service,
+    who: Caller,
     anchor: Annotated[
         str,
         Query(
@@ -69,25 +72,26 @@ async def expand(
     window: Annotated[int, Query(ge=0, le=50)] = 3,
 ) -> MemoryEvents:
     """The remembered turns around an anchor."""
-    events = await asyncio.to_thread(require_memory(service).expand, anchor, window)
+    events = await asyncio.to_thread(require_memory(service, who).expand, anchor, window)
     return MemoryEvents(events=[event_out(event) for event in events])
 
 
 @router.get("/health", response_model=MemoryHealth)
-async def health(service: Service) -> MemoryHealth:
+async def health(service: Service, who: Caller) -> MemoryHealth:
+    """Store-wide counts (numbers only); ``sessions`` counts the caller's."""
     memory = service.memory
     return MemoryHealth(
         enabled=memory is not None,
         counts=memory.stats() if memory is not None else {},
-        sessions=len(service.log.list_sessions(limit=1_000_000)),
+        sessions=len(service.log.list_sessions(limit=1_000_000, owner=who.owner)),
         active_runs=len(service.active_run_ids()),
         detail=health_detail(await asyncio.to_thread(memory.health)) if memory else None,
     )
 
 
 @router.get("/{memory_id}", response_model=EventOut | FactOut)
-async def get_memory(service: Service, memory_id: MemoryId) -> EventOut | FactOut:
-    found = await asyncio.to_thread(require_memory(service).get, memory_id)
+async def get_memory(service: Service, who: Caller, memory_id: MemoryId) -> EventOut | FactOut:
+    found = await asyncio.to_thread(require_memory(service, who).get, memory_id)
     if isinstance(found, EventRecord):
         return event_out(found)
     if isinstance(found, FactRecord):
@@ -96,13 +100,16 @@ async def get_memory(service: Service, memory_id: MemoryId) -> EventOut | FactOu
 
 
 @router.patch("/{memory_id}", response_model=FactOut)
-async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) -> FactOut:
-    memory = require_memory(service)
-    found = await asyncio.to_thread(memory.get, memory_id)
+async def patch_memory(
+    service: Service, who: Caller, memory_id: MemoryId, patch: FactPatch
+) -> FactOut:
+    memory = require_memory(service, who)
+    found = await asyncio.to_thread(memory.get, memory_id)  # None: missing or not theirs
     if isinstance(found, EventRecord):
         raise Conflict(f"{memory_id} is an event: events are read-only, only facts change")
     if found is None:
         raise NotFound(f"no memory {memory_id!r}")
+    memory.viewer.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
     changes = patch.model_dump(exclude_none=True)
     fact = dataclasses.replace(found, **changes, updated_at=time.time())
     memory.store.upsert_facts([fact])
@@ -115,8 +122,16 @@ async def patch_memory(service: Service, memory_id: MemoryId, patch: FactPatch) 
 
 
 @router.delete("/{memory_id}", response_model=ForgetOut)
-async def delete_memory(service: Service, memory_id: MemoryId) -> ForgetOut:
-    report = require_memory(service).forget_ids([memory_id])
+async def delete_memory(service: Service, who: Caller, memory_id: MemoryId) -> ForgetOut:
+    """Forget one memory of the caller's (another user's is not found, like a missing id),
+    with what derives from it; the answer says whether its bytes remain on disk."""
+    memory = require_memory(service, who)
+    found = await asyncio.to_thread(memory.get, memory_id)
+    if found is None:
+        raise NotFound(f"no memory {memory_id!r}")
+    if isinstance(found, FactRecord):
+        memory.viewer.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
+    report = await asyncio.to_thread(memory.forget_ids, [memory_id])
     if report.total == 0:
         raise NotFound(f"no memory {memory_id!r}")
     service.drop_idle_agents(report.sessions)

@@ -14,6 +14,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from shiyi.config.hosts import is_loopback
 from shiyi.config.settings import ServerSettings
 from shiyi.errors import ConfigError
+from shiyi.interfaces.server.identity import Identities, remember_identity
+from shiyi.interfaces.server.origin import OriginGuard
 
 OPEN_PATHS = frozenset({"/healthz", "/"})
 OPEN_PREFIXES = ("/ui/",)
@@ -24,11 +26,11 @@ def check_exposure(server: ServerSettings) -> None:
     """Refuse to serve beyond this machine without a token."""
     if is_loopback(server.host):
         return
-    if server.token is None or not server.token.get_secret_value():
+    if (server.token is None or not server.token.get_secret_value()) and not server.users:
         raise ConfigError(
             f"server.host is {server.host!r}, which is reachable from other machines; set a "
-            "bearer token in server.token (or the SHIYI_SERVER__TOKEN environment variable), "
-            "or bind to 127.0.0.1."
+            "bearer token in server.token (or the SHIYI_SERVER__TOKEN environment variable) "
+            "or one per user in server.users, or bind to 127.0.0.1."
         )
 
 
@@ -61,18 +63,22 @@ async def _send_error(send: Send, status: int, code: str, message: str, **header
 
 
 class GuardMiddleware:
-    """401 without the bearer token; 413 for bodies over ``max_body`` (declared or streamed)."""
+    """401 without a known bearer token (the caller's identity is left in the scope state);
+    413 for bodies over ``max_body`` (declared or streamed)."""
 
-    def __init__(self, app: ASGIApp, *, token: str | None, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, *, identities: Identities, max_body: int) -> None:
         self.app = app
-        self.token = token.encode() if token else None
+        self.identities = identities
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.token and not _open(scope["path"]) and not bearer_ok(scope, self.token):
+        identity = self.identities.resolve(scope)
+        if identity is not None:
+            remember_identity(scope, identity)
+        elif not _open(scope["path"]):
             await _send_error(
                 send,
                 401,
@@ -111,11 +117,11 @@ class GuardMiddleware:
         return limited
 
 
-def install_security(app: FastAPI, server: ServerSettings) -> None:
-    """Auth and limits first, then CORS outermost so preflights need no token."""
+def install_security(app: FastAPI, server: ServerSettings, identities: Identities) -> None:
+    """Auth and limits, inside the Host/Origin guard, inside CORS (preflights need no token)."""
     check_exposure(server)
-    token = server.token.get_secret_value() if server.token else None
-    app.add_middleware(GuardMiddleware, token=token, max_body=server.max_body_bytes)
+    app.add_middleware(GuardMiddleware, identities=identities, max_body=server.max_body_bytes)
+    app.add_middleware(OriginGuard, server=server)
     if server.cors_origins:
         options: dict[str, Any] = {
             "allow_origins": server.cors_origins,

@@ -17,6 +17,7 @@ from shiyi.client.owner import remove_owner, write_owner
 from shiyi.config.settings import Settings
 from shiyi.errors import Conflict, NotFound, SessionNotFound
 from shiyi.events import Event, RunEnd
+from shiyi.interfaces.server.identity import Identities, Identity
 from shiyi.llm.protocol import ChatModel
 from shiyi.sessions.log import RunRecord, SessionLog
 from shiyi.tools.builtins import check_tool_names
@@ -62,6 +63,7 @@ class AgentService:
         serve``), so :meth:`start` may exempt everything loaded so far from garbage collection
         (see :func:`_freeze_startup_objects`); a host application decides that for itself."""
         self.settings = settings
+        self.identities = Identities(settings)
         self.freeze_gc = freeze_gc
         check_tool_names(settings.server.tools or (), "server.tools")
         self._owns_app = app is None
@@ -118,9 +120,13 @@ class AgentService:
         # first burst's event loop (pydantic builds a model class once per tool function).
         self._new_agent()
 
-    def _new_agent(self) -> Agent:
-        """An agent on the app's shared parts and threads, with the tools the server allows."""
-        return self.app.agent(allowed=self.settings.server.tools, executor=self._executor)
+    def _new_agent(self, who: Identity | None = None) -> Agent:
+        """An agent on the app's shared parts and threads, with the tools the server allows,
+        reading and writing the memories of ``who`` (default: the configured identity)."""
+        viewer = who.viewer if who is not None else None
+        return self.app.agent(
+            allowed=self.settings.server.tools, executor=self._executor, viewer=viewer
+        )
 
     def close(self) -> None:
         for agent in self._agents.values():
@@ -138,11 +144,16 @@ class AgentService:
 
     # --- sessions --------------------------------------------------------------------------
 
-    def require_session(self, session_id: str) -> None:
-        self.log.get_session(session_id)
+    def create_session(self, who: Identity, title: str = "") -> str:
+        workspace = str(self.settings.workspace)
+        return self.log.create_session(title=title, workspace=workspace, owner=who.owner)
 
-    def delete_session(self, session_id: str) -> None:
-        self.require_session(session_id)
+    def require_session(self, session_id: str, who: Identity) -> None:
+        """Another user's session is not found either (the same 404 as a missing one)."""
+        self.log.get_session(session_id, owner=who.owner)
+
+    def delete_session(self, session_id: str, who: Identity) -> None:
+        self.require_session(session_id, who)
         agent = self._agents.get(session_id)
         if agent is not None and agent.active_runs():
             raise Conflict(f"session {session_id} has an active run; cancel it first")
@@ -160,33 +171,47 @@ class AgentService:
                 del self._agents[session_id]
                 agent.close()
 
-    def agent(self, session_id: str) -> Agent:
-        """The session's agent. Creating one does no I/O (the persona, summary cache and
-        tool schemas are shared): the session's history loads in its first run's thread."""
+    def agent(self, session_id: str, who: Identity | None = None) -> Agent:
+        """The session's agent, acting as ``who`` (its owner; default: the configured
+        identity). Creating one does no I/O (the persona, summary cache and tool schemas are
+        shared): the session's history loads in its first run's thread."""
         agent = self._agents.get(session_id)
         if agent is None:
-            agent = self._new_agent()
+            agent = self._new_agent(who or self.identities.configured)
             agent.attach(session_id)
             self._agents[session_id] = agent
         return agent
 
     # --- runs ------------------------------------------------------------------------------
 
-    def check_run_id(self, session_id: str, run_id: str | None) -> None:
-        """A run id active in another session cannot be joined from this one."""
-        owner = self._owner_of(run_id) if run_id else None
+    def check_run_id(self, session_id: str, run_id: str | None, who: Identity) -> None:
+        """A run id active in another session cannot be joined from this one; another
+        user's run is not found (continuing it would seed the run with their memories)."""
+        if not run_id:
+            return
+        record = self.log.get_run(run_id)
+        if record is not None and not self._owns_session(record.session_id, who):
+            raise NotFound(f"no run {run_id!r}")
+        owner = self._owner_of(run_id)
         if owner is not None and owner != session_id:
             raise Conflict(f"run {run_id} is active in session {owner}; send to that session")
 
+    def _owns_session(self, session_id: str, who: Identity) -> bool:
+        try:
+            self.log.get_session(session_id, owner=who.owner)
+        except SessionNotFound:
+            return False
+        return True
+
     async def send(
-        self, session_id: str, text: str, run_id: str | None = None
+        self, session_id: str, text: str, who: Identity, run_id: str | None = None
     ) -> AsyncIterator[Event]:
         """Route the message in its session (see :meth:`Agent.send`) and stream the events.
 
         The session's agent serialises its runs; different sessions run concurrently.
         """
-        self.check_run_id(session_id, run_id)
-        agent = self.agent(session_id)
+        self.check_run_id(session_id, run_id, who)
+        agent = self.agent(session_id, who)
         agent.before_run = self._greetings_sent
         self._greeting += 1
         greeted = False
@@ -217,17 +242,18 @@ class AgentService:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._greeted.wait(), GREETING_WAIT)
 
-    def cancel(self, run_id: str) -> RunInfo:
+    def cancel(self, run_id: str, who: Identity) -> RunInfo:
+        info = self.run(run_id, who)
         session_id = self._owner_of(run_id)
         if session_id is None:
-            info = self.run(run_id)
             raise Conflict(f"run {run_id} is not active (status {info.status})")
         self._agents[session_id].cancel(run_id)
-        return self.run(run_id)
+        return self.run(run_id, who)
 
-    def run(self, run_id: str) -> RunInfo:
+    def run(self, run_id: str, who: Identity) -> RunInfo:
+        """The run, if it is in one of ``who``'s sessions (else the 404 of a missing run)."""
         record = self.log.get_run(run_id)
-        if record is None:
+        if record is None or not self._owns_session(record.session_id, who):
             raise NotFound(f"no run {run_id!r}")
         return _run_info(record, active=self._owner_of(run_id) is not None)
 

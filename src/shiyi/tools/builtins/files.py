@@ -311,6 +311,10 @@ def _walk(directory: Path, ctx: ToolContext, depth: int) -> Iterator[str]:
     for child in children:
         if child.name == ".git":
             continue
+        if ctx.workspace.is_protected(Path(child.path)):
+            # Named, so the model knows why it cannot open it; its size and contents are not.
+            yield f"{ctx.workspace.display(Path(child.path))}  (protected)"
+            continue
         yield _describe(child, ctx)
         # Symlinked directories are listed but not entered: they may lead anywhere.
         if depth > 1 and _is_dir(child) and not child.is_symlink():

@@ -46,6 +46,8 @@ def grep(
     total = 0
     files = 0
     for file in _candidate_files(ctx.workspace.root, start, only):
+        if ctx.workspace.is_protected(file):
+            continue  # a walk must not show what read_file refuses (server.token, keys)
         files += 1
         for number, text in _matching_lines(file, regex):
             total += 1

@@ -5,15 +5,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
+import uuid
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from shiyi.config.settings import ToolSettings
-from shiyi.errors import CommandDenied, ToolError
+from shiyi.errors import ToolError
 from shiyi.tools.base import FunctionTool, Tool, ToolContext, tool
+from shiyi.tools.builtins.bash_checks import check_command
+from shiyi.tools.builtins.config_guard import restore, take_snapshot
+from shiyi.tools.builtins.sandbox import (
+    RUN_MARKER,
+    bwrap_argv,
+    command_environment,
+    describe_sandbox,
+    sandbox_binary,
+)
 from shiyi.tools.output import cap_output
 
 # Above the default bash_max_timeout, so the registry's per-tool timeout never pre-empts the
@@ -40,6 +49,16 @@ class _Run:
     ending: Ending
     returncode: int | None
     output: str
+    sandboxed: bool
+
+
+_LONG_JOB_ADVICE = {
+    False: "Pass a larger timeout, or run long jobs in the background with their output in "
+    "a file (nohup CMD > log 2>&1 &).",
+    # In the sandbox's process namespace nothing outlives the command, nohup neither.
+    True: "Pass a larger timeout (up to the configured maximum); in the sandbox background "
+    "jobs end with the command.",
+}
 
 
 class OutputBuffer:
@@ -107,14 +126,24 @@ async def bash(
     """
     if not command.strip():
         raise ToolError("command is empty; pass the shell command to run.")
-    _check_denied(command, ctx.settings.bash_deny)
+    sandboxed = sandbox_binary(ctx.settings.bash_sandbox) is not None
+    check_command(command, ctx.workspace, ctx.settings.bash_deny, expand_globs=not sandboxed)
     seconds, notes = _effective_timeout(timeout, ctx)
-    run = await _execute(command, ctx.workspace.root, seconds, ctx.settings.output_cap_chars)
+    snapshot = take_snapshot(ctx.workspace)
+    try:
+        run = await _execute(command, ctx, seconds)
+    finally:
+        restored = restore(snapshot)
+    if restored:
+        names = ", ".join(ctx.workspace.display(p) for p in restored)
+        notes.append(
+            f"the command changed {names}, the agent's own configuration, which it may not "
+            "change; it was put back. Ask the user to make this change themselves"
+        )
     if run.ending is Ending.TIMED_OUT:
         raise ToolError(
             f"the command timed out after {seconds:g} s; it and all its child processes were "
-            "killed. Pass a larger timeout, or run long jobs in the background with their "
-            f"output in a file (nohup CMD > log 2>&1 &).\nOutput before the timeout:\n"
+            f"killed. {_LONG_JOB_ADVICE[run.sandboxed]}\nOutput before the timeout:\n"
             f"{run.output or '(no output)'}"
         )
     if run.ending is Ending.DETACHED:
@@ -127,28 +156,11 @@ async def bash(
 
 
 def bash_for(settings: ToolSettings) -> Tool:
-    """The bash tool, with a registry deadline that leaves room for the configured maximum."""
-    needed = settings.bash_max_timeout + _CLEANUP_MARGIN
-    if needed <= TOOL_TIMEOUT:
-        return bash
-    return FunctionTool(bash.func, sequential=True, timeout=needed)
-
-
-def _check_denied(command: str, rules: list[str]) -> None:
-    for rule in rules:
-        try:
-            matched = re.search(rule, command) is not None
-        except re.error as exc:
-            # Fail closed: a broken safety rule must not silently let everything through.
-            raise ToolError(
-                f"the deny rule `{rule}` is not a valid regular expression ({exc}); "
-                "the command was not run. Fix tools.bash_deny in the configuration."
-            ) from None
-        if matched:
-            raise CommandDenied(
-                f"the command was refused by the deny rule `{rule}` and was not run. "
-                "Do this another way, or ask the user to run it themselves."
-            )
+    """The bash tool, with a registry deadline that leaves room for the configured maximum
+    and a description saying whether commands run in a sandbox."""
+    needed = max(settings.bash_max_timeout + _CLEANUP_MARGIN, TOOL_TIMEOUT)
+    description = f"{bash.spec.description}\n\n{describe_sandbox(settings.bash_sandbox)}"
+    return FunctionTool(bash.func, description=description, sequential=True, timeout=needed)
 
 
 def _effective_timeout(requested: float | None, ctx: ToolContext) -> tuple[float, list[str]]:
@@ -174,18 +186,11 @@ def _describe_code(code: int | None) -> str:
     return str(code)
 
 
-_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$|^SHIYI_.*API_KEY", re.IGNORECASE)
-
-
-def scrubbed_environment() -> dict[str, str]:
-    """The agent's environment minus credentials: a model must not be able to read keys
-    with ``echo $DEEPSEEK_API_KEY`` and leak them into a reply or a file."""
-    return {name: value for name, value in os.environ.items() if not _SECRET_NAME.search(name)}
-
-
-async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
-    proc = await _spawn(command, cwd)
-    buffer = OutputBuffer(cap)
+async def _execute(command: str, ctx: ToolContext, seconds: float) -> _Run:
+    marker = uuid.uuid4().hex
+    argv, env = _command_argv(command, ctx, marker)
+    proc = await _spawn(argv, env, ctx.workspace.root, marker)
+    buffer = OutputBuffer(ctx.settings.output_cap_chars)
     assert proc.stdout is not None
     reader = asyncio.create_task(_pump(proc.stdout, buffer))
     try:
@@ -193,21 +198,43 @@ async def _execute(command: str, cwd: Path, seconds: float, cap: int) -> _Run:
     except BaseException:
         # Cancelled mid-run: nobody will read the output, but the processes must not survive.
         reader.cancel()
-        _signal_group(proc.pid, signal.SIGTERM)
-        await asyncio.shield(stop_group(proc.pid))
+        _signal_run(proc.pid, marker, signal.SIGTERM)
+        await asyncio.shield(stop_run(proc.pid, marker))
         raise
-    if ending is not Ending.EXITED:
-        await stop_group(proc.pid)
+    if ending is Ending.TIMED_OUT:
+        await stop_run(proc.pid, marker)
+    elif ending is Ending.DETACHED:
+        # Only what holds the output: a job the command detached on purpose (nohup, setsid,
+        # its output in a file) may go on.
+        await stop_run(proc.pid, None)
     await _finish(reader)
     # The exit status of a killed bash may not have been collected yet.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), EOF_GRACE)
-    return _Run(ending, proc.returncode, buffer.render())
+    sandboxed = argv[0] != "/bin/bash"
+    return _Run(ending, proc.returncode, buffer.render(), sandboxed)
 
 
-async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
-    """Start bash in its own process group, so the command and everything it spawns can be
-    killed at once.
+def _command_argv(command: str, ctx: ToolContext, marker: str) -> tuple[list[str], dict[str, str]]:
+    """What to exec (bash, under bwrap when there is one) and the environment to give it."""
+    settings = ctx.settings
+    env = command_environment(settings.bash_env, marker=marker)
+    binary = sandbox_binary(settings.bash_sandbox)
+    if binary is None:
+        return ["/bin/bash", "-c", command], env
+    # The sandbox's private /tmp is the only writable place besides the workspace: temp
+    # files and caches (pip's, and whatever else follows XDG) go there, not to a read-only ~.
+    env["TMPDIR"] = "/tmp"
+    env["XDG_CACHE_HOME"] = "/tmp/.cache"
+    prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
+    return [*prefix, "/bin/bash", "-c", command], env
+
+
+async def _spawn(
+    argv: list[str], env: dict[str, str], cwd: Path, marker: str
+) -> asyncio.subprocess.Process:
+    """Start bash in its own process group (and session), so the command and everything it
+    spawns can be killed at once; ``marker`` finds what left the group.
 
     The process runs before ``create_subprocess_exec`` returns (it still connects the pipes).
     Cancelled in that window, asyncio kills bash alone and its background jobs lived on
@@ -216,11 +243,9 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
     """
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            "/bin/bash",
-            "-c",
-            command,
+            *argv,
             cwd=cwd,
-            env=scrubbed_environment(),
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -232,7 +257,7 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
     except asyncio.CancelledError:
         with contextlib.suppress(Exception):
             proc = await spawn
-            await asyncio.shield(stop_group(proc.pid))
+            await asyncio.shield(stop_run(proc.pid, marker))
         raise
 
 
@@ -265,29 +290,64 @@ async def _finish(reader: asyncio.Task[None]) -> None:
         reader.cancel()
 
 
-async def stop_group(pgid: int) -> None:
-    """SIGTERM the process group, then SIGKILL whatever is left after a grace period."""
-    _signal_group(pgid, signal.SIGTERM)
-    if not await _group_gone(pgid, KILL_GRACE):
-        _signal_group(pgid, signal.SIGKILL)
-        await _group_gone(pgid, KILL_GRACE)
+async def stop_run(pgid: int, marker: str | None) -> None:
+    """SIGTERM the process group and every process carrying ``marker`` (those that left the
+    group: ``setsid``, double forks), then SIGKILL whatever is left after a grace period."""
+    _signal_run(pgid, marker, signal.SIGTERM)
+    if await _run_gone(pgid, marker, KILL_GRACE):
+        return
+    # Again at every poll: a process forked just before a scan is found by the next one.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + KILL_GRACE
+    while loop.time() < deadline:
+        _signal_run(pgid, marker, signal.SIGKILL)
+        if await _run_gone(pgid, marker, _POLL):
+            return
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
+def _signal_run(pgid: int, marker: str | None, sig: signal.Signals) -> None:
     # ProcessLookupError: the group is already gone, which is the goal.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+    for pid in marked_processes(marker) if marker else ():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
 
 
-async def _group_gone(pgid: int, within: float) -> bool:
-    """Wait until no process of the group is still running."""
+async def _run_gone(pgid: int, marker: str | None, within: float) -> bool:
+    """Wait until no process of the group, and none carrying ``marker``, still runs."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
-    while group_running(pgid):
+    while group_running(pgid) or (marker and marked_processes(marker)):
         if loop.time() >= deadline:
             return False
         await asyncio.sleep(_POLL)
     return True
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Live processes whose environment holds ``RUN_MARKER=marker`` (it is inherited, and
+    kept by setsid and nohup; a process that empties its environment is not found)."""
+    entry_bytes = f"\0{RUN_MARKER}={marker}\0".encode()
+    found = []
+    for entry in os.scandir(_PROC) if _PROC.is_dir() else ():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = Path(entry.path, "environ").read_bytes()
+        except OSError:
+            continue  # exited, or not ours to read
+        if entry_bytes in b"\0" + environ and _alive(entry.path):
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(proc_dir: str) -> bool:
+    try:
+        stat = Path(proc_dir, "stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2 :].split()[0] not in ("Z", "X")
 
 
 def group_running(pgid: int) -> bool:

@@ -1,0 +1,163 @@
+"""Two users on one real server: each token acts as its own user, and nothing of one user's
+sessions, runs or memories reaches the other (not-yours is the 404 of a missing id)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from shiyi.config import Settings
+from shiyi.config.settings import ServerSettings, ServerUser
+from shiyi.interfaces.server import AgentService, create_app
+from shiyi.llm.scripted import ScriptedModel
+from tests.interfaces.server.conftest import Live, LiveFactory, server_settings, stream_events
+from tests.interfaces.server.two_users import (
+    A_TOKEN,
+    B_TOKEN,
+    MARK_A,
+    MARK_B,
+    brain,
+    client_for,
+    remembered_event,
+    users,
+)
+
+
+@dataclass
+class Planted:
+    server: Live
+    a: httpx.Client
+    b: httpx.Client
+    session: str
+    run: str
+    fact: str
+    event: str
+
+
+def plant_a(server: Live, a: httpx.Client) -> tuple[str, str, str, str]:
+    """A's session (its title, message and run goal hold the marker), fact and turn."""
+    created = a.post("/v1/sessions", json={"title": f"plans {MARK_A}"})
+    assert created.status_code == 201, created.text
+    session = created.json()["id"]
+    stream_events(a, session, f"my locker code is {MARK_A}")
+    runs = a.get(f"/v1/sessions/{session}").json()["runs"]
+    fact = a.post("/v1/memory", json={"text": f"Alice's locker code is {MARK_A}"})
+    assert fact.status_code == 201, fact.text
+    return session, runs[0]["run_id"], fact.json()["id"], remembered_event(a, MARK_A)
+
+
+@pytest.fixture
+def planted(live: LiveFactory) -> Iterator[Planted]:
+    server = live([brain], repeat_last=True, users=users())
+    with client_for(server, A_TOKEN) as a, client_for(server, B_TOKEN) as b:
+        yield Planted(server, a, b, *plant_a(server, a))
+
+
+def not_found_like_missing(got: httpx.Response, real_id: str, missing: httpx.Response) -> None:
+    """``got`` (another user's id) is the 404 of a missing id, word for word."""
+    assert got.status_code == 404 == missing.status_code, got.text
+    body: dict[str, Any] = got.json()
+    assert body["error"]["code"] == "not_found"
+    assert body["error"]["message"].replace(real_id, "MISSING") == missing.json()["error"][
+        "message"
+    ].replace("nope_0", "MISSING")
+
+
+def test_another_users_memories_are_not_found(planted: Planted) -> None:
+    a, b = planted.a, planted.b
+    for memory_id in (planted.fact, planted.event):
+        for method in ("GET", "DELETE"):
+            got = b.request(method, f"/v1/memory/{memory_id}")
+            missing = b.request(method, "/v1/memory/nope_0")
+            not_found_like_missing(got, memory_id, missing)
+        assert a.get(f"/v1/memory/{memory_id}").status_code == 200  # still there
+    patched = b.patch(f"/v1/memory/{planted.fact}", json={"value": "pwned"})
+    assert patched.status_code == 404
+    assert MARK_A in a.get(f"/v1/memory/{planted.fact}").json()["value"]
+    hits = b.get("/v1/memory/search", params={"q": MARK_A, "mode": "keyword"}).json()["hits"]
+    assert hits == []
+    facts = b.get("/v1/memory/facts", params={"ids": [planted.fact]}).json()
+    assert facts["facts"] == [] and MARK_A not in str(b.get("/v1/memory/facts").json())
+    turn = a.get(f"/v1/memory/{planted.event}").json()
+    anchor = f"{turn['run_id']}:{turn['iteration']}:{turn['segment']}"
+    assert MARK_A in a.get("/v1/memory/expand", params={"anchor": anchor}).text
+    around = b.get("/v1/memory/expand", params={"anchor": anchor})
+    assert around.status_code == 200 and MARK_A not in around.text
+
+
+def test_another_users_sessions_and_runs_are_not_found(planted: Planted) -> None:
+    a, b, session, run = planted.a, planted.b, planted.session, planted.run
+    assert b.get("/v1/sessions").json()["sessions"] == []
+    assert b.get("/v1/memory/health").json()["sessions"] == 0
+    for method, path in (
+        ("GET", f"/v1/sessions/{session}"),
+        ("DELETE", f"/v1/sessions/{session}"),
+        ("GET", f"/v1/memory/sessions/{session}/timeline"),
+    ):
+        missing = b.request(method, path.replace(session, "nope_0"))
+        not_found_like_missing(b.request(method, path), session, missing)
+    for method, path in (("GET", f"/v1/runs/{run}"), ("POST", f"/v1/runs/{run}/cancel")):
+        missing = b.request(method, path.replace(run, "nope_0"))
+        not_found_like_missing(b.request(method, path), run, missing)
+    sent = b.post(f"/v1/sessions/{session}/messages", json={"text": "hi"}, params={"stream": 0})
+    assert sent.status_code == 404
+    own = b.post("/v1/sessions").json()["id"]
+    continued = b.post(
+        f"/v1/sessions/{own}/messages", json={"text": "go on", "run_id": run}, params={"stream": 0}
+    )
+    assert continued.status_code == 404  # continuing A's run would seed it with A's turns
+    # A still has everything, titled and with its messages.
+    assert [s["id"] for s in a.get("/v1/sessions").json()["sessions"]] == [session]
+    detail = a.get(f"/v1/sessions/{session}").json()
+    assert MARK_A in detail["title"] and MARK_A in detail["messages"][0]["content"]
+    timeline = a.get(f"/v1/memory/sessions/{session}/timeline").json()
+    assert timeline["events"] and a.get(f"/v1/runs/{run}").status_code == 200
+
+
+def test_each_user_chats_with_their_own_memory(planted: Planted) -> None:
+    server, a, b = planted.server, planted.a, planted.b
+    session = b.post("/v1/sessions").json()["id"]
+    before = len(server.model.requests)
+    events = stream_events(b, session, f"recall {MARK_A} for me, my pet is {MARK_B}")
+
+    result = next(data for kind, data in events if kind == "tool_result")
+    assert result["ok"] is True
+    seen = " ".join(m.content for r in server.model.requests[before:] for m in r.messages)
+    assert "locker" not in seen  # neither the memory hint nor query_memory showed A's
+    remembered_event(b, MARK_B)  # B's turn is remembered as B's ...
+    hits = a.get("/v1/memory/search", params={"q": MARK_B, "mode": "keyword"}).json()["hits"]
+    assert hits == []  # ... and not A's
+
+
+def test_the_configured_token_keeps_the_sessions_logged_before_owners(
+    live: LiveFactory,
+) -> None:
+    server = live(token=SecretStr("configured"), users=users())
+    legacy = server.service.log.create_session(title="from before")  # no owner: 'default'
+    with client_for(server, "configured") as me, client_for(server, B_TOKEN) as b:
+        assert [s["id"] for s in me.get("/v1/sessions").json()["sessions"]] == [legacy]
+        assert b.get(f"/v1/sessions/{legacy}").status_code == 404
+        assert b.get("/v1/sessions").json()["sessions"] == []
+        assert me.get(f"/v1/sessions/{legacy}").status_code == 200
+        unknown = httpx.get(f"{server.url}/v1/sessions", headers={"authorization": "Bearer x"})
+        assert unknown.status_code == 401
+
+
+def test_users_tokens_must_differ_and_may_stand_in_for_server_token(
+    settings: Settings,
+) -> None:
+    with pytest.raises(ValidationError, match="must all differ"):
+        ServerSettings(token=SecretStr(A_TOKEN), users=users())
+    with pytest.raises(ValidationError, match="must not be empty"):
+        ServerUser(token=SecretStr(" "), user_id="x")
+    exposed = server_settings(settings, host="0.0.0.0", users=users())
+    service = AgentService(exposed, model=ScriptedModel())
+    try:
+        create_app(service)  # a token per user is enough to serve beyond loopback
+    finally:
+        service.close()
