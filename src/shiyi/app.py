@@ -202,6 +202,19 @@ def tool_profile(settings: Settings, main: ChatModel) -> Literal["full", "compac
     return "compact" if isinstance(size, int) and size < SMALL_MODEL_BYTES else "full"
 
 
+def repair_after_crash(log_: SessionLog, memory: Memory) -> None:
+    """What a killed process left half done, repaired by the next owner of the data dir
+    (holding its lock, so nothing else is running): runs still 'running' are interrupted,
+    and logged messages memory never stored are queued for it."""
+    from shiyi.memory.reconcile import reconcile
+
+    interrupted = log_.interrupt_running()
+    if interrupted:
+        log.info("marked %d runs of a stopped process interrupted", interrupted)
+    writer = memory.writer
+    reconcile(log_, memory.store, memory.jobs, user_id=writer.user_id, agent_id=writer.agent_id)
+
+
 class App:
     """What one process serves from: models, memory, the knowledge tools, the session log,
     the summary cache and the persona, shared by all of its agents.
@@ -249,6 +262,7 @@ class App:
         try:
             app = cls(settings, models, memory=memory, owns_memory=owns)
             if owns and memory is not None:
+                repair_after_crash(app.log, memory)
                 if computes_here(models.main):
                     memory.worker.hold_heavy_while = lambda: _replying(models.main)
                 if start_worker:
@@ -341,6 +355,10 @@ class App:
         shared parts this app opened."""
         for agent in list(self._agents):
             agent.close()
+        if self.memory is not None and self._owns_memory:
+            from shiyi.memory.reconcile import mark_reconciled
+
+            mark_reconciled(self.log)
         self.log.close()
         self.summaries.close()
         if self.memory is not None and self._owns_memory:

@@ -146,6 +146,21 @@ class MemoryEvents(BaseModel):
     events: list[EventOut]
 
 
+class ForgetOut(BaseModel):
+    """What ``DELETE /v1/memory/{id}`` removed, and whether the text's bytes remain on disk."""
+
+    deleted: int = Field(description="Events and facts deleted from the graph.")
+    counts: dict[str, int] = Field(
+        description="Records each store lost: facts derived from the memory, run archives "
+        "quoting it, keyword documents, cached vectors, session-log messages, summaries."
+    )
+    bytes_remain: list[str] = Field(
+        description="Files still holding the deleted text's bytes (no query reaches them) "
+        "until compacted; empty when none does."
+    )
+    note: str = Field(description="How to compact them away, when ``bytes_remain`` is not empty.")
+
+
 class FactIn(_In):
     text: str = Field(min_length=1, max_length=100_000)
     kind: FactKind = "semantic"

@@ -11,6 +11,7 @@ import httpx
 from shiyi.api.schemas import (
     EventOut,
     FactOut,
+    ForgetOut,
     Health,
     MemoryHealth,
     MemoryHitOut,
@@ -136,8 +137,8 @@ class AsyncClient:
     async def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
         return await self._call(calls.memory_update(memory_id, changes))
 
-    async def memory_delete(self, memory_id: str) -> None:
-        await self._call(calls.memory_delete(memory_id))
+    async def memory_delete(self, memory_id: str) -> ForgetOut:
+        return await self._call(calls.memory_delete(memory_id))
 
     async def memory_expand(self, anchor: str, window: int = 3) -> list[EventOut]:
         return await self._call(calls.memory_expand(anchor, window))

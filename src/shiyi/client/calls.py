@@ -15,6 +15,7 @@ from pydantic import BaseModel, TypeAdapter
 from shiyi.api.schemas import (
     EventOut,
     FactOut,
+    ForgetOut,
     Health,
     MemoryEvents,
     MemoryHealth,
@@ -122,8 +123,8 @@ def memory_update(memory_id: str, changes: dict[str, Any]) -> Call[FactOut]:
     return Call("PATCH", f"/v1/memory/{memory_id}", _model(FactOut), json=changes)
 
 
-def memory_delete(memory_id: str) -> Call[None]:
-    return Call("DELETE", f"/v1/memory/{memory_id}", _nothing)
+def memory_delete(memory_id: str) -> Call[ForgetOut]:
+    return Call("DELETE", f"/v1/memory/{memory_id}", _model(ForgetOut))
 
 
 def memory_expand(anchor: str, window: int) -> Call[list[EventOut]]:

@@ -11,6 +11,7 @@ import httpx
 from shiyi.api.schemas import (
     EventOut,
     FactOut,
+    ForgetOut,
     Health,
     MemoryHealth,
     MemoryHitOut,
@@ -140,8 +141,8 @@ class Client:
     def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
         return self._call(calls.memory_update(memory_id, changes))
 
-    def memory_delete(self, memory_id: str) -> None:
-        self._call(calls.memory_delete(memory_id))
+    def memory_delete(self, memory_id: str) -> ForgetOut:
+        return self._call(calls.memory_delete(memory_id))
 
     def memory_expand(self, anchor: str, window: int = 3) -> list[EventOut]:
         return self._call(calls.memory_expand(anchor, window))

@@ -91,6 +91,15 @@ class JobQueue(Protocol):
         """Delete done jobs last updated before ``older_than`` (epoch seconds)."""
         ...
 
+    def open_payloads(self, kind: str) -> list[dict[str, Any]]:
+        """The payloads of this kind's jobs still to do (pending or running)."""
+        ...
+
+    def discard(self, kinds: Sequence[str]) -> int:
+        """Delete the jobs of these kinds not yet done (work that can never happen, such as
+        extraction turned off); returns how many."""
+        ...
+
     def rewrite_payloads(
         self, edit: Callable[[dict[str, Any]], dict[str, Any] | None]
     ) -> tuple[int, int]:

@@ -114,6 +114,7 @@ class Memory:
             store.close()
             raise
         memory.data_paths = DataPaths(settings.sessions_db, settings.data_dir / "summaries.sqlite3")
+        memory.lifecycle.discard_impossible()
         if start_worker:
             memory.worker.start()
         return memory

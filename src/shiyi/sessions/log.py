@@ -101,6 +101,16 @@ class LoggedMessage:
 
 
 @dataclass(slots=True, frozen=True)
+class RunMessageOwner:
+    """A logged message's session and that session's owner (the column default 'default'
+    for sessions logged before owners were recorded)."""
+
+    session_id: str
+    user_id: str
+    agent_id: str
+
+
+@dataclass(slots=True, frozen=True)
 class SessionOwner:
     """Who a session belongs to; ``legacy`` also claims the sessions recorded before owners
     were (their user_id is the column default, 'default'): the config's own identity."""
@@ -183,6 +193,17 @@ class SessionLog:
             "UPDATE runs SET status='interrupted', ended_at=?, detail='the process stopped "
             "before the run ended' WHERE session_id=? AND status='running'",
             (time.time(), session_id),
+        )
+        return cursor.rowcount
+
+    @_locked
+    def interrupt_running(self) -> int:
+        """Close every run left 'running' (on start, by the process owning the data dir: no
+        other process can be running them); returns how many there were."""
+        cursor = self._db.execute(
+            "UPDATE runs SET status='interrupted', ended_at=?, detail='the process stopped "
+            "before the run ended' WHERE status='running'",
+            (time.time(),),
         )
         return cursor.rowcount
 
@@ -310,6 +331,35 @@ class SessionLog:
             (session_id,),
         ).fetchall()
         return [_logged(row) for row in rows]
+
+    @_locked
+    def run_messages_after(self, after: int) -> list[tuple[RunMessageOwner, LoggedMessage]]:
+        """Every message, with its session and owner, of the runs that have a message
+        logged after row ``after``, oldest first: what memory reconciles on start.  Whole
+        runs, because a message's segment numbers continue those of its run's earlier ones."""
+        rows = self._db.execute(
+            "SELECT m.session_id, s.user_id, s.agent_id, m.id, m.run_id, m.iteration,"
+            " m.created_at, m.role, m.content, m.tool_calls, m.tool_call_id, m.name, m.reasoning"
+            " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.run_id IN"
+            " (SELECT DISTINCT run_id FROM messages WHERE id > ? AND run_id IS NOT NULL)"
+            " ORDER BY m.id",
+            (after,),
+        ).fetchall()
+        return [(RunMessageOwner(*map(str, row[:3])), _logged(row[3:])) for row in rows]
+
+    @_locked
+    def last_message_id(self) -> int:
+        row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()
+        return int(row[0])
+
+    @_locked
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    @_locked
+    def set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # --- runs ------------------------------------------------------------------------------
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+from shiyi.llm.scripted import reply
 from shiyi.llm.types import Message
-from tests.interfaces.server.conftest import LiveFactory
+from shiyi.memory.models import MemoryHit
+from tests.interfaces.server.conftest import LiveFactory, stream_events
+from tests.support.waiting import wait_for
 
 
 def test_sessions_crud(live: LiveFactory) -> None:
@@ -59,7 +62,13 @@ def test_memory_search_get_patch_delete(live: LiveFactory) -> None:
     assert client.patch(f"/v1/memory/{fact.id}", json={"kind": "nope"}).status_code == 422
     health = client.get("/v1/memory/health").json()
     assert health["enabled"] is True and "pending_jobs" in health["counts"]
-    assert client.delete(f"/v1/memory/{fact.id}").status_code == 204
+    deleted = client.delete(f"/v1/memory/{fact.id}")
+    assert deleted.status_code == 200, deleted.text
+    body = deleted.json()
+    assert (body["deleted"], body["counts"]["facts"]) == (1, 1)
+    # The server does not compact while it serves: it says where the bytes stay and how.
+    assert [path.rsplit("/", 1)[-1] for path in body["bytes_remain"]] == ["graph.kuzu"]
+    assert "shiyi memory compact" in body["note"]
     missing = client.get(f"/v1/memory/{fact.id}")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
     assert client.delete(f"/v1/memory/{fact.id}").status_code == 404
@@ -91,3 +100,23 @@ def test_events_are_read_only(live: LiveFactory) -> None:
     response = server.client.patch(f"/v1/memory/{event_id}", json={"value": "x"})
     assert response.status_code == 409 and response.json()["error"]["code"] == "conflict"
     assert "read-only" in response.json()["error"]["message"]
+
+
+def test_a_forgotten_message_leaves_the_sessions_next_prompt(live: LiveFactory) -> None:
+    """The session's agent held the message in its transcript: after DELETE the next run's
+    prompt is built from the log without it."""
+    server = live([reply("Filed."), reply("Sure.")])
+    session = server.session()
+    stream_events(server.client, session, "my locker code is narwhal-2207")
+    memory = server.service.memory
+    assert memory is not None
+
+    def stored() -> list[MemoryHit]:
+        hits = memory.search("narwhal-2207", mode="keyword")
+        return [h for h in hits if h.node == "event"]
+
+    [event] = wait_for(stored)
+    assert server.client.delete(f"/v1/memory/{event.id}").status_code == 200
+    stream_events(server.client, session, "what else?")
+    prompt = " ".join(m.content for m in server.model.requests[-1].messages)
+    assert "what else?" in prompt and "narwhal-2207" not in prompt

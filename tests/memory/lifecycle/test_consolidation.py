@@ -5,6 +5,7 @@ from __future__ import annotations
 from shiyi.agent import Agent
 from shiyi.config import Settings
 from shiyi.llm.scripted import ScriptedModel, call, reply
+from shiyi.memory.lifecycle.pipeline import CONSOLIDATE, EXTRACT
 from shiyi.memory.service import Memory
 from shiyi.tools import ToolRegistry
 from tests.conftest import collect
@@ -113,3 +114,24 @@ async def test_new_session_consolidates_the_one_that_ended(settings: Settings) -
     assert "consolidate the WHOLE conversation" in extractor.requests[-1].messages[0].content
     agent.close()
     memory.close()
+
+
+def test_consolidation_jobs_stay_bounded(settings: Settings) -> None:
+    """One open consolidation per session; with extraction off none at all, and those an
+    earlier process queued are dropped on open (no model would ever run them)."""
+    memory = Memory.open(settings, start_worker=False, extraction_model=lambda: None)
+    for _ in range(5):  # every /new and session end of the same session
+        memory.consolidate("s1")
+    memory.consolidate("s2")
+    assert memory.jobs.pending_count([CONSOLIDATE]) == 2
+    memory.close()
+
+    settings.memory.lifecycle.extraction = False
+    memory = Memory.open(settings, start_worker=False, extraction_model=lambda: None)
+    try:
+        assert memory.jobs.pending_count([CONSOLIDATE, EXTRACT]) == 0
+        for session in ("s1", "s2", "s3"):
+            memory.consolidate(session)
+        assert memory.jobs.pending_count() == 0
+    finally:
+        memory.close()

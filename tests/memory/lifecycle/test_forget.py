@@ -265,3 +265,39 @@ def test_payload_editor_strips_forgotten_items_and_drops_emptied_jobs() -> None:
     untouched = {"run_id": "r1", "goal": "something else", "status": "completed"}
     assert edit(untouched) == untouched
     assert json.dumps(edit({"ids": []})) == '{"ids": []}'
+
+
+def test_forgetting_a_message_takes_the_run_archive_quoting_it(
+    memory: Memory, forget_settings: Settings
+) -> None:
+    log = SessionLog(forget_settings.sessions_db)
+    session = log.create_session()
+    run = log.start_run(session, SECRET_TEXT)
+    ids = []
+    for message in (Message("user", SECRET_TEXT), Message("assistant", "Stored it safely.")):
+        row = log.append(session, message, run_id=run)
+        memory.record_message(message, message_id=row, session_id=session, run_id=run, iteration=0)
+        ids.append(f"ev_{row}_0")
+    log.close()
+    assert memory.worker.drain(timeout=120)
+    # A fact the answer supports too: it stays, citing only what remains.
+    kept = memory.remember("the vault is blue", source_events=ids)
+    memory.archive_run(run, SECRET_TEXT, "completed")
+    assert memory.worker.drain(timeout=120)
+    [archive] = [h for h in memory.search(SECRET, mode="keyword") if h.node == "fact"]
+    assert "(completed, 2 segments) -> Stored it safely." in archive.text
+
+    report = memory.forget_ids([ids[0]])
+
+    assert memory.store.get_facts([archive.id]) == []
+    assert memory.store.get_facts([kept.id])[0].source_events == [ids[1]]
+    for mode in ("keyword", "semantic", "graph", "hybrid", "recent"):
+        hits = memory.search(f"{SECRET} password vault", mode=mode, limit=10)
+        assert not any(SECRET in h.text for h in hits), mode
+    assert (report.events, report.facts, report.archives) == (1, 1, 1)
+    # Not compacted: the report names where the bytes stay and how to remove them.
+    assert len(report.bytes_remain) == 1 and not report.compacted
+    if forget_settings.memory.store == "embedded":
+        assert report.bytes_remain[0].endswith("graph.kuzu")
+    assert any("run `shiyi memory compact`" in line for line in report.lines())
+    assert memory.forget_ids([ids[1]], compact=True).bytes_remain == []

@@ -216,6 +216,19 @@ def forget(
             typer.echo(line)
 
 
+@memory_app.command("compact")
+def compact_(config: ConfigOption = None) -> None:
+    """Rewrite the memory files so no bytes of forgotten memories remain in them (the graph
+    file, then VACUUM of the SQLite files); needs `shiyi serve` stopped."""
+    with opened(config) as memory:
+        started = time.perf_counter()
+        memory.compact()
+        busy = memory.forgetter().scrub_files()
+        typer.echo(f"compacted the memory files in {time.perf_counter() - started:.1f} s")
+        for path in busy:
+            typer.echo(f"  warning: {path} still has a WAL (another process reads it)")
+
+
 def _forget_plan(
     forgetter: Forgetter,
     ids: list[str] | None,

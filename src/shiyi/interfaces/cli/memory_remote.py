@@ -86,14 +86,18 @@ def expand(client: Client, anchor: str, window: int) -> None:
 def forget(client: Client, ids: list[str]) -> None:
     from shiyi.client import NotFoundError
 
-    deleted = 0
+    deleted, notes = 0, dict[str, None]()
     for memory_id in ids:
         try:
-            client.memory_delete(memory_id)
-            deleted += 1
+            done = client.memory_delete(memory_id)
         except NotFoundError:
-            pass
+            continue
+        deleted += 1
+        if done.note:
+            notes[done.note] = None
     typer.echo(f"deleted {deleted} of {len(ids)}")
+    for note in notes:  # the server cannot compact while it serves: say how to
+        typer.echo(f"  note: {note}")
 
 
 def stats(client: Client) -> None:

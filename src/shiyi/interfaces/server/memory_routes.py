@@ -7,13 +7,14 @@ import dataclasses
 import time
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Query
 
 from shiyi.api.schemas import (
     EventOut,
     FactIn,
     FactOut,
     FactPatch,
+    ForgetOut,
     MemoryEvents,
     MemoryHealth,
     MemoryHits,
@@ -23,6 +24,7 @@ from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_out, health_detail, hit_out
+from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
 
@@ -119,15 +121,27 @@ async def patch_memory(
     return fact_out(fact)
 
 
-@router.delete("/{memory_id}", status_code=204, response_class=Response)
-async def delete_memory(service: Service, who: Caller, memory_id: MemoryId) -> Response:
-    """Forget one memory of the caller's; another user's is not found, like a missing id."""
+@router.delete("/{memory_id}", response_model=ForgetOut)
+async def delete_memory(service: Service, who: Caller, memory_id: MemoryId) -> ForgetOut:
+    """Forget one memory of the caller's (another user's is not found, like a missing id),
+    with what derives from it; the answer says whether its bytes remain on disk."""
     memory = require_memory(service, who)
     found = await asyncio.to_thread(memory.get, memory_id)
     if found is None:
         raise NotFound(f"no memory {memory_id!r}")
     if isinstance(found, FactRecord):
         memory.viewer.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
-    if await asyncio.to_thread(memory.forget, [memory_id]) == 0:
+    report = await asyncio.to_thread(memory.forget_ids, [memory_id])
+    if report.total == 0:
         raise NotFound(f"no memory {memory_id!r}")
-    return Response(status_code=204)
+    service.drop_idle_agents(report.sessions)
+    return forget_out(report)
+
+
+def forget_out(report: ForgetReport) -> ForgetOut:
+    names = ("events", "facts", "archives", "entities", "keyword_docs", "embeddings",
+             "jobs_deleted", "messages", "summaries")  # fmt: skip
+    remain = report.bytes_remain
+    note = COMPACT_HINT.format(files=", ".join(remain)) if remain else ""
+    counts = {name: int(getattr(report, name)) for name in names}
+    return ForgetOut(deleted=report.total, counts=counts, bytes_remain=remain, note=note)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -104,6 +104,10 @@ class AgentService:
             _freeze_startup_objects()
         if self.memory is not None:
             self.memory.worker.defer_while = lambda: self._greeting > 0
+        elif self._owns_app:
+            # Without memory no store lock made the app repair (App.open): the server is the
+            # data dir's one owner (server.json), so runs still 'running' died with a process.
+            self.log.interrupt_running()
         write_owner(self.settings.data_dir, self.address)
 
     def _warm_up_agents(self) -> None:
@@ -157,6 +161,15 @@ class AgentService:
         if agent is not None:
             agent.close()
         self.log.delete_session(session_id)
+
+    def drop_idle_agents(self, session_ids: Iterable[str]) -> None:
+        """After a forget: an idle agent of these sessions holds the forgotten messages in its
+        transcript and tool memory; dropping it makes the next message reload the log."""
+        for session_id in session_ids:
+            agent = self._agents.get(session_id)
+            if agent is not None and not agent.active_runs():
+                del self._agents[session_id]
+                agent.close()
 
     def agent(self, session_id: str, who: Identity | None = None) -> Agent:
         """The session's agent, acting as ``who`` (its owner; default: the configured

@@ -204,6 +204,22 @@ class SqliteJobQueue:
             )
         return cursor.rowcount
 
+    def open_payloads(self, kind: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT payload FROM jobs WHERE kind=? AND status IN ('pending', 'running')",
+                (kind,),
+            ).fetchall()
+        return [json.loads(row[0]) for row in rows]
+
+    def discard(self, kinds: Sequence[str]) -> int:
+        marks = ",".join("?" for _ in kinds)
+        with self._lock:
+            cursor = self._db.execute(
+                f"DELETE FROM jobs WHERE kind IN ({marks}) AND status <> 'done'", tuple(kinds)
+            )
+        return cursor.rowcount
+
     def rewrite_payloads(
         self, edit: Callable[[dict[str, Any]], dict[str, Any] | None]
     ) -> tuple[int, int]:

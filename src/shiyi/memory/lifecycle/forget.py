@@ -10,6 +10,9 @@ the hits of a search, or everything of one user.  What :meth:`Forgetter.execute`
 * the SQLite FTS5 keyword index, then ``optimize`` so the tokens leave the index segments;
 * the embedding cache: rows keyed by the content hash of every forgotten text;
 * the job queue: forgotten ids and events out of every payload (any status), empty jobs deleted;
+* facts derived from them: those every source of which is forgotten, and every run archive
+  citing one of them (an archive quotes its run's goal and answer verbatim); a fact with
+  other, remaining sources only loses its DERIVED_FROM edge to the forgotten event;
 * the session log: the message rows behind forgotten events (``ev_{row}_{segment}``, with the
   run goals and session titles quoting them) and, for a user, their sessions, runs and messages;
 * the context summaries cache, cleared whenever events go (its summaries may quote them).
@@ -19,7 +22,8 @@ text does not survive in the files' bytes.  Kuzu 0.11.3 has no VACUUM: deleted r
 but their column bytes stay in ``graph.kuzu`` (measured, also after a CHECKPOINT), so a forget
 with ``compact=True`` (the CLI's default) then rewrites the graph file through EXPORT/IMPORT
 (:mod:`shiyi.memory.kuzu.compact`); without it the text is unreachable by every query but its
-bytes remain until the file is compacted.
+bytes remain until the file is compacted, which the report says (:meth:`ForgetReport.lines`,
+``bytes_remain``) with the command that does it.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ Search = Callable[[str, int], list[MemoryHit]]
 _LOGGED_EVENT = re.compile(r"^ev_(\d+)_\d+$")
 _TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
 """Job payload keys holding free text: a job whose such value is a forgotten text goes."""
+
+
+COMPACT_HINT = (
+    "no search finds the forgotten text any more, but its bytes remain on disk in {files} "
+    "until compacted: stop `shiyi serve` (if it runs) and run `shiyi memory compact`"
+)
 
 
 @dataclass(slots=True, frozen=True)
@@ -94,10 +104,22 @@ class ForgetReport:
     messages: int = 0
     log_sessions: int = 0
     summaries: int = 0
+    archives: int = 0
+    """Run archives among ``facts``: episodic memories quoting a forgotten message."""
+    sessions: list[str] = field(default_factory=list)
+    """Sessions whose events were forgotten: a live agent's transcript of them is stale."""
+    graph_file: str = ""
+    """The store file keeping deleted rows' bytes until compacted ("" if none does)."""
     compacted: bool = False
     """The graph file was rewritten, so no bytes of the deleted records remain in it."""
     wal_busy: list[str] = field(default_factory=list)
     """SQLite files whose WAL another connection kept from being truncated."""
+
+    @property
+    def bytes_remain(self) -> list[str]:
+        """Files that may still hold the forgotten text's bytes (unreachable by any query)."""
+        graph = [self.graph_file] if self.graph_file and self.total and not self.compacted else []
+        return [*graph, *self.wal_busy]
 
     @property
     def total(self) -> int:
@@ -116,9 +138,13 @@ class ForgetReport:
         ]  # fmt: skip
         if self.compacted:
             rows.append(("graph file", "rewritten without the deleted records"))
+        if self.archives:
+            rows.append(("run archives", f"{self.archives} quoting forgotten messages"))
         lines = [f"  {name:<16} {text}" for name, text in rows]
         lines += [f"  warning: {path} still has a WAL (another process reads it)"
                   for path in self.wal_busy]  # fmt: skip
+        if self.bytes_remain:
+            lines.append(f"  note: {COMPACT_HINT.format(files=', '.join(self.bytes_remain))}")
         return lines
 
 
@@ -188,13 +214,18 @@ class Forgetter:
         return ForgetPlan(f"user {user_id!r}", events, facts, user_id=user_id)
 
     def _derived_only_from(self, event_ids: list[str], fact_ids: list[str]) -> list[str]:
-        """Facts learned only from these events: they would repeat what is forgotten.
-        Facts that other, remaining events also support stay."""
+        """Facts that would repeat what is forgotten: those learned only from these events,
+        and run archives citing any of them (an archive quotes the run's goal and answer).
+        Other facts that remaining events also support stay."""
         if not event_ids:
             return []
         gone = set(event_ids)
         derived = [i for i in self.store.facts_derived_from(event_ids) if i not in fact_ids]
-        return [f.id for f in self.store.get_facts(derived) if set(f.source_events) <= gone]
+        return [
+            f.id
+            for f in self.store.get_facts(derived)
+            if f.source == "archive" or set(f.source_events) <= gone
+        ]
 
     # --- executing -----------------------------------------------------------------------
 
@@ -210,6 +241,9 @@ class Forgetter:
         ids = [*plan.event_ids, *plan.fact_ids, *plan.queued_ids]
         gone_entities = self._erase_graph(plan, ids, linked, report)
         report.events, report.facts = len(events), len(facts)
+        report.archives = sum(f.source == "archive" for f in facts)
+        report.sessions = sorted({e.session_id for e in events})
+        report.graph_file = self._graph_file()
         edit = payload_editor(ids, texts, sessions, plan.user_id)
         report.jobs_edited, report.jobs_deleted = self.jobs.rewrite_payloads(edit)
         report.embeddings = self._erase_embeddings([*texts, *gone_entities])
@@ -285,17 +319,32 @@ class Forgetter:
                 return 0
             return int(conn.execute("DELETE FROM summaries").rowcount)
 
+    def _graph_file(self) -> str:
+        """Where deleted rows' bytes stay until :meth:`MemoryStore.compact`: Kuzu's graph
+        file (it masks deleted rows), or PostgreSQL's table files (dead tuples)."""
+        path = getattr(getattr(self.store, "graph", None), "path", None)
+        if isinstance(path, Path):
+            return str(path)
+        where = getattr(self.store, "where", None)
+        return f"the tables of {where}" if isinstance(where, str) else ""
+
     def _memory_db(self) -> Path | None:
         # The local SQLite file beside either store (job queue, embedding cache, FTS).
         path = getattr(self.store, "sqlite_path", None)
         return path if isinstance(path, Path) else None
 
     def _scrub_files(self, report: ForgetReport) -> None:
+        report.wal_busy += self.scrub_files()
+
+    def scrub_files(self) -> list[str]:
+        """VACUUM the SQLite files beside the store; returns those whose WAL stayed."""
         targets = [(self._memory_db(), ("kw_fts",)), (self.paths.sessions_db, ()),
                    (self.paths.summaries_db, ())]  # fmt: skip
-        for path, fts in targets:
-            if path is not None and path.exists() and not scrub_sqlite(path, fts):
-                report.wal_busy.append(str(path))
+        return [
+            str(path)
+            for path, fts in targets
+            if path is not None and path.exists() and not scrub_sqlite(path, fts)
+        ]
 
 
 def payload_editor(

@@ -94,7 +94,24 @@ class Lifecycle:
                 self.jobs.enqueue_once(EXTRACT, {"event_id": event.id})
 
     def queue_consolidation(self, session_id: str, reason: str) -> None:
+        """One open consolidation per session; none with extraction off, where no model
+        would ever run it and the jobs piled up for good."""
+        if not self.config.extraction:
+            return
+        waiting = self.jobs.open_payloads(CONSOLIDATE)
+        if any(p.get("session_id") == session_id for p in waiting):
+            return
         self.jobs.enqueue(CONSOLIDATE, {"session_id": session_id, "reason": reason})
+
+    def discard_impossible(self) -> int:
+        """On start: with extraction off, queued extraction and consolidation jobs can never
+        run (they were queued while it was on, or by an older shiyi); drop them."""
+        if self.config.extraction:
+            return 0
+        dropped = self.jobs.discard([EXTRACT, CONSOLIDATE])
+        if dropped:
+            log.info("memory: dropped %d extraction jobs (extraction is off)", dropped)
+        return dropped
 
     def queue_archive(self, run_id: str, goal: str, status: str) -> None:
         self.jobs.enqueue_once(ARCHIVE, {"run_id": run_id, "goal": goal, "status": status})

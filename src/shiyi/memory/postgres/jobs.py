@@ -411,6 +411,21 @@ class PostgresJobQueue:
             )
         return cursor.rowcount
 
+    def open_payloads(self, kind: str) -> list[dict[str, Any]]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                f"SELECT payload FROM {_T} WHERE kind = %s AND status IN ('pending', 'running')",
+                (kind,),
+            ).fetchall()
+        return [dict(row[0]) for row in rows]
+
+    def discard(self, kinds: Sequence[str]) -> int:
+        with self._conn() as conn:
+            cursor = conn.execute(
+                f"DELETE FROM {_T} WHERE kind = ANY(%s) AND status <> 'done'", (list(kinds),)
+            )
+        return cursor.rowcount
+
     def rewrite_payloads(
         self, edit: Callable[[dict[str, Any]], dict[str, Any] | None]
     ) -> tuple[int, int]:
