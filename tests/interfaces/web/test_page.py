@@ -204,6 +204,9 @@ def test_delete_removes(page: Page, site: Site) -> None:
     page.keyboard.press("Enter")
     expect(confirm).to_be_hidden()
     expect(card(page, fact.id)).to_have_count(0)
+    # The server cannot rewrite the graph file it serves from: the page says so and how.
+    expect(page.locator("#status")).to_contain_text("Deleted; ")
+    expect(page.locator("#status")).to_contain_text("shiyi memory compact")
     assert site.api.get(f"/v1/memory/{fact.id}").status_code == 404
     page.reload()
     page.get_by_label("Search 搜索").fill("staging password Friday")

@@ -256,23 +256,32 @@ function openConfirm(title, text, items, action, opener, okLabel = "Delete") {
 $("#confirm-dialog form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const dialog = $("#confirm-dialog");
+  let note = "";
   try {
-    if (confirmAction) await confirmAction();
+    // An action may answer with a note for the status line (a forget: bytes left on disk).
+    if (confirmAction) note = (await confirmAction()) || "";
   } catch (error) {
     dialogError(dialog, error);
     return;
   }
   dialog.close("ok");
   await reloadAll().catch(showError);
+  if (note) $("#status").textContent = `${note} ${$("#status").textContent}`;
 });
 
 function confirmDelete(item, opener) {
   const text = item.node === "fact" ? factText(item) : item.text;
   openConfirm(
     "Delete memory? 删除记忆？",
-    "It is removed from the graph, the vectors and the keyword index. This cannot be undone.",
+    "It is removed from the graph, the vectors, the keyword index and every copy derived from " +
+      "it. This cannot be undone.",
     [text],
-    () => Memory.remove(item.id),
+    async () => {
+      const report = await Memory.remove(item.id);
+      return report && report.bytes_remain && report.bytes_remain.length
+        ? `Deleted; ${report.note}`
+        : "Deleted.";
+    },
     opener,
   );
 }
