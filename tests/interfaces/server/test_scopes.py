@@ -3,6 +3,7 @@ sessions, runs or memories reaches the other (not-yours is the 404 of a missing 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +89,22 @@ def test_another_users_memories_are_not_found(planted: Planted) -> None:
     assert MARK_A in a.get("/v1/memory/expand", params={"anchor": anchor}).text
     around = b.get("/v1/memory/expand", params={"anchor": anchor})
     assert around.status_code == 200 and MARK_A not in around.text
+
+
+def test_an_entity_only_another_user_speaks_of_is_not_found(planted: Planted) -> None:
+    """Entities are shared nodes, but a name only A's memories mention is A's to see."""
+    a, b = planted.a, planted.b
+    stream_events(a, planted.session, f"Yesterday I met Thorvaldsen about {MARK_A}")
+    deadline = time.monotonic() + 30
+    while a.get("/v1/memory/entities/thorvaldsen").status_code != 200:
+        assert time.monotonic() < deadline, "A's turn never linked the entity 'Thorvaldsen'"
+        time.sleep(0.1)
+    assert MARK_A in a.get("/v1/memory/entities/thorvaldsen").text
+    not_found_like_missing(
+        b.get("/v1/memory/entities/thorvaldsen"),
+        "thorvaldsen",
+        b.get("/v1/memory/entities/nope_0"),
+    )
 
 
 def test_another_users_sessions_and_runs_are_not_found(planted: Planted) -> None:

@@ -145,12 +145,10 @@ def entity_view(memory: Memory, name: str, limit: int) -> EntitySurroundings | N
     around = memory.store.neighbourhood([entity.name], 1, limit)
     facts = visible_facts(memory, [s.id for s in around.fact_ids])
     events = memory.store.get_events([s.id for s in around.event_ids])
-    return EntitySurroundings(
-        entity,
-        facts,
-        _neighbours(entity.name, around.relations),
-        [e for e in events if memory.viewer.sees(e)],
-    )
+    seen = [e for e in events if memory.viewer.sees(e)]
+    if (around.fact_ids or around.event_ids) and not (facts or seen):
+        return None  # only other users speak of it: its very name is theirs
+    return EntitySurroundings(entity, facts, _neighbours(entity.name, around.relations), seen)
 
 
 def _neighbours(name: str, relations: Sequence[RelationRecord]) -> list[Neighbour]:
