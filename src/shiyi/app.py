@@ -301,11 +301,22 @@ class App:
         if agent.memory is not None:
             candidates += memory_tools(agent.memory)
         candidates += self.knowledge_tools
+        candidates += self._script_tools(allowed, agent)
         candidates += plan_tools(lambda: agent.context.plan)
         chosen = [t for t in candidates if allowed is None or t.spec.name in allowed]
         if self.tool_profile == "compact":
             chosen = compact(chosen, None if allowed is None else list(allowed))
         return ToolRegistry(chosen)
+
+    def _script_tools(self, allowed: Collection[str] | None, agent: Agent) -> list[Tool]:
+        """``scripts`` over the data dir's library, remembering as ``agent``'s memory; it
+        runs scripts only where ``bash`` is allowed too (running one is running code)."""
+        from shiyi.memory.scripts import ScriptLibrary
+        from shiyi.tools.builtins.script import script_tools
+
+        library = ScriptLibrary.for_data_dir(self.settings.data_dir)
+        can_run = allowed is None or "bash" in allowed
+        return script_tools(library, agent.memory, self.settings.tools, can_run=can_run)
 
     def agent(
         self,

@@ -143,6 +143,10 @@ class IngestError(ShiyiError):
     """One file could not be ingested; the message names the file and the fix."""
 
 
+class ScriptError(ShiyiError):
+    """A script cannot be saved as given (its name, language, size or parameters)."""
+
+
 # --- memory ----------------------------------------------------------------------------
 
 

@@ -405,9 +405,10 @@ class ServerSettings(_Strict):
         default_factory=lambda: [
             "read_file", "list_dir", "grep", "write_file", "edit_file", "repo_map",
             "web_search", "query_memory", "expand_memory", "remember", "create_plan",
-            "update_plan", "search_knowledge",
+            "update_plan", "search_knowledge", "scripts",
         ],
-        description="Tools the server lets the model run (bash is off unless listed); None: all.",
+        description="Tools the server lets the model run (bash is off unless listed; scripts "
+        "run only where bash may); None: all.",
     )  # fmt: skip
 
     @model_validator(mode="after")

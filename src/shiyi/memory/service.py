@@ -169,12 +169,15 @@ class Memory:
         scope: Scope = "user",
         about: Sequence[str] = (),
         viewer: Viewer | None = None,
+        trigger: str = "",
+        steps: Sequence[str] = (),
     ) -> FactRecord:
         """Store an explicit memory (the user asked to remember it: long term at once).
 
         It goes through the same dedup and conflict rules as extracted facts: saying the same
         thing twice confirms it, a new value for the same ``key`` supersedes the old one.
         Writing ``workspace`` scope needs the agent in ``memory.lifecycle.workspace_writers``.
+        ``trigger`` and ``steps``: a procedure's when and what (a saved script's).
         """
         who = viewer or self.viewer
         who.check_write(scope, self.settings.lifecycle.workspace_writers)
@@ -189,6 +192,8 @@ class Memory:
             source="explicit",
             source_events=list(source_events),
             long_term=True,
+            trigger=trigger,
+            steps=list(steps),
         )
         report = self.lifecycle.facts.write([observation], who)
         fact_id = report.written[0] if report.written else ""

@@ -30,9 +30,11 @@ __all__ = [
 ]
 
 
-# Tools registered by the memory and the agent (not built here), valid in tools.enabled.
+# Tools registered by the memory and the agent (not built here), valid in tools.enabled;
+# ``scripts`` is built by the app over the data dir's library (tools.builtins.script).
 OTHER_TOOLS = (
     "query_memory", "expand_memory", "remember", "create_plan", "update_plan", "search_knowledge",
+    "scripts",
 )  # fmt: skip
 
 

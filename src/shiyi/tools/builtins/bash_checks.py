@@ -53,7 +53,7 @@ def check_command(
             "the user to run it themselves."
         )
     _check_paths(line, workspace, expand_globs)
-    _check_rules(command, rules)
+    check_rules(command, rules)
 
 
 def dangers(line: CommandLine) -> Iterator[str]:
@@ -184,7 +184,7 @@ def _glob_reason(pattern: str, workspace: Workspace) -> str | None:
 # --- the user's rules -----------------------------------------------------------------------
 
 
-def _check_rules(command: str, rules: list[str]) -> None:
+def check_rules(command: str, rules: list[str]) -> None:
     for rule in rules:
         try:
             matched = re.search(rule, command) is not None

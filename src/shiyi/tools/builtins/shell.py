@@ -128,10 +128,31 @@ async def bash(
         raise ToolError("command is empty; pass the shell command to run.")
     sandboxed = sandbox_binary(ctx.settings.bash_sandbox) is not None
     check_command(command, ctx.workspace, ctx.settings.bash_deny, expand_globs=not sandboxed)
+    return describe_outcome(await run_confined(["/bin/bash", "-c", command], ctx, timeout))
+
+
+@dataclass(slots=True, frozen=True)
+class Outcome:
+    """How a confined program ended: its exit code, output and notes for the model."""
+
+    returncode: int | None
+    output: str
+    notes: list[str]
+
+
+async def run_confined(
+    program: list[str],
+    ctx: ToolContext,
+    timeout: float | None,  # noqa: ASYNC109 - the command's own limit; see _await_end
+) -> Outcome:
+    """Run ``program`` (an interpreter and its arguments) the way ``bash`` runs a command:
+    in the workspace, under the sandbox when there is one, with the allowed environment,
+    within the timeout, and with the agent's own configuration put back if it changed it.
+    The caller has already checked what it runs.  A timeout raises :class:`ToolError`."""
     seconds, notes = _effective_timeout(timeout, ctx)
     snapshot = take_snapshot(ctx.workspace)
     try:
-        run = await _execute(command, ctx, seconds)
+        run = await _execute(program, ctx, seconds)
     finally:
         restored = restore(snapshot)
     if restored:
@@ -151,8 +172,14 @@ async def bash(
             "background processes still writing to the output were stopped; redirect their "
             "output to a file (nohup CMD > log 2>&1 &) to keep them running"
         )
-    header = [f"exit code: {_describe_code(run.returncode)}", *(f"note: {n}" for n in notes)]
-    return "\n".join([*header, run.output or "(no output)"])
+    return Outcome(run.returncode, run.output, notes)
+
+
+def describe_outcome(outcome: Outcome) -> str:
+    """The tool result: exit code, notes, then the output."""
+    header = [f"exit code: {_describe_code(outcome.returncode)}"]
+    header += [f"note: {n}" for n in outcome.notes]
+    return "\n".join([*header, outcome.output or "(no output)"])
 
 
 def bash_for(settings: ToolSettings) -> Tool:
@@ -186,9 +213,9 @@ def _describe_code(code: int | None) -> str:
     return str(code)
 
 
-async def _execute(command: str, ctx: ToolContext, seconds: float) -> _Run:
+async def _execute(program: list[str], ctx: ToolContext, seconds: float) -> _Run:
     marker = uuid.uuid4().hex
-    argv, env = _command_argv(command, ctx, marker)
+    argv, env = _command_argv(program, ctx, marker)
     proc = await _spawn(argv, env, ctx.workspace.root, marker)
     buffer = OutputBuffer(ctx.settings.output_cap_chars)
     assert proc.stdout is not None
@@ -211,23 +238,25 @@ async def _execute(command: str, ctx: ToolContext, seconds: float) -> _Run:
     # The exit status of a killed bash may not have been collected yet.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), EOF_GRACE)
-    sandboxed = argv[0] != "/bin/bash"
+    sandboxed = len(argv) > len(program)  # bwrap and its options came first
     return _Run(ending, proc.returncode, buffer.render(), sandboxed)
 
 
-def _command_argv(command: str, ctx: ToolContext, marker: str) -> tuple[list[str], dict[str, str]]:
-    """What to exec (bash, under bwrap when there is one) and the environment to give it."""
+def _command_argv(
+    program: list[str], ctx: ToolContext, marker: str
+) -> tuple[list[str], dict[str, str]]:
+    """What to exec (``program``, under bwrap when there is one) and its environment."""
     settings = ctx.settings
     env = command_environment(settings.bash_env, marker=marker)
     binary = sandbox_binary(settings.bash_sandbox)
     if binary is None:
-        return ["/bin/bash", "-c", command], env
+        return program, env
     # The sandbox's private /tmp is the only writable place besides the workspace: temp
     # files and caches (pip's, and whatever else follows XDG) go there, not to a read-only ~.
     env["TMPDIR"] = "/tmp"
     env["XDG_CACHE_HOME"] = "/tmp/.cache"
     prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
-    return [*prefix, "/bin/bash", "-c", command], env
+    return [*prefix, *program], env
 
 
 async def _spawn(
