@@ -20,6 +20,7 @@ from shiyi.api.schemas import (
     SessionDetail,
     SessionOut,
 )
+from shiyi.api.script_schemas import ScriptDeleted
 from shiyi.client import calls
 from shiyi.client.errors import error_from, unavailable
 from shiyi.client.sse import SSEDecoder
@@ -139,6 +140,10 @@ class AsyncClient:
 
     async def memory_delete(self, memory_id: str) -> ForgetOut:
         return await self._call(calls.memory_delete(memory_id))
+
+    async def script_delete(self, name: str) -> ScriptDeleted:
+        """Delete a saved script and forget its procedural memory."""
+        return await self._call(calls.script_delete(name))
 
     async def memory_expand(self, anchor: str, window: int = 3) -> list[EventOut]:
         return await self._call(calls.memory_expand(anchor, window))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+from urllib.parse import quote
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -27,6 +28,7 @@ from shiyi.api.schemas import (
     SessionList,
     SessionOut,
 )
+from shiyi.api.script_schemas import ScriptDeleted
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -121,6 +123,10 @@ def memory_add(text: str, kind: str) -> Call[FactOut]:
 
 def memory_update(memory_id: str, changes: dict[str, Any]) -> Call[FactOut]:
     return Call("PATCH", f"/v1/memory/{memory_id}", _model(FactOut), json=changes)
+
+
+def script_delete(name: str) -> Call[ScriptDeleted]:
+    return Call("DELETE", f"/v1/scripts/{quote(name, safe='')}", _model(ScriptDeleted))
 
 
 def memory_delete(memory_id: str) -> Call[ForgetOut]:

@@ -20,6 +20,7 @@ from shiyi.api.schemas import (
     SessionDetail,
     SessionOut,
 )
+from shiyi.api.script_schemas import ScriptDeleted
 from shiyi.client import calls
 from shiyi.client.errors import error_from, unavailable
 from shiyi.client.sse import SSEDecoder
@@ -143,6 +144,10 @@ class Client:
 
     def memory_delete(self, memory_id: str) -> ForgetOut:
         return self._call(calls.memory_delete(memory_id))
+
+    def script_delete(self, name: str) -> ScriptDeleted:
+        """Delete a saved script and forget its procedural memory."""
+        return self._call(calls.script_delete(name))
 
     def memory_expand(self, anchor: str, window: int = 3) -> list[EventOut]:
         return self._call(calls.memory_expand(anchor, window))

@@ -28,6 +28,7 @@ from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.errors import install_error_handlers
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.memory_routes import router as memory_router
+from shiyi.interfaces.server.script_routes import router as script_router
 from shiyi.interfaces.server.security import install_security
 from shiyi.interfaces.server.service import AgentService, RunInfo, final_status
 from shiyi.interfaces.server.streaming import SSE_MEDIA_TYPE, EventStreamResponse, sse_frames
@@ -171,5 +172,6 @@ def create_app(service: AgentService) -> FastAPI:
     app.include_router(router)
     app.include_router(console_router, responses=_ERRORS)  # before /v1/memory/{memory_id}
     app.include_router(memory_router, responses=_ERRORS)
+    app.include_router(script_router, responses=_ERRORS)
     install_page(app)
     return app
