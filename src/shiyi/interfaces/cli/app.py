@@ -12,6 +12,7 @@ from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.kb_cmd import kb_app
 from shiyi.interfaces.cli.memory_cmd import memory_app
 from shiyi.interfaces.cli.repomap_cmd import repomap
+from shiyi.interfaces.cli.scripts_cmd import scripts_app
 from shiyi.interfaces.cli.worker_cmd import worker
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ config_app = typer.Typer(
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(memory_app, name="memory")
 app.add_typer(kb_app, name="kb")
+app.add_typer(scripts_app, name="scripts")
 app.add_typer(config_app, name="config")
 app.command("repomap")(repomap)
 app.command("worker")(worker)

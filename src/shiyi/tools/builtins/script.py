@@ -98,7 +98,8 @@ def script_line(script: Script) -> str:
 
 def show_text(script: Script) -> str:
     params = [
-        f"  {p.name}{'' if p.required else ' (optional)'}: {p.description}"
+        f"  {p.name}{'' if p.required else ' (optional)'}"
+        + (f": {p.description}" if p.description else "")
         for p in script.parameters
     ]
     return "\n".join(
