@@ -242,6 +242,11 @@ def _write_atomic(path: Path, text: str) -> None:
 # --- the procedural memory of a script ------------------------------------------------------
 
 
+def forgotten_text(count: int) -> str:
+    """``1 procedural memory``, ``2 procedural memories``."""
+    return f"{count} procedural {'memory' if count == 1 else 'memories'}"
+
+
 def memory_key(name: str) -> str:
     return f"{MEMORY_KEY_PREFIX}{name}"
 

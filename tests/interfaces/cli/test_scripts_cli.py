@@ -57,7 +57,7 @@ def test_list_show_run_and_rm(cli: Cli, workspace: Path) -> None:
     assert len(procedures(cli)) == 1
     removed = cli.run("scripts", "rm", "deploy")
     assert removed.returncode == 0, removed.stderr
-    assert removed.stdout == "deleted script deploy (and 1 procedural memories of it)\n"
+    assert removed.stdout == "deleted script deploy and forgot 1 procedural memory of it\n"
     assert procedures(cli) == []
     assert cli.run("scripts", "list").stdout.startswith("wipe ")
     gone = cli.run("scripts", "show", "deploy")
@@ -75,7 +75,7 @@ def test_while_a_server_owns_the_data_dir(cli: Cli) -> None:
         removed = cli.run("scripts", "rm", "deploy")
         assert removed.returncode == 0, removed.stderr
         assert "using the running service" in removed.stderr
-        assert "and 1 procedural memories" in removed.stdout
+        assert "and forgot 1 procedural memory" in removed.stdout
         assert procedures(cli) == []
     finally:
         stop(server)

@@ -189,7 +189,7 @@ async def test_delete_removes_the_files_and_forgets_the_procedure(
     ]
     _, replaced, deleted, recalled, shown = await drive(open_app, settings, *steps)
     assert replaced.output.startswith("Replaced script deploy")
-    assert deleted.output == "Deleted script deploy (and 2 procedural memories of it)."
+    assert deleted.output == "Deleted script deploy and forgot 2 procedural memories of it."
     assert names_in(scripts_dir) == []
     assert "run script deploy" not in recalled.output
     assert "no saved script is called 'deploy'" in shown.output

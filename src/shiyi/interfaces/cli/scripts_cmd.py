@@ -128,7 +128,9 @@ def remove(name: NameArgument, config: ConfigOption = None) -> None:
             forgotten = client.script_delete(name).forgotten
         else:
             forgotten = _remove_here(settings, name)
-    typer.echo(f"deleted script {name} (and {forgotten} procedural memories of it)")
+    from shiyi.memory.scripts import forgotten_text
+
+    typer.echo(f"deleted script {name} and forgot {forgotten_text(forgotten)} of it")
 
 
 def _remove_here(settings: Settings, name: str) -> int:

@@ -24,6 +24,7 @@ from shiyi.memory.scripts import (
     ScriptLibrary,
     ScriptParameter,
     forget_script,
+    forgotten_text,
     remember_script,
     saver,
 )
@@ -178,7 +179,7 @@ class _Scripts:
         forgotten = 0
         if self.memory is not None:
             forgotten = await asyncio.to_thread(forget_script, self.memory, script)
-        return f"Deleted script {name} (and {forgotten} procedural memories of it)."
+        return f"Deleted script {name} and forgot {forgotten_text(forgotten)} of it."
 
 
 def script_tools(
