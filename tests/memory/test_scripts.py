@@ -36,7 +36,7 @@ def library(tmp_path: Path) -> ScriptLibrary:
 
 def test_save_writes_body_and_metadata_and_find_reads_them_back(library: ScriptLibrary) -> None:
     saved, replaced = library.save(deploy())
-    assert not replaced and saved.created_at > 0
+    assert replaced is None and saved.created_at > 0
     assert sorted(p.name for p in library.root.iterdir()) == ["deploy.json", "deploy.sh"]
     again = library.get("deploy")
     assert again.body == "echo deploy $1\n" and again.parameters == saved.parameters
@@ -47,7 +47,8 @@ def test_save_writes_body_and_metadata_and_find_reads_them_back(library: ScriptL
 def test_changing_the_language_replaces_the_old_body_file(library: ScriptLibrary) -> None:
     first, _ = library.save(deploy())
     second, replaced = library.save(deploy(language="python", body="print(1)\n"))
-    assert replaced and second.created_at == first.created_at
+    assert replaced is not None and replaced.language == "bash"
+    assert second.created_at == first.created_at
     assert sorted(p.name for p in library.root.iterdir()) == ["deploy.json", "deploy.py"]
 
 

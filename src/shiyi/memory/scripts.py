@@ -140,9 +140,9 @@ class ScriptLibrary:
     def for_data_dir(cls, data_dir: Path) -> ScriptLibrary:
         return cls(data_dir / "scripts")
 
-    def save(self, script: Script) -> tuple[Script, bool]:
+    def save(self, script: Script) -> tuple[Script, Script | None]:
         """Write ``script`` (replacing one of the same name); returns it stamped with its
-        times, and whether it replaced an existing script."""
+        times, and the script it replaced (None: it is new)."""
         check_script(script)
         old = self.find(script.name)
         if old is None and len(self.names()) >= MAX_SCRIPTS:
@@ -160,7 +160,7 @@ class ScriptLibrary:
         # an unlisted body, never a listed script without one.
         _write_atomic(self.root / script.file_name, script.body)
         _write_atomic(self._meta(script.name), json.dumps(script.metadata(), indent=2) + "\n")
-        return script, old is not None
+        return script, old
 
     def find(self, name: str) -> Script | None:
         """The script called ``name``, or None (a broken one is logged and skipped)."""

@@ -13,6 +13,8 @@ import pytest
 from shiyi.config import Settings, load_settings
 from shiyi.events import ToolResultEvent
 from shiyi.llm.scripted import ScriptedModel, ScriptStep, call, reply
+from shiyi.memory.scopes import Viewer
+from shiyi.memory.scripts import memory_key
 from tests.conftest import AppOpener, collect
 from tests.support.requests import run_context
 
@@ -223,3 +225,16 @@ async def test_prefetch_offers_the_script_to_a_later_question(
     assert isinstance(model, ScriptedModel)
     assert "run script deploy (env, tag?)" not in run_context(model.requests[0])
     assert "run script deploy (env, tag?)" in run_context(model.requests[-1])
+
+
+async def test_replacing_another_users_script_moves_its_memory_to_the_new_saver(
+    open_app: AppOpener, settings: Settings
+) -> None:
+    alice, bob = Viewer("alice", "shiyi"), Viewer("bob", "shiyi")
+    app = open_app(settings, save(**DEPLOY), reply("ok"), save(**DEPLOY), reply("ok"))
+    await collect(app.agent(viewer=alice).send("save it"))
+    await collect(app.agent(viewer=bob).send("save it too"))
+    assert app.memory is not None
+    key = memory_key("deploy")
+    assert app.memory.scoped(alice).history(key=key) == []
+    assert [f.user_id for f in app.memory.scoped(bob).history(key=key)] == ["bob"]

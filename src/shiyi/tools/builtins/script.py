@@ -136,9 +136,12 @@ class _Scripts:
         _, replaced = await asyncio.to_thread(self.library.save, script)
         note = ""
         if memory is not None:
+            if replaced is not None and replaced.saved_by != script.saved_by:
+                # Its procedure is another saver's memory, which would still point at it.
+                await asyncio.to_thread(forget_script, memory, replaced)
             fact = await asyncio.to_thread(remember_script, memory, script)
             note = f" Remembered as procedure {fact.id}."
-        verb = "Replaced" if replaced else "Saved"
+        verb = "Replaced" if replaced is not None else "Saved"
         return f"{verb} script {script_line(script)}.{note}"
 
     async def listing(self) -> str:
