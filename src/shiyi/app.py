@@ -314,7 +314,10 @@ class App:
         from shiyi.memory.scripts import ScriptLibrary
         from shiyi.tools.builtins.script import script_tools
 
-        library = ScriptLibrary.for_data_dir(self.settings.data_dir)
+        user = agent.memory.viewer.user_id if agent.memory else self.settings.memory.user_id
+        library = ScriptLibrary.for_user(
+            self.settings.data_dir, user, configured_user=self.settings.memory.user_id
+        )
         can_run = allowed is None or "bash" in allowed
         return script_tools(library, agent.memory, self.settings.tools, can_run=can_run)
 

@@ -12,6 +12,7 @@ finds the deploy script through ``query_memory`` and the prefetch like any other
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -138,7 +139,20 @@ class ScriptLibrary:
 
     @classmethod
     def for_data_dir(cls, data_dir: Path) -> ScriptLibrary:
+        """The configured user's library: ``<data dir>/scripts``."""
         return cls(data_dir / "scripts")
+
+    @classmethod
+    def for_user(cls, data_dir: Path, user_id: str, *, configured_user: str) -> ScriptLibrary:
+        """``user_id``'s own library.  Users of one server do not share scripts: a script
+        another user could replace is code this user's agent would run on their word.  The
+        configured user keeps ``<data dir>/scripts``; others get ``scripts/users/<dir>``,
+        a name no traversal can come from (their ids are free text)."""
+        if user_id == configured_user:
+            return cls.for_data_dir(data_dir)
+        readable = re.sub(r"[^a-z0-9_-]", "", user_id.lower())[:32]
+        digest = hashlib.sha256(user_id.encode()).hexdigest()[:12]
+        return cls(data_dir / "scripts" / "users" / f"{readable}-{digest}")
 
     def save(self, script: Script) -> tuple[Script, Script | None]:
         """Write ``script`` (replacing one of the same name); returns it stamped with its
@@ -277,12 +291,7 @@ def remember_script(memory: Memory, script: Script) -> FactRecord:
 
 
 def forget_script(memory: Memory, script: Script) -> int:
-    """Forget every version of ``script``'s procedure, as remembered by whoever saved it
-    last (the library is shared; the memory of it is theirs).  Returns how many went."""
-    viewer = memory.viewer
-    user, _, agent = script.saved_by.partition("/")
-    if user and agent:
-        viewer = Viewer(user, agent, viewer.workspace_id)
-    owner = memory.scoped(viewer)
-    facts = owner.history(key=memory_key(script.name))
-    return owner.forget_ids([f.id for f in facts]).total if facts else 0
+    """Forget every version of ``script``'s procedure in ``memory`` (the library's owner's
+    view: each user has their own library).  Returns how many went."""
+    facts = memory.history(key=memory_key(script.name))
+    return memory.forget_ids([f.id for f in facts]).total if facts else 0

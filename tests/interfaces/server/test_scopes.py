@@ -16,6 +16,7 @@ from shiyi.config import Settings
 from shiyi.config.settings import ServerSettings, ServerUser
 from shiyi.interfaces.server import AgentService, create_app
 from shiyi.llm.scripted import ScriptedModel
+from shiyi.memory.scripts import Script, ScriptLibrary
 from tests.interfaces.server.conftest import Live, LiveFactory, server_settings, stream_events
 from tests.interfaces.server.two_users import (
     A_TOKEN,
@@ -105,6 +106,20 @@ def test_an_entity_only_another_user_speaks_of_is_not_found(planted: Planted) ->
         "thorvaldsen",
         b.get("/v1/memory/entities/nope_0"),
     )
+
+
+def test_another_users_scripts_are_not_found(planted: Planted) -> None:
+    settings = planted.server.service.settings
+    mine = ScriptLibrary.for_user(settings.data_dir, "alice", configured_user="default")
+    mine.save(Script("locker", f"open locker {MARK_A}", "bash", "echo open\n"))
+    assert [s["name"] for s in planted.a.get("/v1/scripts").json()["scripts"]] == ["locker"]
+    assert planted.b.get("/v1/scripts").json() == {"scripts": []}
+    for method in ("GET", "DELETE"):
+        missing = planted.b.request(method, "/v1/scripts/nope")
+        theirs = planted.b.request(method, "/v1/scripts/locker")
+        assert theirs.status_code == 404 == missing.status_code
+        assert MARK_A not in theirs.text
+    assert planted.a.get("/v1/scripts/locker").status_code == 200
 
 
 def test_another_users_sessions_and_runs_are_not_found(planted: Planted) -> None:

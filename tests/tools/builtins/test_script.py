@@ -227,14 +227,27 @@ async def test_prefetch_offers_the_script_to_a_later_question(
     assert "run script deploy (env, tag?)" in run_context(model.requests[-1])
 
 
-async def test_replacing_another_users_script_moves_its_memory_to_the_new_saver(
-    open_app: AppOpener, settings: Settings
-) -> None:
+async def test_each_user_has_their_own_library(open_app: AppOpener, settings: Settings) -> None:
+    """A script another user could replace is code this user's agent would run on their
+    word: users of one server do not share scripts, nor the memory of them."""
     alice, bob = Viewer("alice", "shiyi"), Viewer("bob", "shiyi")
-    app = open_app(settings, save(**DEPLOY), reply("ok"), save(**DEPLOY), reply("ok"))
+    evil = {**DEPLOY, "body": "echo pwned > deployed.txt\n"}
+    app = open_app(
+        settings, save(**DEPLOY), reply("ok"), save(**evil), reply("ok"), use(action="list"),
+        reply("ok"),
+    )  # fmt: skip
     await collect(app.agent(viewer=alice).send("save it"))
-    await collect(app.agent(viewer=bob).send("save it too"))
+    await collect(app.agent(viewer=bob).send("save mine"))
+    await collect(app.agent(viewer=Viewer("carol", "shiyi")).send("what scripts are there?"))
     assert app.memory is not None
+    libraries = sorted(p.parent.name for p in settings.data_dir.glob("scripts/users/*/deploy.sh"))
+    assert [name.split("-")[0] for name in libraries] == ["alice", "bob"]
+    bodies = {p.parent.name.split("-")[0]: p.read_text() for p in
+              settings.data_dir.glob("scripts/users/*/deploy.sh")}  # fmt: skip
+    assert bodies["alice"] == DEPLOY["body"] and "pwned" in bodies["bob"]
     key = memory_key("deploy")
-    assert app.memory.scoped(alice).history(key=key) == []
+    assert [f.user_id for f in app.memory.scoped(alice).history(key=key)] == ["alice"]
     assert [f.user_id for f in app.memory.scoped(bob).history(key=key)] == ["bob"]
+    model = app.models.main
+    assert isinstance(model, ScriptedModel)
+    assert "No saved scripts yet" in model.requests[-1].last.content  # carol's is empty

@@ -20,8 +20,8 @@ from shiyi.api.script_schemas import (
     ScriptOut,
     ScriptParameterOut,
 )
-from shiyi.interfaces.server.deps import get_service
-from shiyi.interfaces.server.identity import Caller
+from shiyi.interfaces.server.deps import get_service, require_memory
+from shiyi.interfaces.server.identity import Caller, Identity
 from shiyi.interfaces.server.service import AgentService
 from shiyi.memory.scripts import NAME_PATTERN, Script, ScriptLibrary, forget_script
 
@@ -30,8 +30,12 @@ Service = Annotated[AgentService, Depends(get_service)]
 Name = Annotated[str, Path(pattern=f"^{NAME_PATTERN.pattern}$", description="A script's name.")]
 
 
-def library(service: AgentService) -> ScriptLibrary:
-    return ScriptLibrary.for_data_dir(service.settings.data_dir)
+def library(service: AgentService, who: Identity) -> ScriptLibrary:
+    """The caller's own library (users do not share scripts)."""
+    settings = service.settings
+    return ScriptLibrary.for_user(
+        settings.data_dir, who.user_id, configured_user=settings.memory.user_id
+    )
 
 
 def script_out(script: Script) -> ScriptOut:
@@ -57,22 +61,23 @@ async def list_scripts(
     q: Annotated[str | None, Query(max_length=500, description="Search words.")] = None,
 ) -> ScriptList:
     """Every saved script by name, or those matching ``q``, best first."""
-    scripts = library(service)
+    scripts = library(service, who)
     found = await asyncio.to_thread(lambda: scripts.search(q) if q else scripts.list_all())
     return ScriptList(scripts=[script_out(s) for s in found])
 
 
 @router.get("/{name}", response_model=ScriptDetail)
 async def show_script(service: Service, who: Caller, name: Name) -> ScriptDetail:
-    script = await asyncio.to_thread(library(service).get, name)
+    script = await asyncio.to_thread(library(service, who).get, name)
     return ScriptDetail(**script_out(script).model_dump(), body=script.body)
 
 
 @router.delete("/{name}", response_model=ScriptDeleted)
 async def delete_script(service: Service, who: Caller, name: Name) -> ScriptDeleted:
     """Delete the script's files and forget its procedural memory."""
-    script = await asyncio.to_thread(library(service).delete, name)
+    script = await asyncio.to_thread(library(service, who).delete, name)
     forgotten = 0
     if service.memory is not None:
-        forgotten = await asyncio.to_thread(forget_script, service.memory, script)
+        memory = require_memory(service, who)
+        forgotten = await asyncio.to_thread(forget_script, memory, script)
     return ScriptDeleted(name=name, forgotten=forgotten)
