@@ -375,14 +375,32 @@ class Agent:
             return ""
         from shiyi.memory.present import format_hits
 
+        from shiyi.memory.intent import detect_intent
+
         session_id = self.transcript.session_id
+        previous = _last_turns(self.transcript.all()[:-1])
+        intent = detect_intent(message, previous=previous, agents=self._peers())
+        log.debug("message intent %s (%.2f): %s", intent.kind, intent.confidence, intent.reason)
         try:
-            hits = self.memory.prefetch(message, lambda hit: is_news(hit, message, session_id))
+            hits = self.memory.prefetch(
+                message,
+                lambda hit: is_news(hit, message, session_id),
+                intent=intent,
+                previous=previous,
+            )
         except Exception:
             log.exception("memory prefetch failed")
             return ""
         handles = "expand_memory" in self.tools.names()
         return format_hits(hits, handles=handles) if hits else ""
+
+    def _peers(self) -> list[str]:
+        """The other agents the configuration names (shared-memory writers, server users'
+        agents): a message naming one hands work to it (the cross-agent intent)."""
+        own = self.memory.viewer.agent_id if self.memory is not None else ""
+        names = [*self.settings.memory.lifecycle.workspace_writers]
+        names += [user.agent_id for user in self.settings.server.users if user.agent_id]
+        return [name for name in dict.fromkeys(names) if name not in (own, "*")]
 
     def close(self) -> None:
         self.cancel()
@@ -412,6 +430,12 @@ def is_news(hit: MemoryHit, message: str, session_id: str) -> bool:
     if hit.anchor is not None and hit.anchor.session_id == session_id:
         return False
     return not (hit.node == "event" and hit.text.partition(": ")[2].strip() == message.strip())
+
+
+def _last_turns(messages: list[Message], count: int = 2) -> list[str]:
+    """The words of the last user and assistant turns (tool traffic left out), oldest first."""
+    said = [m.content for m in messages if m.role in ("user", "assistant") and m.content]
+    return said[-count:]
 
 
 def _last_reply(messages: list[Message]) -> str | None:
