@@ -373,9 +373,8 @@ class Agent:
     def _memory_hint(self, message: str) -> str:
         if self.memory is None:
             return ""
-        from shiyi.memory.present import format_hits
-
         from shiyi.memory.intent import detect_intent
+        from shiyi.memory.present import format_hits
 
         session_id = self.transcript.session_id
         previous = _last_turns(self.transcript.all()[:-1])

@@ -6,7 +6,7 @@ memory and how many, and facts only when their confidence reaches the active thr
 the seed wants one or two trusted memories in the hint, not any hit that shares a word.
 
 * ``new_task``: a semantic fact (knowledge, decisions, conventions), then a procedure.
-* ``follow_up``: episodic memories (past turns and run archives) on the topic of the
+* ``follow_up``: an episodic memory (a past turn or run archive), then a fact, on the topic of the
   message *and* of the last turns, since a follow-up's own words are few ("and the tests?").
   This conversation's own messages stay out (the keep filter): the history holds them.
 * ``bug_fix``: past turns and archives that look like a problem or its fix, on the error's
@@ -62,8 +62,8 @@ class Draw:
 
 PLANS: dict[IntentKind, tuple[Draw, ...]] = {
     "new_task": (Draw(KNOWLEDGE), Draw(("procedural",))),
-    "follow_up": (Draw(EPISODES, take=2), Draw((*KNOWLEDGE, "procedural", "preference"))),
-    "bug_fix": (Draw(EPISODES, take=2, problems=True), Draw(EPISODES)),
+    "follow_up": (Draw(EPISODES), Draw((*KNOWLEDGE, "procedural", "preference"))),
+    "bug_fix": (Draw(EPISODES, take=2, problems=True),),
     "preference": (Draw(("preference",)),),
     "cross_agent": (Draw((*KNOWLEDGE, "procedural", "preference"), shared=True),),
 }
@@ -138,4 +138,5 @@ def agent_procedures(
         return []
     other = Viewer(viewer.user_id, agent, viewer.workspace_id)
     hits = retriever.search(query, mode="keyword", kinds=["procedural"], touch=False, viewer=other)
-    return [h for h in hits if h.confidence >= threshold and keep(h)][:1]
+    # the agent's own (agent scope): the user's procedures are in the main draw already
+    return [h for h in hits if h.scope == "agent" and h.confidence >= threshold and keep(h)][:1]

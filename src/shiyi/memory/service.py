@@ -11,9 +11,9 @@ from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
+from shiyi.memory import prefetch
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory import prefetch
 from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
