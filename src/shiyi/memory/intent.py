@@ -130,3 +130,23 @@ def _follow_up(text: str, previous: Sequence[str]) -> MessageIntent | None:
     if shared >= OVERLAP or (len(terms) <= SHORT and shared >= OVERLAP / 2):
         return MessageIntent("follow_up", 0.6, f"{shared:.0%} of its terms were just used")
     return None
+
+
+FAVOURED: dict[IntentKind, tuple[str, ...]] = {
+    "new_task": ("semantic", "procedural"),
+    "follow_up": ("episodic", "event"),
+    "bug_fix": ("episodic", "event"),
+    "preference": ("preference",),
+    "cross_agent": ("convention", "decision", "procedural"),
+}
+"""The kinds of memory ``query_memory`` favours for a query of each intent ("event": a
+turn of a past conversation)."""
+SURE = 0.75
+"""A query's intent steers ``query_memory`` only when a cue said so (the default guess,
+a new task at 0.5, steers nothing)."""
+
+
+def favoured_kinds(query: str) -> tuple[str, ...]:
+    """The memory kinds a query's intent favours, when its cue is clear."""
+    intent = detect_intent(query)
+    return FAVOURED[intent.kind] if intent.confidence >= SURE else ()
