@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.app import App
+from shiyi.app import App, open_knowledge
 from shiyi.config import Settings, load_settings
 from shiyi.llm.scripted import ScriptedModel, reply
 from shiyi.memory.scopes import Viewer
@@ -125,3 +125,22 @@ async def test_a_follow_up_is_searched_with_the_turn_it_follows(app: App) -> Non
     assert "created_at index" in context
     assert "search index" not in context
     assert before not in context  # this conversation's own words: the history has them
+
+
+async def test_a_bug_fix_also_looks_in_the_knowledge_base(tmp_path: Path) -> None:
+    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    manual = tmp_path / "runbook.md"
+    manual.write_text("# Refunds\n\nKeyError invoice_id on refunds: run migration 0042 first.\n")
+    kb = open_knowledge(settings, embedder=None, fast=None)
+    try:
+        await kb.add([manual])
+    finally:
+        kb.close()
+    model = ScriptedModel([reply("ok")] * 2)
+    with App.open(settings, model=model, start_worker=False) as app:
+        await collect(app.agent().send("Refunds fail with KeyError invoice_id"))
+        await collect(app.agent().send("Write refunds documentation"))
+    bug, task = (run_context(request) for request in model.requests)
+    assert "migration 0042" in bug
+    assert "runbook.md" in bug
+    assert "migration 0042" not in task  # a new task's hint holds facts, not documents

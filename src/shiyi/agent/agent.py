@@ -10,6 +10,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from shiyi.agent.complexity import ComplexityDetector, guidance_for
+from shiyi.agent.documents import DocumentHints
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.persona import load_persona
 from shiyi.agent.router import Candidate, Embed, Router
@@ -30,6 +31,7 @@ from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from shiyi.memory.intent import MessageIntent
     from shiyi.memory.models import MemoryHit
     from shiyi.memory.service import Memory
 
@@ -59,6 +61,7 @@ class Agent:
         summaries: SummaryStore | None = None,
         executor: Executor | None = None,
         counter: TokenCounter | None = None,
+        documents: DocumentHints | None = None,
     ) -> None:
         """``persona``, ``summaries`` and ``executor`` may be shared by many agents (a
         server's); ``counter`` counts tokens for the context budget (default: cl100k);
@@ -66,6 +69,8 @@ class Agent:
         (default: asyncio's thread pool for the set-up, the event loop for building)."""
         self.model = model
         self.memory = memory
+        self.documents = documents
+        """Knowledge-base passages for a bug fix's hint (the app's, when a base exists)."""
         self.owns_log = session_log is None
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
@@ -391,7 +396,18 @@ class Agent:
             log.exception("memory prefetch failed")
             return ""
         handles = "expand_memory" in self.tools.names()
-        return format_hits(hits, handles=handles) if hits else ""
+        hint = format_hits(hits, handles=handles) if hits else ""
+        return "\n".join(filter(None, [hint, self._document_hint(intent, message)]))
+
+    def _document_hint(self, intent: MessageIntent, message: str) -> str:
+        """A bug fix also looks in the documents (the knowledge base), by keywords."""
+        if intent.kind != "bug_fix" or self.documents is None:
+            return ""
+        try:
+            return self.documents.lookup(message)
+        except Exception:
+            log.exception("knowledge base lookup for the hint failed")
+            return ""
 
     def _peers(self) -> list[str]:
         """The other agents the configuration names (shared-memory writers, server users'
