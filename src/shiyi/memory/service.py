@@ -356,7 +356,9 @@ class Memory:
         candidates = one_per_run([hit for hit in found if keep(hit)])
         chosen = prefetch.draw(candidates, prefetch.PLANS[intent.kind], limit, threshold)
         extra: list[MemoryHit] = []
-        if intent.kind == "preference":
+        if len(chosen) >= limit:  # the second search below costs ~5 ms: only for room left
+            pass
+        elif intent.kind == "preference":
             newest = prefetch.newest_preference(self.store, self.viewer, keep, threshold)
             extra = [newest] if newest is not None else []
         elif intent.kind == "cross_agent":
