@@ -22,6 +22,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
 from shiyi.agent.agent import Agent
+from shiyi.agent.documents import DocumentHints
 from shiyi.agent.persona import load_persona
 from shiyi.agent.plan_tools import plan_tools
 from shiyi.config.hosts import is_loopback_url
@@ -239,6 +240,7 @@ class App:
         self.summaries = SummaryStore(settings.data_dir / "summaries.sqlite3")
         self.persona = load_persona(settings)
         self.knowledge_tools = self._knowledge_tools()
+        self.documents = self._document_hints()
         self.tool_profile = tool_profile(settings, models.main)
         self._counter = _budget_counter(models.main)
         self._agents: weakref.WeakSet[Agent] = weakref.WeakSet()
@@ -291,6 +293,15 @@ class App:
             return open_knowledge(settings, embedder=embedder, fast=fast)
 
         return knowledge_tools(open_kb, settings.workspace)
+
+    def _document_hints(self) -> DocumentHints | None:
+        """Passages for a bug fix's memory hint, by keywords (no embedder, no model)."""
+        from shiyi.knowledge import KnowledgeBase
+
+        settings = self.settings
+        if not settings.knowledge.enabled or not KnowledgeBase.exists(settings):
+            return None
+        return DocumentHints(lambda: open_knowledge(settings, embedder=None, fast=None))
 
     def tools(self, allowed: Collection[str] | None, agent: Agent) -> ToolRegistry:
         """Every tool ``allowed`` names (all when None), in one registry: the built-in ones,
@@ -349,6 +360,7 @@ class App:
             summaries=self.summaries,
             executor=executor,
             counter=self._counter,
+            documents=self.documents,
         )
         agent.tools = self.tools(names, agent)
         forced = self.settings.tools.force_first_call
@@ -369,6 +381,8 @@ class App:
         shared parts this app opened."""
         for agent in list(self._agents):
             agent.close()
+        if self.documents is not None:
+            self.documents.close()
         if self.memory is not None and self._owns_memory:
             from shiyi.memory.reconcile import mark_reconciled
 

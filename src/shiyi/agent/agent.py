@@ -10,6 +10,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from shiyi.agent.complexity import ComplexityDetector, guidance_for
+from shiyi.agent.documents import DocumentHints
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.persona import load_persona
 from shiyi.agent.router import Candidate, Embed, Router
@@ -30,6 +31,7 @@ from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from shiyi.memory.intent import MessageIntent
     from shiyi.memory.models import MemoryHit
     from shiyi.memory.service import Memory
 
@@ -59,6 +61,7 @@ class Agent:
         summaries: SummaryStore | None = None,
         executor: Executor | None = None,
         counter: TokenCounter | None = None,
+        documents: DocumentHints | None = None,
     ) -> None:
         """``persona``, ``summaries`` and ``executor`` may be shared by many agents (a
         server's); ``counter`` counts tokens for the context budget (default: cl100k);
@@ -66,6 +69,8 @@ class Agent:
         (default: asyncio's thread pool for the set-up, the event loop for building)."""
         self.model = model
         self.memory = memory
+        self.documents = documents
+        """Knowledge-base passages for a bug fix's hint (the app's, when a base exists)."""
         self.owns_log = session_log is None
         self.settings = settings
         self.tools = tools if tools is not None else ToolRegistry()
@@ -373,16 +378,44 @@ class Agent:
     def _memory_hint(self, message: str) -> str:
         if self.memory is None:
             return ""
+        from shiyi.memory.intent import detect_intent
         from shiyi.memory.present import format_hits
 
         session_id = self.transcript.session_id
+        previous = _last_turns(self.transcript.all()[:-1])
+        intent = detect_intent(message, previous=previous, agents=self._peers())
+        log.debug("message intent %s (%.2f): %s", intent.kind, intent.confidence, intent.reason)
         try:
-            hits = self.memory.prefetch(message, lambda hit: is_news(hit, message, session_id))
+            hits = self.memory.prefetch(
+                message,
+                lambda hit: is_news(hit, message, session_id),
+                intent=intent,
+                previous=previous,
+            )
         except Exception:
             log.exception("memory prefetch failed")
             return ""
         handles = "expand_memory" in self.tools.names()
-        return format_hits(hits, handles=handles) if hits else ""
+        hint = format_hits(hits, handles=handles) if hits else ""
+        return "\n".join(filter(None, [hint, self._document_hint(intent, message)]))
+
+    def _document_hint(self, intent: MessageIntent, message: str) -> str:
+        """A bug fix also looks in the documents (the knowledge base), by keywords."""
+        if intent.kind != "bug_fix" or self.documents is None:
+            return ""
+        try:
+            return self.documents.lookup(message)
+        except Exception:
+            log.exception("knowledge base lookup for the hint failed")
+            return ""
+
+    def _peers(self) -> list[str]:
+        """The other agents the configuration names (shared-memory writers, server users'
+        agents): a message naming one hands work to it (the cross-agent intent)."""
+        own = self.memory.viewer.agent_id if self.memory is not None else ""
+        names = [*self.settings.memory.lifecycle.workspace_writers]
+        names += [user.agent_id for user in self.settings.server.users if user.agent_id]
+        return [name for name in dict.fromkeys(names) if name not in (own, "*")]
 
     def close(self) -> None:
         self.cancel()
@@ -412,6 +445,12 @@ def is_news(hit: MemoryHit, message: str, session_id: str) -> bool:
     if hit.anchor is not None and hit.anchor.session_id == session_id:
         return False
     return not (hit.node == "event" and hit.text.partition(": ")[2].strip() == message.strip())
+
+
+def _last_turns(messages: list[Message], count: int = 2) -> list[str]:
+    """The words of the last user and assistant turns (tool traffic left out), oldest first."""
+    said = [m.content for m in messages if m.role in ("user", "assistant") and m.content]
+    return said[-count:]
 
 
 def _last_reply(messages: list[Message]) -> str | None:

@@ -139,7 +139,7 @@ def rerank(
     Recency decays from the newest memory among the candidates, not from the wall clock, so
     an imported old history still ranks its latest turns first; unless ``recent`` (the query
     asks for what is new) it only breaks ties.  ``prefer``: fact kinds the query's intent
-    favours (a procedure for "how do I ..."), boosted like a kind weight of 1.2.
+    favours (a procedure for "how do I ..."; "event" for a turn), boosted by 1.2.
     """
     if not hits:
         return []
@@ -150,7 +150,7 @@ def rerank(
         age = max(0.0, newest - hit.ts)
         decay = 0.5 ** (age / half_life) if half_life > 0 else 1.0
         kind = weights.kind_weights.get(hit.fact_kind or "event", 1.0)
-        if hit.fact_kind in prefer:
+        if (hit.fact_kind or "event") in prefer:
             kind *= 1.2
         use = 1.0 + weights.frequency_weight * math.log1p(hit.access_count)
         confidence = 0.5 + 0.5 * max(0.0, min(1.0, hit.confidence))

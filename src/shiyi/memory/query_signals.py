@@ -12,7 +12,9 @@ what the question is, found with patterns in well under a millisecond, never an 
 * **months**: a month named without a year ("camping in June"): that month in any year.
 * **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
-  which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`).
+  which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
+  message intent of :mod:`shiyi.memory.intent` does, when a cue is clear (a query quoting
+  an error favours past problems, one asking for new work favours facts and procedures).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeAlias
+
+from shiyi.memory.intent import favoured_kinds
 
 Intent: TypeAlias = Literal["temporal", "multi_hop", "preference", "procedure", "history", "lookup"]
 INTENTS: tuple[Intent, ...] = (
@@ -189,5 +193,5 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         recent=bool(_RECENT.search(text)),
         intent=intent,
         history=bool(_HISTORY.search(text)),
-        kinds=INTENT_KINDS.get(intent, ()),
+        kinds=INTENT_KINDS.get(intent, ()) or favoured_kinds(query),
     )

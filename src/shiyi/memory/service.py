@@ -11,9 +11,11 @@ from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
+from shiyi.memory import prefetch
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.fusion import RerankWeights
+from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
 from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, Forgetter
@@ -320,12 +322,21 @@ class Memory:
         return format_hits(self.search(query, mode=mode, kinds=kinds, limit=limit))
 
     def prefetch(
-        self, message: str, keep: Callable[[MemoryHit], bool] = lambda hit: True
+        self,
+        message: str,
+        keep: Callable[[MemoryHit], bool] = lambda hit: True,
+        *,
+        intent: MessageIntent | None = None,
+        previous: Sequence[str] = (),
     ) -> list[MemoryHit]:
         """1-2 keyword matches for the context builder: cheap (no embedding), a hint only.
-        ``keep`` filters before the limit, so a dropped hit leaves its place to the next."""
+        ``keep`` filters before the limit, so a dropped hit leaves its place to the next.
+        With the message's ``intent`` (and the session's ``previous`` turns), the memories
+        that intent wants (:mod:`shiyi.memory.prefetch`); without, the best matches."""
         if self.settings.prefetch_limit == 0 or not message.strip():
             return []
+        if intent is not None:
+            return self._prefetch_for(intent, message, keep, previous)
         hits = self.retriever.search(
             message,
             mode="keyword",
@@ -334,6 +345,33 @@ class Memory:
             viewer=self.viewer,
         )
         return one_per_run([hit for hit in hits if keep(hit)])[: self.settings.prefetch_limit]
+
+    def _prefetch_for(
+        self,
+        intent: MessageIntent,
+        message: str,
+        keep: Callable[[MemoryHit], bool],
+        previous: Sequence[str],
+    ) -> list[MemoryHit]:
+        limit, threshold = self.settings.prefetch_limit, self.settings.lifecycle.active_threshold
+        query = prefetch.query_for(intent, message, previous)
+        found = self.retriever.search(
+            query, mode="keyword", limit=self.settings.candidates, touch=False, viewer=self.viewer
+        )
+        candidates = one_per_run([hit for hit in found if keep(hit)])
+        chosen = prefetch.draw(candidates, prefetch.PLANS[intent.kind], limit, threshold)
+        extra: list[MemoryHit] = []
+        if len(chosen) >= limit:  # the second search below costs ~5 ms: only for room left
+            pass
+        elif intent.kind == "preference":
+            newest = prefetch.newest_preference(self.store, self.viewer, keep, threshold)
+            extra = [newest] if newest is not None else []
+        elif intent.kind == "cross_agent":
+            extra = prefetch.agent_procedures(
+                self.retriever, query, self.viewer, intent.agent, keep, threshold
+            )
+        chosen += [h for h in extra if h.id not in {c.id for c in chosen}][: limit - len(chosen)]
+        return chosen or candidates[:1]
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None
