@@ -360,18 +360,29 @@ class Memory:
         )
         candidates = one_per_run([hit for hit in found if keep(hit)])
         chosen = prefetch.draw(candidates, prefetch.PLANS[intent.kind], limit, threshold)
-        extra: list[MemoryHit] = []
-        if len(chosen) >= limit:  # the second search below costs ~5 ms: only for room left
-            pass
-        elif intent.kind == "preference":
+        if len(chosen) < limit:  # the second search costs ~5 ms: only for room left
+            taken = {c.id for c in chosen}
+            extra = self._intent_extra(intent, query, keep, threshold)
+            chosen += [h for h in extra if h.id not in taken][: limit - len(chosen)]
+        # Nothing the intent wants: the best matches, as without an intent.
+        return chosen or candidates[:limit]
+
+    def _intent_extra(
+        self,
+        intent: MessageIntent,
+        query: str,
+        keep: Callable[[MemoryHit], bool],
+        threshold: float,
+    ) -> list[MemoryHit]:
+        """What a preference or cross-agent message draws beyond the keyword matches."""
+        if intent.kind == "preference":
             newest = prefetch.newest_preference(self.store, self.viewer, keep, threshold)
-            extra = [newest] if newest is not None else []
-        elif intent.kind == "cross_agent":
-            extra = prefetch.agent_procedures(
+            return [newest] if newest is not None else []
+        if intent.kind == "cross_agent":
+            return prefetch.agent_procedures(
                 self.retriever, query, self.viewer, intent.agent, keep, threshold
             )
-        chosen += [h for h in extra if h.id not in {c.id for c in chosen}][: limit - len(chosen)]
-        return chosen or candidates[:1]
+        return []
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None
