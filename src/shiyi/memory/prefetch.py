@@ -15,8 +15,10 @@ the seed wants one or two trusted memories in the hint, not any hit that shares 
   (what the user said lately wins over an older match).
 * ``cross_agent``: shared (workspace) facts, then the named agent's procedures.
 
-When no draw finds anything, the best keyword hit stands in (one only), so a question about
-something said before still gets its hint.
+When no draw finds anything, the best keyword hits stand in (one per run, up to the limit,
+as without an intent), so a question about something said before still gets its hint: a
+later question's archive ("when is X? -> March 1") would otherwise crowd out the turn that
+said it.
 """
 
 from __future__ import annotations
