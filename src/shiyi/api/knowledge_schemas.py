@@ -26,7 +26,7 @@ class DocumentList(BaseModel):
 
 class PassageOut(BaseModel):
     doc_id: str
-    doc_path: str
+    doc_path: str = Field(description="Relative to the workspace when inside it.")
     doc_title: str
     heading_path: str = Field(description="The section the chunk is in: titles joined by ›.")
     chunk: str = Field(description="The chunk that matched.")
@@ -44,6 +44,7 @@ class PathIn(BaseModel):
     path: str = Field(
         min_length=1,
         max_length=4096,
+        pattern=r"^[^\x00-\x1f]+$",
         description="A file or directory inside the server's workspace (relative to it).",
     )
 

@@ -80,13 +80,13 @@ def test_paths_outside_the_workspace_or_protected_are_refused(
     server = live()
     post = server.client.post
     assert "outside the workspace" in error(
-        post("/v1/knowledge/paths", json={"path": "../outside.md"}), 400
+        post("/v1/knowledge/paths", json={"path": "../outside.md"}), 409
     )
     assert "outside the workspace" in error(
-        post("/v1/knowledge/paths", json={"path": str(outside)}), 400
+        post("/v1/knowledge/paths", json={"path": str(outside)}), 409
     )
-    assert "protected" in error(post("/v1/knowledge/paths", json={"path": ".env"}), 400)
-    assert "protected" in error(post("/v1/knowledge/paths", json={"path": "docs/shiyi.yaml"}), 400)
+    assert "protected" in error(post("/v1/knowledge/paths", json={"path": ".env"}), 409)
+    assert "protected" in error(post("/v1/knowledge/paths", json={"path": "docs/shiyi.yaml"}), 409)
 
     added = post("/v1/knowledge/paths", json={"path": "docs"}).json()
     assert [Path(p).name for p in added["added"]] == ["guide.md"]  # no yaml, no link out
@@ -122,8 +122,9 @@ def test_uploads_must_be_plain_names_of_readable_types_within_the_body_limit(
 ) -> None:
     server = live(max_body_bytes=2048)
     put = server.client.put
-    assert "plain file name" in error(put("/v1/knowledge/uploads/.env", content=b"A=1"), 400)
-    assert "reads Markdown" in error(put("/v1/knowledge/uploads/tool.exe", content=b"MZ"), 400)
+    for name in (".env", "tool.exe", "..%2Fescape.md", "a%5Cb.md"):
+        refused = put(f"/v1/knowledge/uploads/{name}", content=b"A=1")
+        assert refused.status_code in (404, 422), (name, refused.text)  # never stored
     assert "empty" in error(put("/v1/knowledge/uploads/a.md", content=b""), 400)
     too_big = put("/v1/knowledge/uploads/big.md", content=b"# Big\n\n" + b"x" * 4096)
     assert too_big.status_code == 413
@@ -146,3 +147,18 @@ def test_only_workspace_writers_change_the_shared_base(live: LiveFactory, worksp
         assert owner.post("/v1/knowledge/paths", json={"path": "docs"}).status_code == 200
         assert len(documents(intern)) == 1  # reading is for every caller
         assert server.client.get("/v1/knowledge").status_code == 401  # no token
+
+
+def test_upload_names_are_checked_again_on_the_server() -> None:
+    """The route's pattern is the first line; the name check behind it holds alone too."""
+    import pytest
+
+    from shiyi.config import load_settings
+    from shiyi.errors import ShiyiError
+    from shiyi.interfaces.server.knowledge_routes import upload_path
+
+    settings = load_settings()
+    for name in ("../x.md", ".env", "a\\b.md", "tool.exe"):
+        with pytest.raises(ShiyiError):
+            upload_path(settings, name)
+    assert upload_path(settings, "notes.md") == settings.knowledge_dir / "uploads" / "notes.md"

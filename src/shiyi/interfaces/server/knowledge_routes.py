@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import Path as PathParam
 
+from shiyi.api.errors import ErrorResponse
 from shiyi.api.knowledge_schemas import (
     DocumentList,
     DocumentOut,
@@ -27,7 +29,8 @@ from shiyi.api.knowledge_schemas import (
     PathIn,
     RemovedOut,
 )
-from shiyi.errors import NotFound, ScopeDenied, ShiyiError
+from shiyi.config.settings import Settings
+from shiyi.errors import Conflict, NotFound, ScopeDenied, ShiyiError, WorkspaceViolation
 from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.identity import Caller, Identity
 from shiyi.interfaces.server.service import AgentService
@@ -39,9 +42,28 @@ from shiyi.tools.workspace import Workspace
 if TYPE_CHECKING:
     from shiyi.knowledge import DocumentInfo, IngestReport, KnowledgeBase, Passage
 
-router = APIRouter(prefix="/v1/knowledge", tags=["knowledge"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse} for code in (400, 401, 404, 409, 413, 422)
+}
+router = APIRouter(prefix="/v1/knowledge", tags=["knowledge"], responses=_ERRORS)
 Service = Annotated[AgentService, Depends(get_service)]
 UPLOADS = "uploads"
+NAME_PATTERN = (
+    r"^[A-Za-z0-9_][A-Za-z0-9_. -]{0,150}\.("
+    + "|".join(sorted(s.lstrip(".") for s in SUPPORTED))
+    + ")$"
+)
+"""An upload's name: a plain file name (no path, not hidden) of a type the base reads."""
+_UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/octet-stream": {
+                "schema": {"type": "string", "format": "binary", "minLength": 1}
+            }
+        },
+    }
+}
 
 
 class Knowledge:
@@ -143,9 +165,10 @@ async def search(
     kb = await asyncio.to_thread(knowledge.require)
     result = await kb.search(q, kb.options(limit=limit))
     chunks = await asyncio.to_thread(kb.store.chunks, [p.chunk_id for p in result.passages])
+    root = knowledge.workspace().root
     return KnowledgeHits(
         passages=[
-            passage_out(p, chunks[p.chunk_id].text, chunks[p.chunk_id].doc_id)
+            passage_out(p, chunks[p.chunk_id].text, chunks[p.chunk_id].doc_id, root)
             for p in result.passages
             if p.chunk_id in chunks
         ]
@@ -164,24 +187,32 @@ async def add_path(knowledge: Base, service: Service, who: Caller, body: PathIn)
 
 def files_for(knowledge: Knowledge, path: str) -> list[Path]:
     workspace = knowledge.workspace()
-    target = workspace.resolve(path)  # refuses escapes and protected paths
+    try:
+        target = workspace.resolve(path)  # refuses escapes and protected paths
+    except WorkspaceViolation as exc:
+        # 409 like other requests the server's settings forbid (tools.protected_paths).
+        raise Conflict(str(exc)) from exc
     if not target.exists():
         raise NotFound(f"{path!r} does not exist in the workspace {workspace.root}")
     files = [target] if not target.is_dir() else allowed_files(workspace, target)
     if not files:
-        raise ShiyiError(f"{path!r} holds no file the knowledge base reads ({_kinds()})")
+        raise NotFound(f"{path!r} holds no file the knowledge base reads ({_kinds()})")
     return files
 
 
-@router.put("/uploads/{name}", response_model=IngestOut)
+@router.put("/uploads/{name}", response_model=IngestOut, openapi_extra=_UPLOAD_BODY)
 async def upload(
-    knowledge: Base, service: Service, who: Caller, name: str, request: Request
+    knowledge: Base,
+    service: Service,
+    who: Caller,
+    name: Annotated[str, PathParam(pattern=NAME_PATTERN, description="A plain file name")],
+    request: Request,
 ) -> IngestOut:
     """Store the request body as ``name`` in the data dir's upload folder and ingest it
     (the body is the file's bytes; ``server.max_body_bytes`` limits its size).  The same
     name again replaces that document."""
     check_writer(who, service)
-    path = upload_path(service, name)
+    path = upload_path(service.settings, name)
     data = await request.body()
     if not data:
         raise ShiyiError(f"the upload of {name!r} is empty: send the file's bytes as the body")
@@ -245,7 +276,6 @@ def _document(kb: KnowledgeBase, doc_id: str) -> DocumentInfo:
 def allowed_files(workspace: Workspace, directory: Path) -> list[Path]:
     """The supported files below ``directory`` the workspace lets out: a protected file or a
     link leading outside is left out, not read."""
-    from shiyi.errors import WorkspaceViolation
     from shiyi.knowledge.ingest import supported_files
 
     kept: list[Path] = []
@@ -257,14 +287,14 @@ def allowed_files(workspace: Workspace, directory: Path) -> list[Path]:
     return kept
 
 
-def upload_path(service: AgentService, name: str) -> Path:
+def upload_path(settings: Settings, name: str) -> Path:
     """Where an upload called ``name`` is kept; only a plain file name of a supported type."""
     plain = PurePosixPath(name).name == name and "\\" not in name and not name.startswith(".")
     if not plain or len(name) > 200:
         raise ShiyiError(f"{name!r} is not a plain file name: upload 'notes.md', not a path")
     if PurePosixPath(name).suffix.lower() not in SUPPORTED:
         raise ShiyiError(f"{name!r}: the knowledge base reads {_kinds()}")
-    return service.settings.knowledge_dir / UPLOADS / name
+    return settings.knowledge_dir / UPLOADS / name
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -292,10 +322,10 @@ def document_out(doc: DocumentInfo, root: Path) -> DocumentOut:
     )
 
 
-def passage_out(passage: Passage, chunk: str, doc_id: str) -> PassageOut:
+def passage_out(passage: Passage, chunk: str, doc_id: str, root: Path) -> PassageOut:
     return PassageOut(
         doc_id=doc_id,
-        doc_path=passage.doc_path,
+        doc_path=display_path(passage.doc_path, root),
         doc_title=passage.doc_title,
         heading_path=passage.heading_path,
         chunk=chunk,
