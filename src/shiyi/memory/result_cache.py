@@ -113,6 +113,14 @@ class ResultCache:
             while len(self._entries) > self.capacity:
                 self._entries.popitem(last=False)
 
+    def update(self, key: SearchKey, generation: int, hits: Sequence[MemoryHit]) -> None:
+        """Replace an entry's hits (their access counts grew), keeping its age; nothing if
+        a write came in between."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] == generation == self.generation:
+                self._entries[key] = (generation, entry[1], copy.deepcopy(list(hits)))
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -294,23 +294,29 @@ class Memory:
         """What ``viewer`` (default: this memory's identity) may see; counts as a retrieval,
         so short-term facts found often enough are promoted to long term.  The same search
         again within ``memory.result_cache_seconds`` and no write since is answered from the
-        result cache (it does not count as another retrieval)."""
+        result cache (still counted as a retrieval)."""
         who = viewer or self.viewer
         key = SearchKey.of(who, query, mode, kinds, limit, history)
-        if result_cache_on(self.settings) and (cached := self.results.get(key)) is not None:
-            return cached
         generation = self.results.generation
+        if result_cache_on(self.settings) and (cached := self.results.get(key)) is not None:
+            self.retriever.count_access(cached)  # still a retrieval: counts and promotion
+            self._count_retrieval(cached)
+            self.results.update(key, generation, cached)
+            return cached
         hits = self.retriever.search(
             query, mode=mode, kinds=kinds, limit=limit, viewer=who, history=history
         )
+        self._count_retrieval(hits)
+        if result_cache_on(self.settings):
+            self.results.put(key, generation, hits)
+        return hits
+
+    def _count_retrieval(self, hits: list[MemoryHit]) -> None:
         promoted = set(self.lifecycle.promote_retrieved(hits))
         for hit in hits:
             hit.access_count += 1
             if hit.id in promoted:
                 hit.tier = "long"
-        if result_cache_on(self.settings):
-            self.results.put(key, generation, hits)
-        return hits
 
     def query_text(
         self,
