@@ -41,3 +41,20 @@ def test_memory_health_reports_each_caches_hit_rate(live: LiveFactory) -> None:
     assert after["hits"] == before["retrieval results"]["hits"] + 1
     assert after["misses"] == before["retrieval results"]["misses"] + 1
     assert 0 < after["rate"] <= 1  # type: ignore[operator]
+
+
+def test_a_forget_over_http_leaves_no_cached_hit(live: LiveFactory) -> None:
+    """The page's delete between two identical searches: the second never shows it."""
+    server = live()
+    memory = server.service.memory
+    assert memory is not None
+    fact = memory.remember("The locker code is okapi-9043", kind="semantic")
+
+    def texts() -> list[str]:
+        found = server.client.get("/v1/memory/search", params={"q": "locker code okapi"})
+        return [hit["text"] for hit in found.json()["hits"]]
+
+    assert any("okapi-9043" in text for text in texts())
+    assert any("okapi-9043" in text for text in texts())  # now answered from the cache
+    assert server.client.delete(f"/v1/memory/{fact.id}").status_code == 200
+    assert not any("okapi-9043" in text for text in texts())
