@@ -228,3 +228,21 @@ def test_block_keys_are_stable_as_the_conversation_grows() -> None:
     a = blocks_to_summarise(history(22), 10, 10)
     b = blocks_to_summarise(history(30), 10, 10)
     assert [x.key for x in a] == [x.key for x in b][: len(a)]
+
+
+def test_the_system_message_is_built_once_per_persona_workspace_and_tools() -> None:
+    """The prompt template cache: later requests of a session reuse the system message;
+    another tool set is another template."""
+    from shiyi.index.cache_stats import PROMPT, counter
+    from shiyi.llm.types import ToolSpec
+
+    builder = ContextBuilder(ContextSettings(), 8192)
+    stats = counter(PROMPT)
+    hits, misses = stats.hits, stats.misses
+    first = builder.build(parts(), history(2)).messages[0]
+    second = builder.build(parts(memory_hint="changes per run"), history(3)).messages[0]
+    assert second is first and (stats.hits, stats.misses) == (hits + 1, misses + 1)
+    tool = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {}})
+    with_tool = builder.build(parts(tools=[tool]), history(2)).messages[0]
+    assert "read_file" in with_tool.content and "read_file" not in first.content
+    assert stats.misses == misses + 2

@@ -172,6 +172,15 @@ class FactPatch(_In):
     confidence: float | None = Field(default=None, ge=0, le=1)
 
 
+class CacheRateOut(BaseModel):
+    """One cache's hits and misses since the serving process started."""
+
+    name: str
+    hits: int
+    misses: int
+    rate: float | None = Field(description="Hits over lookups (null before the first).")
+
+
 class MemoryHealthDetail(BaseModel):
     """``shiyi memory health``'s numbers."""
 
@@ -196,6 +205,10 @@ class MemoryHealthDetail(BaseModel):
     keyword_docs: int = 0
     jobs_pending: int = Field(default=0, description="Queued or running background jobs.")
     jobs_failed: int = 0
+    caches: list[CacheRateOut] = Field(
+        default_factory=list,
+        description="Result, embedding, summary and system-prompt caches: hits and misses.",
+    )
 
 
 class MemoryHealth(BaseModel):

@@ -240,6 +240,12 @@ class MemorySettings(_Strict):
         " (PostgreSQL with pgvector; needs `pip install 'shiyi[postgres]'`).",
     )
     embedder: Literal["local", "openai_compat", "none"] = "local"
+    result_cache_seconds: float = Field(
+        default=300.0,
+        ge=0,
+        description="How long the same search by the same user is answered from the result"
+        " cache (any write to memory empties it; 0: off; embedded store only).",
+    )
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
     embed_model: str = "all-MiniLM-L6-v2"

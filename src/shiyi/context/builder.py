@@ -40,6 +40,7 @@ from shiyi.context.compression import (
     trim_tool_outputs,
 )
 from shiyi.context.summaries import SummaryStore
+from shiyi.index.cache_stats import PROMPT, counter
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolSpec
 
@@ -59,6 +60,7 @@ CONTEXT_NOTE = (
 )
 # Messages at the end of the history that compression never touches.
 RECENT_UNTOUCHED = 10
+SYSTEM_CACHE_SIZE = 8
 DIGEST_KEY_PREFIX = "digest:"
 
 
@@ -145,6 +147,19 @@ class ContextBuilder:
         self.budget = TokenBudget.from_settings(context_window, settings)
         self.counter = counter or TokenCounter()
         self.summaries = summaries
+        self._systems: dict[tuple[str, str, tuple[str, ...]], Message] = {}
+
+    def system_message(self, parts: ContextParts) -> Message:
+        """The system message, built once per persona, workspace and tool set: it is the
+        same for every request of a session (the prompt template cache)."""
+        key = (parts.persona, str(parts.workspace), tuple(spec.name for spec in parts.tools))
+        system = self._systems.get(key)
+        counter(PROMPT).count(hits=int(system is not None), misses=int(system is None))
+        if system is None:
+            if len(self._systems) >= SYSTEM_CACHE_SIZE:
+                self._systems.clear()  # a session changes its tools rarely: no LRU needed
+            system = self._systems[key] = Message("system", system_text(parts))
+        return system
 
     def build(
         self,
@@ -154,7 +169,7 @@ class ContextBuilder:
     ) -> BuiltContext:
         """The request for one model call. ``reference`` maps a tool call id to the one-line
         stand-in for a result whose full text is in the focused-files block."""
-        system = Message("system", system_text(parts))
+        system = self.system_message(parts)
         # ~4 characters a token is enough to cap the hint; the budget check counts exactly.
         context = run_context_text(parts, self.budget.prefetch * 4)
         working = working_text(parts)

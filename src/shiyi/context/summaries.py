@@ -24,6 +24,7 @@ from shiyi.context.compression import (
     extractive_summary,
 )
 from shiyi.errors import ModelError
+from shiyi.index.cache_stats import SUMMARY, counter
 from shiyi.index.sqlite_file import move_aside
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
@@ -84,6 +85,7 @@ class SummaryStore:
                     found.update((key, text) for key, text in rows)
             except sqlite3.DatabaseError as exc:
                 log.warning("summary cache %s unreadable, summaries skipped: %s", self.path, exc)
+        counter(SUMMARY).count(hits=len(found), misses=len(wanted) - len(found))
         return found
 
     def put(self, key: str, text: str, model: str) -> None:

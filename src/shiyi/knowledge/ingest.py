@@ -227,6 +227,11 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
+def supported_files(root: Path) -> list[Path]:
+    """The files below ``root`` that ``add`` of the directory would ingest."""
+    return [path for path in _walk(root) if format_of(path) is not None]
+
+
 def _pruned(name: str) -> bool:
     return name.startswith(".") or name in _SKIP_DIRS
 

@@ -138,6 +138,11 @@ class Retriever:
         # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
         return {key: math.exp(value) for key, value in scores.items()}, ranks
 
+    def count_access(self, hits: Sequence[MemoryHit]) -> None:
+        """Count a retrieval of ``hits`` that did not search (a cached answer)."""
+        if hits:
+            self._touch(hits)
+
     def _touch(self, hits: Sequence[MemoryHit]) -> None:
         """Facts now (their counts feed reranking and promotion); events in the background."""
         at = time.time()

@@ -25,6 +25,7 @@ from shiyi.memory.lifecycle.resolution import Mention
 from shiyi.memory.models import Anchor, EventRecord, FactKind, FactRecord, MemoryHit, Scope
 from shiyi.memory.present import format_hits
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.retriever import Mode, Retriever
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.worker import EMBED, MemoryWorker
@@ -53,6 +54,9 @@ class Memory:
         *,
         extraction_model: ModelSource | None = None,
     ) -> None:
+        self.results = ResultCache(ttl=settings.result_cache_seconds)
+        if result_cache_on(settings):
+            store = counting(store, self.results)  # every write invalidates cached results
         self.store = store
         self.jobs = jobs
         self.embedder = embedder
@@ -295,21 +299,31 @@ class Memory:
         history: bool | None = None,
     ) -> list[MemoryHit]:
         """What ``viewer`` (default: this memory's identity) may see; counts as a retrieval,
-        so short-term facts found often enough are promoted to long term."""
+        so short-term facts found often enough are promoted to long term.  The same search
+        again within ``memory.result_cache_seconds`` and no write since is answered from the
+        result cache (still counted as a retrieval)."""
+        who = viewer or self.viewer
+        key = SearchKey.of(who, query, mode, kinds, limit, history)
+        generation = self.results.generation
+        if result_cache_on(self.settings) and (cached := self.results.get(key)) is not None:
+            self.retriever.count_access(cached)  # still a retrieval: counts and promotion
+            self._count_retrieval(cached)
+            self.results.update(key, generation, cached)
+            return cached
         hits = self.retriever.search(
-            query,
-            mode=mode,
-            kinds=kinds,
-            limit=limit,
-            viewer=viewer or self.viewer,
-            history=history,
+            query, mode=mode, kinds=kinds, limit=limit, viewer=who, history=history
         )
+        self._count_retrieval(hits)
+        if result_cache_on(self.settings):
+            self.results.put(key, generation, hits)
+        return hits
+
+    def _count_retrieval(self, hits: list[MemoryHit]) -> None:
         promoted = set(self.lifecycle.promote_retrieved(hits))
         for hit in hits:
             hit.access_count += 1
             if hit.id in promoted:
                 hit.tier = "long"
-        return hits
 
     def query_text(
         self,
@@ -476,6 +490,12 @@ class Memory:
             self.worker.flush_graph()
         self.jobs.close()
         self.store.close()
+
+
+def result_cache_on(settings: MemorySettings) -> bool:
+    """Only where every write passes through this process: PostgreSQL may have other
+    writers (``shiyi worker``), whose writes could not invalidate this process's cache."""
+    return settings.result_cache_seconds > 0 and settings.store == "embedded"
 
 
 def parse_anchor(key: str) -> Anchor:

@@ -69,3 +69,22 @@ def test_compact_is_refused_while_the_server_runs(cli: Cli) -> None:
         assert refused.returncode == 2 and f"pid {server.pid}" in refused.stderr
     finally:
         stop(server)
+
+
+def test_memory_health_shows_the_servers_cache_hit_rates(cli: Cli) -> None:
+    """While `shiyi serve` owns the data dir, `shiyi memory health` asks it: the hit rates
+    are the server's (a search repeated through the CLI is a hit there)."""
+    cli.script([{"text": "hello"}])
+    cli.config((cli.workspace / "shiyi.yaml").read_text() + "memory:\n  embedder: none\n")
+    server = start_owner(cli, "serve", "--port", "0")
+    try:
+        for _ in range(3):
+            assert cli.run("memory", "search", WORD, "--mode", "keyword").returncode == 0
+        health = cli.run("memory", "health")
+        assert health.returncode == 0, health.stderr
+        [line] = [x for x in health.stdout.splitlines() if x.startswith("cache retrieval")]
+        assert line.split(None, 3)[3] == "2 hits, 1 misses (66.7 %)"
+        assert "cache system prompt" in health.stdout and "cache embeddings" in health.stdout
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)

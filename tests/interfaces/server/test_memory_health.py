@@ -18,3 +18,43 @@ def test_memory_health_reports_facts_by_kind_and_status(live: LiveFactory) -> No
     assert detail["by_status"] == {"active": 1}
     assert detail["active_confidence"] == 1.0
     assert detail["jobs_failed"] == 0
+
+
+def test_memory_health_reports_each_caches_hit_rate(live: LiveFactory) -> None:
+    """The same search twice over HTTP: the second is a result-cache hit, and the health
+    answer counts it (the counters are the process's, so compare before and after)."""
+    server = live()
+    memory = server.service.memory
+    assert memory is not None
+    memory.remember("The VPN config lives in ops/vpn.conf", kind="convention")
+
+    def caches() -> dict[str, dict[str, object]]:
+        detail = server.client.get("/v1/memory/health").json()["detail"]
+        return {rate["name"]: rate for rate in detail["caches"]}
+
+    before = caches()
+    assert set(before) == {"retrieval results", "embeddings", "summaries", "system prompt"}
+    for _ in range(2):
+        found = server.client.get("/v1/memory/search", params={"q": "vpn config"})
+        assert "ops/vpn.conf" in found.json()["hits"][0]["text"]
+    after = caches()["retrieval results"]
+    assert after["hits"] == before["retrieval results"]["hits"] + 1
+    assert after["misses"] == before["retrieval results"]["misses"] + 1
+    assert 0 < after["rate"] <= 1  # type: ignore[operator]
+
+
+def test_a_forget_over_http_leaves_no_cached_hit(live: LiveFactory) -> None:
+    """The page's delete between two identical searches: the second never shows it."""
+    server = live()
+    memory = server.service.memory
+    assert memory is not None
+    fact = memory.remember("The locker code is okapi-9043", kind="semantic")
+
+    def texts() -> list[str]:
+        found = server.client.get("/v1/memory/search", params={"q": "locker code okapi"})
+        return [hit["text"] for hit in found.json()["hits"]]
+
+    assert any("okapi-9043" in text for text in texts())
+    assert any("okapi-9043" in text for text in texts())  # now answered from the cache
+    assert server.client.delete(f"/v1/memory/{fact.id}").status_code == 200
+    assert not any("okapi-9043" in text for text in texts())

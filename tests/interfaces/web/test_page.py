@@ -321,7 +321,10 @@ def test_small_screen_tabs_and_knowledge(page: Page, site: Site) -> None:
     expect(page.get_by_role("tab", name="Knowledge 知识库")).to_have_attribute(
         "aria-selected", "true"
     )
-    expect(page.locator("#knowledge")).to_contain_text("issue 8")
+    expect(page.locator("#knowledge")).not_to_contain_text("issue 8")
+    expect(page.locator("#kb-q")).to_be_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the Knowledge tab scrolls sideways at 375px ({width}px wide)"
     expect(page.locator("#results")).to_be_hidden()
 
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from shiyi.errors import StorageError
+from shiyi.index.cache_stats import EMBEDDING, counter
 from shiyi.index.types import Embedder
 
 _SCHEMA = """
@@ -248,7 +249,9 @@ class CachedEmbedder:
         if not texts:
             return []
         found = self._cached(texts)
-        if len(found) < len(set(texts)):
+        unique = len({content_hash(t) for t in texts})
+        counter(EMBEDDING).count(hits=len(found), misses=unique - len(found))
+        if len(found) < unique:
             with self._miss_lock:
                 found = self._cached(texts)  # another thread may have filled some meanwhile
                 found.update(self._compute_missing(texts, found))

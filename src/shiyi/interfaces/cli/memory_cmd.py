@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,6 +19,7 @@ from shiyi.interfaces.cli.memory_remote import connected
 
 if TYPE_CHECKING:
     from shiyi.memory.lifecycle.forget import ForgetPlan, Forgetter
+    from shiyi.memory.lifecycle.health import MemoryHealth
     from shiyi.memory.models import MemoryHit
     from shiyi.memory.service import Memory
 
@@ -319,18 +320,38 @@ def health(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     config: ConfigOption = None,
 ) -> None:
-    """Facts by kind, tier, scope and status; conflicts, expiry, vectors and the job queue."""
+    """Facts by kind, tier, scope and status; conflicts, expiry, vectors, the job queue and
+    each cache's hit rate (the server's, when one owns the data dir: its caches are the
+    ones working)."""
     from dataclasses import asdict
 
     from shiyi.memory.lifecycle.health import health_lines
 
-    with opened(config) as memory:
-        report = memory.health()
-        if as_json:
-            typer.echo(json.dumps(asdict(report), ensure_ascii=False))
-        else:
-            for line in health_lines(report):
-                typer.echo(line)
+    report: MemoryHealth | None = None
+    with connected(config) as client:
+        if client is not None:
+            detail = client.memory_health().detail
+            report = _health_from(detail.model_dump()) if detail is not None else None
+    if client is None:
+        with opened(config) as memory:
+            report = memory.health()
+    if report is None:
+        typer.echo("memory is disabled on the server (memory.enabled is false)")
+        return
+    if as_json:
+        typer.echo(json.dumps(asdict(report), ensure_ascii=False))
+    else:
+        for line in health_lines(report):
+            typer.echo(line)
+
+
+def _health_from(detail: dict[str, Any]) -> MemoryHealth:
+    """The server's health answer as the report this process would have made."""
+    from shiyi.index.cache_stats import CacheRate
+    from shiyi.memory.lifecycle.health import MemoryHealth
+
+    caches = [CacheRate(**rate) for rate in detail.pop("caches", [])]
+    return MemoryHealth(**detail, caches=caches)
 
 
 @memory_app.command("history")

@@ -27,6 +27,7 @@ from shiyi.interfaces.server.console_routes import router as console_router
 from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.errors import install_error_handlers
 from shiyi.interfaces.server.identity import Caller
+from shiyi.interfaces.server.knowledge_routes import close_knowledge, install_knowledge
 from shiyi.interfaces.server.memory_routes import router as memory_router
 from shiyi.interfaces.server.script_routes import router as script_router
 from shiyi.interfaces.server.security import install_security
@@ -162,6 +163,7 @@ def create_app(service: AgentService) -> FastAPI:
         try:
             yield
         finally:
+            close_knowledge(app)
             service.close()
 
     app = FastAPI(title="shiyi", version=__version__, lifespan=lifespan)
@@ -173,5 +175,6 @@ def create_app(service: AgentService) -> FastAPI:
     app.include_router(console_router, responses=_ERRORS)  # before /v1/memory/{memory_id}
     app.include_router(memory_router, responses=_ERRORS)
     app.include_router(script_router, responses=_ERRORS)
+    install_knowledge(app, service)
     install_page(app)
     return app

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from shiyi.index.cache_stats import CacheRate, rate_text, snapshot
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.protocol import MemoryStore
 
@@ -35,6 +36,8 @@ class MemoryHealth:
     jobs_pending: int = 0
     """Queued or running background jobs."""
     jobs_failed: int = 0
+    caches: list[CacheRate] = field(default_factory=list)
+    """Hits and misses of this process's caches since it started."""
 
 
 def collect_health(store: MemoryStore, jobs: JobQueue) -> MemoryHealth:
@@ -53,6 +56,7 @@ def collect_health(store: MemoryStore, jobs: JobQueue) -> MemoryHealth:
         jobs_failed=sum(row.count for row in jobs.summary() if row.status == "failed"),
     )
     _add_fact_groups(health, store.fact_groups())
+    health.caches = snapshot()
     return health
 
 
@@ -101,6 +105,7 @@ def health_lines(health: MemoryHealth) -> list[str]:
         ("jobs pending", str(health.jobs_pending)),
         ("jobs failed", str(health.jobs_failed)),
     ]
+    rows += [(f"cache {rate.name}", rate_text(rate)) for rate in health.caches]
     return [f"{name:<20} {value}" for name, value in rows]
 
 

@@ -36,19 +36,21 @@ function query(params) {
   return text ? `?${text}` : "";
 }
 
-export async function api(method, path, { params, body, retried = false } = {}) {
+// `raw` (a File or Blob) is sent as the body itself: an upload's bytes.
+export async function api(method, path, { params, body, raw, retried = false } = {}) {
   const headers = { accept: "application/json" };
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
+  if (raw !== undefined) headers["content-type"] = "application/octet-stream";
   const response = await fetch(path + query(params), {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body),
   });
   if (response.status === 401 && !retried && askToken) {
     asking = asking || askToken().finally(() => (asking = null));
-    if (await asking) return api(method, path, { params, body, retried: true });
+    if (await asking) return api(method, path, { params, body, raw, retried: true });
   }
   if (response.status === 204) return null;
   let data = null;

@@ -1,6 +1,8 @@
 // The memory page: health panel, tabs, search and filters, memory cards, edit/delete,
 // expired clean-up, conflict resolution, entity view and session timelines.
 import { ApiError, Memory, hasToken, onTokenNeeded, setToken } from "./api.js";
+import { loadCaches } from "./caches.js";
+import { installKnowledge, loadKnowledge } from "./knowledge.js";
 import { installTimeline, loadSessions } from "./timeline.js";
 import { FAMILIES, age, card, factText, familyOf, h, percent, when } from "./ui.js";
 
@@ -107,6 +109,7 @@ function selectTab(tab, focus = false) {
   $("#sessions").hidden = state.tab !== "sessions";
   $("#status").textContent = "";
   if (state.tab === "sessions") loadSessions().catch(showError);
+  else if (state.tab === "knowledge") loadKnowledge().catch(showError);
   else if (!special) refresh().catch(showError);
 }
 
@@ -421,5 +424,7 @@ async function openEntity(name, opener) {
 // --- start ----------------------------------------------------------------------------------
 
 installTimeline(showError);
+installKnowledge();
 loadOverview().catch(showError);
+loadCaches().catch(showError);
 refresh().catch(showError);

@@ -1,0 +1,164 @@
+"""``/v1/knowledge`` on a real server: list, search, add by path or upload, re-index and
+remove; paths outside the workspace and protected files are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from pydantic import SecretStr
+
+from shiyi.config.settings import ServerUser
+from tests.interfaces.server.conftest import LiveFactory
+
+GUIDE = """# Guide
+
+Intro to the platform.
+
+## Deploying
+
+Ship with the blue-green pipeline.
+
+### Rollback
+
+To roll back a kubernetes release run helm rollback with the previous revision.
+"""
+
+
+def write_guide(workspace: Path) -> Path:
+    path = workspace / "docs" / "guide.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(GUIDE, encoding="utf-8")
+    return path
+
+
+def documents(client: httpx.Client) -> list[dict[str, object]]:
+    listing = client.get("/v1/knowledge")
+    assert listing.status_code == 200, listing.text
+    return list(listing.json()["documents"])
+
+
+def error(response: httpx.Response, status: int) -> str:
+    assert response.status_code == status, response.text
+    return str(response.json()["error"]["message"])
+
+
+def test_empty_until_a_document_is_added(live: LiveFactory) -> None:
+    listing = live().client.get("/v1/knowledge").json()
+    assert listing == {"exists": False, "documents": []}
+
+
+def test_add_a_workspace_directory_list_and_search_it(live: LiveFactory, workspace: Path) -> None:
+    guide = write_guide(workspace)
+    server = live()
+    added = server.client.post("/v1/knowledge/paths", json={"path": "docs"})
+    assert added.status_code == 200, added.text
+    assert added.json()["added"] == [str(guide.resolve())] and added.json()["chunks"] >= 1
+
+    [doc] = documents(server.client)
+    assert doc["shown"] == "docs/guide.md" and doc["title"] == "Guide"
+    assert doc["bytes"] == len(GUIDE.encode()) and doc["sections"] == 3
+    assert doc["chunks"] >= 1 and doc["added_at"] > 0 and doc["missing"] is False
+
+    found = server.client.get("/v1/knowledge/search", params={"q": "helm rollback revision"})
+    assert found.status_code == 200, found.text
+    top = found.json()["passages"][0]
+    assert top["heading_path"] == "Guide › Deploying › Rollback"
+    assert "helm rollback" in top["chunk"] and top["chunk"] in top["text"]
+    assert top["doc_id"] == doc["id"]
+
+
+def test_paths_outside_the_workspace_or_protected_are_refused(
+    live: LiveFactory, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Secret\n\nnot for the knowledge base\n", encoding="utf-8")
+    (workspace / ".env").write_text("API_KEY=hunter2\n", encoding="utf-8")
+    docs = write_guide(workspace).parent
+    (docs / "shiyi.yaml").write_text("server:\n  token: hunter2\n", encoding="utf-8")
+    (docs / "leak.md").symlink_to(outside)
+    server = live()
+    post = server.client.post
+    assert "outside the workspace" in error(
+        post("/v1/knowledge/paths", json={"path": "../outside.md"}), 409
+    )
+    assert "outside the workspace" in error(
+        post("/v1/knowledge/paths", json={"path": str(outside)}), 409
+    )
+    assert "protected" in error(post("/v1/knowledge/paths", json={"path": ".env"}), 409)
+    assert "protected" in error(post("/v1/knowledge/paths", json={"path": "docs/shiyi.yaml"}), 409)
+
+    added = post("/v1/knowledge/paths", json={"path": "docs"}).json()
+    assert [Path(p).name for p in added["added"]] == ["guide.md"]  # no yaml, no link out
+    found = server.client.get("/v1/knowledge/search", params={"q": "hunter2 secret"}).json()
+    assert all("hunter2" not in p["text"] and "Secret" not in p["text"] for p in found["passages"])
+
+
+def test_upload_reindex_and_remove(live: LiveFactory) -> None:
+    server = live()
+    put = server.client.put
+    body = b"# Notes\n\nThe espresso machine needs descaling every month.\n"
+    uploaded = put("/v1/knowledge/uploads/notes.md", content=body)
+    assert uploaded.status_code == 200, uploaded.text
+    [doc] = documents(server.client)
+    assert doc["shown"].endswith("uploads/notes.md") and doc["bytes"] == len(body)
+    stored = Path(str(doc["path"]))
+    assert stored.read_bytes() == body
+
+    stored.write_text("# Notes\n\nThe grinder burrs are replaced yearly.\n", encoding="utf-8")
+    again = server.client.post(f"/v1/knowledge/{doc['id']}/reindex")
+    assert again.status_code == 200 and again.json()["updated"] == [str(stored)]
+    hits = server.client.get("/v1/knowledge/search", params={"q": "grinder burrs"}).json()
+    assert "grinder burrs" in hits["passages"][0]["chunk"]
+
+    removed = server.client.delete(f"/v1/knowledge/{doc['id']}")
+    assert removed.status_code == 200 and removed.json()["removed"][0]["id"] == doc["id"]
+    assert documents(server.client) == [] and not stored.exists()
+    assert error(server.client.delete(f"/v1/knowledge/{doc['id']}"), 404)
+
+
+def test_uploads_must_be_plain_names_of_readable_types_within_the_body_limit(
+    live: LiveFactory,
+) -> None:
+    server = live(max_body_bytes=2048)
+    put = server.client.put
+    for name in (".env", "tool.exe", "..%2Fescape.md", "a%5Cb.md"):
+        refused = put(f"/v1/knowledge/uploads/{name}", content=b"A=1")
+        assert refused.status_code in (404, 422), (name, refused.text)  # never stored
+    assert "empty" in error(put("/v1/knowledge/uploads/a.md", content=b""), 400)
+    too_big = put("/v1/knowledge/uploads/big.md", content=b"# Big\n\n" + b"x" * 4096)
+    assert too_big.status_code == 413
+    assert server.client.get("/v1/knowledge").json()["exists"] is False
+
+
+def test_only_workspace_writers_change_the_shared_base(live: LiveFactory, workspace: Path) -> None:
+    write_guide(workspace)
+    users = [ServerUser(token=SecretStr("tok-intern"), user_id="ann", agent_id="intern")]
+    server = live(token=SecretStr("tok-owner"), users=users)
+    intern = httpx.Client(
+        base_url=server.url, headers={"authorization": "Bearer tok-intern"}, timeout=20
+    )
+    owner = httpx.Client(
+        base_url=server.url, headers={"authorization": "Bearer tok-owner"}, timeout=20
+    )
+    with intern, owner:
+        refused = intern.post("/v1/knowledge/paths", json={"path": "docs"})
+        assert "workspace_writers" in error(refused, 400)
+        assert owner.post("/v1/knowledge/paths", json={"path": "docs"}).status_code == 200
+        assert len(documents(intern)) == 1  # reading is for every caller
+        assert server.client.get("/v1/knowledge").status_code == 401  # no token
+
+
+def test_upload_names_are_checked_again_on_the_server() -> None:
+    """The route's pattern is the first line; the name check behind it holds alone too."""
+    import pytest
+
+    from shiyi.config import load_settings
+    from shiyi.errors import ShiyiError
+    from shiyi.interfaces.server.knowledge_routes import upload_path
+
+    settings = load_settings()
+    for name in ("../x.md", ".env", "a\\b.md", "tool.exe"):
+        with pytest.raises(ShiyiError):
+            upload_path(settings, name)
+    assert upload_path(settings, "notes.md") == settings.knowledge_dir / "uploads" / "notes.md"
