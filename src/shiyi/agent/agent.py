@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import Executor
 from contextlib import aclosing
 from typing import TYPE_CHECKING
@@ -90,6 +90,7 @@ class Agent:
         assert self.builder.summaries is not None
         self.summarizer = Summarizer(summary_model, self.builder.summaries)
         self._active: dict[str, RunLoop] = {}
+        self._closed = False
         self._run_lock = asyncio.Lock()
         self.before_run: Callable[[], Awaitable[None]] | None = None
         """Awaited after ``routed`` and before the run's set-up: a server uses it to send every
@@ -191,7 +192,7 @@ class Agent:
             run.cancel()
         return bool(targets)
 
-    async def send(self, message: str, run_id: str | None = None) -> AsyncIterator[Event]:
+    async def send(self, message: str, run_id: str | None = None) -> AsyncGenerator[Event, None]:
         """Route ``message`` (seed 002) and stream what follows; the first event is ``routed``.
 
         With ``run_id``: join that run if it is active here; if it has ended, start a new
@@ -227,8 +228,11 @@ class Agent:
             run = await self._open_run(message, run_id, seed)
             self._active[run.run_id] = run
             try:
-                async for event in run.events():
-                    yield event
+                # Closed with this stream: left to the garbage collector, the run would end
+                # (and write to the session log) after the app closed.
+                async with aclosing(run.events()) as events:
+                    async for event in events:
+                        yield event
             finally:
                 self._active.pop(run.run_id, None)
                 self._summarize_later()
@@ -304,7 +308,7 @@ class Agent:
     def _summarize_later(self) -> None:
         """Summaries the last request lacked are computed after the reply, off its path."""
         context = self._context
-        if context is None or context.last is None:
+        if context is None or context.last is None or self._closed:
             return
         if not (context.last.pending_blocks or context.last.digest_source):
             return
@@ -386,6 +390,9 @@ class Agent:
 
     def close(self) -> None:
         self.cancel()
+        for run in list(self._active.values()):  # a consumer stopped reading and never closed
+            run.detach("the agent closed while the run was streaming")
+        self._closed = True
         self._consolidate()
         for task in list(self._background):
             task.cancel()
