@@ -162,8 +162,18 @@ class ForgetOut(BaseModel):
 
 
 class FactIn(_In):
+    """What ``shiyi memory add`` takes: the memory, its kind, the slot it sets and who may
+    read it (written as the caller's; ``workspace`` needs a workspace writer)."""
+
     text: str = Field(min_length=1, max_length=100_000)
     kind: FactKind = "semantic"
+    key: str = Field(
+        default="",
+        max_length=200,
+        description="The slot it sets, e.g. 'lives in': a new value supersedes the old one.",
+    )
+    scope: Scope = Field(default="user", description="user, agent or workspace (shared).")
+    confidence: float = Field(default=1.0, ge=0, le=1)
 
 
 class FactPatch(_In):
@@ -229,6 +239,12 @@ class FactDetail(FactOut):
     access_count: int
     trigger: str
     steps: list[str]
+
+
+class FactHistory(BaseModel):
+    """Every version of a fact slot the caller may see, oldest first."""
+
+    facts: list[FactDetail]
 
 
 class FactPage(BaseModel):

@@ -116,9 +116,7 @@ def add(
         fail(f"--scope {scope!r} is not a scope; use user, agent or workspace")
     with connected(config) as client:
         if client is not None:
-            if key or scope != "user":
-                fail("--key and --scope are not available through a running service yet")
-            return remote.add(client, text, kind)
+            return remote.add(client, text, kind, key, scope)
     with opened(config) as memory:
         fact = memory.remember(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
         memory.worker.drain(timeout=60)
@@ -324,6 +322,9 @@ def health(
 
     from shiyi.memory.lifecycle.health import health_lines
 
+    with connected(config) as client:
+        if client is not None:
+            return remote.health(client, as_json)
     with opened(config) as memory:
         report = memory.health()
         if as_json:
@@ -344,18 +345,15 @@ def history(
 
     if not key and not entity:
         fail("give --key SLOT and/or --entity NAME (see `shiyi memory search` for fact keys)")
+    with connected(config) as client:
+        if client is not None:
+            return remote.history(client, key, entity)
     with opened(config) as memory:
         facts = memory.history(key=key, entity=entity)
         if not facts:
             typer.echo("no facts for that slot")
         for fact in facts:
-            since = _day(fact.valid_from or fact.created_at)
-            until = _day(fact.valid_to) if fact.valid_to else "now"
-            typer.echo(f"{since} → {until:<10}  {fact.status:<10}  {fact.text}  ({fact.id})")
-
-
-def _day(ts: float) -> str:
-    return time.strftime("%Y-%m-%d", time.localtime(ts))
+            typer.echo(remote.history_line(fact))
 
 
 @memory_app.command("jobs")

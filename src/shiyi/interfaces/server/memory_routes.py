@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Query
 
 from shiyi.api.schemas import (
     EventOut,
+    FactHistory,
     FactIn,
     FactOut,
     FactPatch,
@@ -19,11 +20,11 @@ from shiyi.api.schemas import (
     MemoryHealth,
     MemoryHits,
 )
-from shiyi.errors import Conflict, NotFound
+from shiyi.errors import Conflict, NotFound, ShiyiError
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
-from shiyi.interfaces.server.wire import event_out, fact_out, health_detail, hit_out
+from shiyi.interfaces.server.wire import event_out, fact_detail, fact_out, health_detail, hit_out
 from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
@@ -51,7 +52,30 @@ async def search(
 async def remember(service: Service, who: Caller, body: FactIn) -> FactOut:
     """Remember a fact explicitly (long term, full confidence), like the remember tool."""
     memory = require_memory(service, who)
-    return fact_out(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
+    fact = await asyncio.to_thread(
+        memory.remember,
+        body.text,
+        kind=body.kind,
+        key=body.key,
+        scope=body.scope,
+        confidence=body.confidence,
+    )
+    return fact_out(fact)
+
+
+@router.get("/history", response_model=FactHistory)
+async def history(
+    service: Service,
+    who: Caller,
+    key: Annotated[str, Query(max_length=200)] = "",
+    entity: Annotated[str, Query(max_length=200)] = "",
+) -> FactHistory:
+    """Every version of a fact slot (by ``key`` and/or ``entity``) the caller may see, oldest
+    first: what was true when, and what replaced it."""
+    if not key and not entity:
+        raise ShiyiError("give key and/or entity (GET /v1/memory/search shows fact keys)")
+    facts = await asyncio.to_thread(require_memory(service, who).history, key=key, entity=entity)
+    return FactHistory(facts=[fact_detail(fact) for fact in facts])
 
 
 @router.get("/expand", response_model=MemoryEvents)
