@@ -26,6 +26,7 @@ from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolChoice
 from shiyi.sessions.log import SessionInfo, SessionLog, SessionOwner, new_id
+from shiyi.sessions.run_files import runs_root, write_run_file
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
@@ -237,6 +238,7 @@ class Agent:
                 self._active.pop(run.run_id, None)
                 self._summarize_later()
                 self._archive(run)
+                self._write_run_file(run)
 
     def _archive(self, run: RunLoop) -> None:
         """Queue the finished run's archive (an anchored episodic memory); never raises."""
@@ -246,6 +248,16 @@ class Agent:
             self.memory.archive_run(run.run_id, run.goal, run.status)
         except Exception:
             log.exception("could not queue the archive of run %s", run.run_id)
+
+    def _write_run_file(self, run: RunLoop) -> None:
+        """The finished run as a readable file under the data dir; never raises.  Runs after
+        the last event went out: the reader already has the whole reply."""
+        if run.status is None:
+            return
+        try:
+            write_run_file(self.log, runs_root(self.settings.data_dir), run.run_id)
+        except (OSError, StorageError) as exc:  # a full disk or a closed log: not the reply's
+            log.warning("could not write the file of run %s: %s", run.run_id, exc)
 
     def _consolidate(self) -> None:
         """Queue the current session's consolidation (at session end and on /new)."""
