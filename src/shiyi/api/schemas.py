@@ -241,6 +241,35 @@ class FactDetail(FactOut):
     steps: list[str]
 
 
+class JobCount(BaseModel):
+    kind: str
+    status: str
+    count: int
+
+
+class FailedJobOut(BaseModel):
+    id: int
+    kind: str
+    attempts: int
+    last_error: str
+    updated_at: float
+
+
+class MemoryJobs(BaseModel):
+    """The background queue, store-wide; failed jobs' errors only for the server's own
+    (configured) identity: an error can quote another user's text."""
+
+    summary: list[JobCount]
+    failed: list[FailedJobOut]
+    ready: int = Field(
+        default=0, description="Pending jobs due now, plus running ones (deferred ones wait)."
+    )
+
+
+class JobsRetried(BaseModel):
+    requeued: int
+
+
 class FactHistory(BaseModel):
     """Every version of a fact slot the caller may see, oldest first."""
 

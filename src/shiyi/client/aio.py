@@ -14,8 +14,10 @@ from shiyi.api.schemas import (
     FactOut,
     ForgetOut,
     Health,
+    JobsRetried,
     MemoryHealth,
     MemoryHitOut,
+    MemoryJobs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -136,6 +138,16 @@ class AsyncClient:
         self, text: str, *, kind: str = "semantic", key: str = "", scope: str = "user"
     ) -> FactOut:
         return await self._call(calls.memory_add(text, kind, key, scope))
+
+    async def memory_export(self) -> list[str]:
+        """Every event and fact the caller may see, as JSON lines."""
+        return await self._call(calls.memory_export())
+
+    async def memory_jobs(self) -> MemoryJobs:
+        return await self._call(calls.memory_jobs())
+
+    async def memory_retry_jobs(self) -> JobsRetried:
+        return await self._call(calls.memory_retry_jobs())
 
     async def memory_history(self, *, key: str = "", entity: str = "") -> list[FactDetail]:
         """Every version of a fact slot, oldest first."""

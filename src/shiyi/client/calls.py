@@ -19,10 +19,12 @@ from shiyi.api.schemas import (
     FactOut,
     ForgetOut,
     Health,
+    JobsRetried,
     MemoryEvents,
     MemoryHealth,
     MemoryHitOut,
     MemoryHits,
+    MemoryJobs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -150,3 +152,15 @@ def memory_expand(anchor: str, window: int) -> Call[list[EventOut]]:
 
 def memory_health() -> Call[MemoryHealth]:
     return Call("GET", "/v1/memory/health", _model(MemoryHealth))
+
+
+def memory_export() -> Call[list[str]]:
+    return Call("GET", "/v1/memory/export", lambda body: body.decode("utf-8").splitlines())
+
+
+def memory_jobs() -> Call[MemoryJobs]:
+    return Call("GET", "/v1/memory/jobs", _model(MemoryJobs))
+
+
+def memory_retry_jobs() -> Call[JobsRetried]:
+    return Call("POST", "/v1/memory/jobs/retry", _model(JobsRetried))

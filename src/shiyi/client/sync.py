@@ -14,8 +14,10 @@ from shiyi.api.schemas import (
     FactOut,
     ForgetOut,
     Health,
+    JobsRetried,
     MemoryHealth,
     MemoryHitOut,
+    MemoryJobs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -140,6 +142,16 @@ class Client:
         self, text: str, *, kind: str = "semantic", key: str = "", scope: str = "user"
     ) -> FactOut:
         return self._call(calls.memory_add(text, kind, key, scope))
+
+    def memory_export(self) -> list[str]:
+        """Every event and fact the caller may see, as JSON lines."""
+        return self._call(calls.memory_export())
+
+    def memory_jobs(self) -> MemoryJobs:
+        return self._call(calls.memory_jobs())
+
+    def memory_retry_jobs(self) -> JobsRetried:
+        return self._call(calls.memory_retry_jobs())
 
     def memory_history(self, *, key: str = "", entity: str = "") -> list[FactDetail]:
         """Every version of a fact slot, oldest first."""

@@ -101,3 +101,12 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
         assert "no memory" in memory("show", berlin_id, ok=False).stderr
         history = memory("history", "--key", "lives in").stdout
         assert berlin_id not in history and paris_id in history
+
+        queue = memory("jobs", "--run").stdout
+        assert "ingest" in queue and "failed #" not in queue
+        exported = [json.loads(line) for line in memory("export").stdout.splitlines()]
+        said = [r["content"] for r in exported if r["node"] == "event"]
+        assert said[:2] == ["my cat is called Miso", "Noted: Miso the cat."]
+        facts = {r["id"]: r for r in exported if r["node"] == "fact"}
+        assert facts[paris_id]["value"] == "Paris" and berlin_id not in facts
+        assert memory("export", "--out", "all.jsonl").stdout.startswith(f"wrote {len(exported)}")

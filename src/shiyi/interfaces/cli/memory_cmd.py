@@ -279,17 +279,13 @@ def export(
 ) -> None:
     """Every event and fact the configured user and agent may see, as JSON lines (events
     oldest first, then facts)."""
-    from dataclasses import asdict
+    from shiyi.memory.export import export_lines
 
+    with connected(config) as client:
+        if client is not None:
+            return _write_lines(client.memory_export(), out)
     with opened(config) as memory:
-        who = memory.viewer
-        events = [e for e in memory.store.recent_events(10**9)[::-1] if who.sees(e)]
-        facts = [
-            f for f in memory.store.get_facts(memory.store.fact_ids(10**9)) if who.sees_fact(f)
-        ]
-        lines = [json.dumps({"node": "event", **asdict(e)}, ensure_ascii=False) for e in events]
-        lines += [json.dumps({"node": "fact", **asdict(f)}, ensure_ascii=False) for f in facts]
-        _write_lines(lines, out)
+        _write_lines(list(export_lines(memory.store, memory.viewer)), out)
 
 
 def _write_lines(lines: list[str], out: Path | None) -> None:
@@ -363,6 +359,9 @@ def jobs(
     config: ConfigOption = None,
 ) -> None:
     """The background queue: what is pending, running, done or failed (with errors)."""
+    with connected(config) as client:
+        if client is not None:
+            return remote.jobs(client, retry, run)
     with opened(config) as memory:
         if retry:
             typer.echo(f"re-queued {memory.jobs.retry_failed()} failed jobs")

@@ -141,3 +141,23 @@ def history_line(fact: FactRecord) -> str:
 
 def _day(ts: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(ts))
+
+
+def jobs(client: Client, retry: bool, run: bool) -> None:
+    """Like the local command; ``--run`` waits until the service's worker (which processes
+    jobs anyway) has done every job that is due; deferred ones keep their turn there."""
+    if retry:
+        typer.echo(f"re-queued {client.memory_retry_jobs().requeued} failed jobs")
+    queue = client.memory_jobs()
+    deadline = time.monotonic() + 3600
+    while run and queue.ready:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+        queue = client.memory_jobs()
+    for row in queue.summary:
+        typer.echo(f"{row.kind:<10} {row.status:<8} {row.count}")
+    for failed in queue.failed:
+        typer.echo(
+            f"failed #{failed.id} {failed.kind} after {failed.attempts}: {failed.last_error}"
+        )
