@@ -173,7 +173,6 @@ class FactIn(_In):
         description="The slot it sets, e.g. 'lives in': a new value supersedes the old one.",
     )
     scope: Scope = Field(default="user", description="user, agent or workspace (shared).")
-    confidence: float = Field(default=1.0, ge=0, le=1)
 
 
 class FactPatch(_In):

@@ -25,7 +25,7 @@ from shiyi.api.schemas import (
     MemoryHits,
     MemoryJobs,
 )
-from shiyi.errors import Conflict, NotFound, ShiyiError
+from shiyi.errors import Conflict, NotFound
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
@@ -64,7 +64,6 @@ async def remember(service: Service, who: Caller, body: FactIn) -> FactOut:
         kind=body.kind,
         key=body.key,
         scope=body.scope,
-        confidence=body.confidence,
     )
     return fact_out(fact)
 
@@ -78,9 +77,12 @@ async def history(
 ) -> FactHistory:
     """Every version of a fact slot (by ``key`` and/or ``entity``) the caller may see, oldest
     first: what was true when, and what replaced it."""
-    if not key and not entity:
-        raise ShiyiError("give key and/or entity (GET /v1/memory/search shows fact keys)")
-    facts = await asyncio.to_thread(require_memory(service, who).history, key=key, entity=entity)
+    memory = require_memory(service, who)
+    # Nothing asked, or a name no memory knows: no versions.  Not an error naming the
+    # entity, which would tell one user which names another user's memories hold.
+    if (not key and not entity) or (entity and not memory.store.find_entities([entity])):
+        return FactHistory(facts=[])
+    facts = await asyncio.to_thread(memory.history, key=key, entity=entity)
     return FactHistory(facts=[fact_detail(fact) for fact in facts])
 
 
