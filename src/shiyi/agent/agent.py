@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import Executor
 from contextlib import aclosing
 from typing import TYPE_CHECKING
@@ -27,6 +27,7 @@ from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolChoice
 from shiyi.sessions.log import SessionInfo, SessionLog, SessionOwner, new_id
+from shiyi.sessions.run_files import runs_root, write_run_file
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
@@ -95,6 +96,7 @@ class Agent:
         assert self.builder.summaries is not None
         self.summarizer = Summarizer(summary_model, self.builder.summaries)
         self._active: dict[str, RunLoop] = {}
+        self._closed = False
         self._run_lock = asyncio.Lock()
         self.before_run: Callable[[], Awaitable[None]] | None = None
         """Awaited after ``routed`` and before the run's set-up: a server uses it to send every
@@ -196,7 +198,7 @@ class Agent:
             run.cancel()
         return bool(targets)
 
-    async def send(self, message: str, run_id: str | None = None) -> AsyncIterator[Event]:
+    async def send(self, message: str, run_id: str | None = None) -> AsyncGenerator[Event, None]:
         """Route ``message`` (seed 002) and stream what follows; the first event is ``routed``.
 
         With ``run_id``: join that run if it is active here; if it has ended, start a new
@@ -232,12 +234,16 @@ class Agent:
             run = await self._open_run(message, run_id, seed)
             self._active[run.run_id] = run
             try:
-                async for event in run.events():
-                    yield event
+                # Closed with this stream: left to the garbage collector, the run would end
+                # (and write to the session log) after the app closed.
+                async with aclosing(run.events()) as events:
+                    async for event in events:
+                        yield event
             finally:
                 self._active.pop(run.run_id, None)
                 self._summarize_later()
                 self._archive(run)
+                self._write_run_file(run)
 
     def _archive(self, run: RunLoop) -> None:
         """Queue the finished run's archive (an anchored episodic memory); never raises."""
@@ -247,6 +253,16 @@ class Agent:
             self.memory.archive_run(run.run_id, run.goal, run.status)
         except Exception:
             log.exception("could not queue the archive of run %s", run.run_id)
+
+    def _write_run_file(self, run: RunLoop) -> None:
+        """The finished run as a readable file under the data dir; never raises.  Runs after
+        the last event went out: the reader already has the whole reply."""
+        if run.status is None:
+            return
+        try:
+            write_run_file(self.log, runs_root(self.settings.data_dir), run.run_id)
+        except (OSError, StorageError) as exc:  # a full disk or a closed log: not the reply's
+            log.warning("could not write the file of run %s: %s", run.run_id, exc)
 
     def _consolidate(self) -> None:
         """Queue the current session's consolidation (at session end and on /new)."""
@@ -309,7 +325,7 @@ class Agent:
     def _summarize_later(self) -> None:
         """Summaries the last request lacked are computed after the reply, off its path."""
         context = self._context
-        if context is None or context.last is None:
+        if context is None or context.last is None or self._closed:
             return
         if not (context.last.pending_blocks or context.last.digest_source):
             return
@@ -419,6 +435,9 @@ class Agent:
 
     def close(self) -> None:
         self.cancel()
+        for run in list(self._active.values()):  # a consumer stopped reading and never closed
+            run.detach("the agent closed while the run was streaming")
+        self._closed = True
         self._consolidate()
         for task in list(self._background):
             task.cancel()

@@ -13,7 +13,8 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import TypeAlias, TypeVar
 
@@ -134,6 +135,7 @@ class RunLoop:
         self.iterations = 0
         self.usage = Usage()
         self.status: RunStatus | None = None
+        self._detached = False
 
     # --- control from outside --------------------------------------------------------------
 
@@ -155,6 +157,13 @@ class RunLoop:
         self._cancel_reason = self._cancel_reason or reason
         self._finish("cancelled", self._cancel_reason)
 
+    def detach(self, reason: str) -> None:
+        """End the run now, as its agent closes while a consumer still holds its stream:
+        what the abandoned stream does when it is finalised later must write nothing, since
+        the session log is closed by then."""
+        self.abandon(reason)
+        self._detached = True
+
     def cancel(self, reason: str = "cancelled by the user") -> None:
         if self._cancel_reason is None:
             self._cancel_reason = reason
@@ -167,7 +176,7 @@ class RunLoop:
 
     # --- the loop --------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[Event]:
+    async def events(self) -> AsyncGenerator[Event, None]:
         status: RunStatus = "failed"
         detail = ""
         yield RunStart(run_id=self.run_id, session_id=self.session_id, goal=self.goal)
@@ -181,11 +190,14 @@ class RunLoop:
                 for injected in self._drain_inbox():
                     yield injected
                 reply = Message("assistant")
-                async for event in self._model_turn():
-                    if isinstance(event, Message):
-                        reply = event
-                    else:
-                        yield event
+                # Closed with this stream, not left to the garbage collector: a finaliser
+                # running after the agent closed would write to a closed session log.
+                async with aclosing(self._model_turn()) as turn:
+                    async for event in turn:
+                        if isinstance(event, Message):
+                            reply = event
+                        else:
+                            yield event
                 if not reply.tool_calls:
                     if self._inbox and self.iterations < self._limits.max_iterations:
                         continue  # the user added something while the model answered
@@ -197,8 +209,9 @@ class RunLoop:
                         )
                     status, detail = "completed", ""
                     break
-                async for event in self._tool_turn(reply.tool_calls):
-                    yield event
+                async with aclosing(self._tool_turn(reply.tool_calls)) as tools:
+                    async for event in tools:
+                        yield event
         except _Stop as stop:
             status, detail = stop.status, stop.detail
         except ModelError as exc:
@@ -248,6 +261,9 @@ class RunLoop:
         return events
 
     def _record(self, message: Message) -> None:
+        if self._detached:
+            log.debug("run %s ended with its agent; not recording a %s", self.run_id, message.role)
+            return
         self._transcript.append(message, run_id=self.run_id, iteration=self.iterations)
 
     def _closing(self, status: RunStatus) -> list[Event]:
@@ -278,7 +294,7 @@ class RunLoop:
 
     # --- one model call --------------------------------------------------------------------
 
-    async def _model_turn(self) -> AsyncIterator[Event | Message]:
+    async def _model_turn(self) -> AsyncGenerator[Event | Message, None]:
         """Stream one reply; yields events, then the assembled (logged) assistant message."""
         self._check_cancelled()
         if self._offload is None:
@@ -334,7 +350,7 @@ class RunLoop:
 
     # --- tool calls ------------------------------------------------------------------------
 
-    async def _tool_turn(self, calls: tuple[ToolCall, ...]) -> AsyncIterator[Event]:
+    async def _tool_turn(self, calls: tuple[ToolCall, ...]) -> AsyncGenerator[Event, None]:
         for call in calls:
             yield ToolCallEvent(call_id=call.id, name=call.name, args=_try_parse(call.arguments))
         repeated = self._note_repeats(calls)

@@ -162,8 +162,17 @@ class ForgetOut(BaseModel):
 
 
 class FactIn(_In):
+    """What ``shiyi memory add`` takes: the memory, its kind, the slot it sets and who may
+    read it (written as the caller's; ``workspace`` needs a workspace writer)."""
+
     text: str = Field(min_length=1, max_length=100_000)
     kind: FactKind = "semantic"
+    key: str = Field(
+        default="",
+        max_length=200,
+        description="The slot it sets, e.g. 'lives in': a new value supersedes the old one.",
+    )
+    scope: Scope = Field(default="user", description="user, agent or workspace (shared).")
 
 
 class FactPatch(_In):
@@ -242,6 +251,41 @@ class FactDetail(FactOut):
     access_count: int
     trigger: str
     steps: list[str]
+
+
+class JobCount(BaseModel):
+    kind: str
+    status: str
+    count: int
+
+
+class FailedJobOut(BaseModel):
+    id: int
+    kind: str
+    attempts: int
+    last_error: str
+    updated_at: float
+
+
+class MemoryJobs(BaseModel):
+    """The background queue, store-wide; failed jobs' errors only for the server's own
+    (configured) identity: an error can quote another user's text."""
+
+    summary: list[JobCount]
+    failed: list[FailedJobOut]
+    ready: int = Field(
+        default=0, description="Pending jobs due now, plus running ones (deferred ones wait)."
+    )
+
+
+class JobsRetried(BaseModel):
+    requeued: int
+
+
+class FactHistory(BaseModel):
+    """Every version of a fact slot the caller may see, oldest first."""
+
+    facts: list[FactDetail]
 
 
 class FactPage(BaseModel):

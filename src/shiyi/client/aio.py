@@ -10,11 +10,14 @@ import httpx
 
 from shiyi.api.schemas import (
     EventOut,
+    FactDetail,
     FactOut,
     ForgetOut,
     Health,
+    JobsRetried,
     MemoryHealth,
     MemoryHitOut,
+    MemoryJobs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -132,8 +135,24 @@ class AsyncClient:
     async def memory_get(self, memory_id: str) -> EventOut | FactOut:
         return await self._call(calls.memory_get(memory_id))
 
-    async def memory_add(self, text: str, *, kind: str = "semantic") -> FactOut:
-        return await self._call(calls.memory_add(text, kind))
+    async def memory_add(
+        self, text: str, *, kind: str = "semantic", key: str = "", scope: str = "user"
+    ) -> FactOut:
+        return await self._call(calls.memory_add(text, kind, key, scope))
+
+    async def memory_export(self) -> list[str]:
+        """Every event and fact the caller may see, as JSON lines."""
+        return await self._call(calls.memory_export())
+
+    async def memory_jobs(self) -> MemoryJobs:
+        return await self._call(calls.memory_jobs())
+
+    async def memory_retry_jobs(self) -> JobsRetried:
+        return await self._call(calls.memory_retry_jobs())
+
+    async def memory_history(self, *, key: str = "", entity: str = "") -> list[FactDetail]:
+        """Every version of a fact slot, oldest first."""
+        return await self._call(calls.memory_history(key, entity))
 
     async def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
         return await self._call(calls.memory_update(memory_id, changes))

@@ -15,13 +15,17 @@ from pydantic import BaseModel, TypeAdapter
 
 from shiyi.api.schemas import (
     EventOut,
+    FactDetail,
+    FactHistory,
     FactOut,
     ForgetOut,
     Health,
+    JobsRetried,
     MemoryEvents,
     MemoryHealth,
     MemoryHitOut,
     MemoryHits,
+    MemoryJobs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -117,8 +121,18 @@ def memory_get(memory_id: str) -> Call[EventOut | FactOut]:
     return Call("GET", f"/v1/memory/{memory_id}", _MEMORY.validate_json)
 
 
-def memory_add(text: str, kind: str) -> Call[FactOut]:
-    return Call("POST", "/v1/memory", _model(FactOut), json={"text": text, "kind": kind})
+def memory_add(text: str, kind: str, key: str, scope: str) -> Call[FactOut]:
+    body = {"text": text, "kind": kind, "key": key, "scope": scope}
+    return Call("POST", "/v1/memory", _model(FactOut), json=body)
+
+
+def memory_history(key: str, entity: str) -> Call[list[FactDetail]]:
+    return Call(
+        "GET",
+        "/v1/memory/history",
+        lambda body: FactHistory.model_validate_json(body).facts,
+        params={"key": key, "entity": entity},
+    )
 
 
 def memory_update(memory_id: str, changes: dict[str, Any]) -> Call[FactOut]:
@@ -144,3 +158,15 @@ def memory_expand(anchor: str, window: int) -> Call[list[EventOut]]:
 
 def memory_health() -> Call[MemoryHealth]:
     return Call("GET", "/v1/memory/health", _model(MemoryHealth))
+
+
+def memory_export() -> Call[list[str]]:
+    return Call("GET", "/v1/memory/export", lambda body: body.decode("utf-8").splitlines())
+
+
+def memory_jobs() -> Call[MemoryJobs]:
+    return Call("GET", "/v1/memory/jobs", _model(MemoryJobs))
+
+
+def memory_retry_jobs() -> Call[JobsRetried]:
+    return Call("POST", "/v1/memory/jobs/retry", _model(JobsRetried))

@@ -10,11 +10,14 @@ import httpx
 
 from shiyi.api.schemas import (
     EventOut,
+    FactDetail,
     FactOut,
     ForgetOut,
     Health,
+    JobsRetried,
     MemoryHealth,
     MemoryHitOut,
+    MemoryJobs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -136,8 +139,24 @@ class Client:
     def memory_get(self, memory_id: str) -> EventOut | FactOut:
         return self._call(calls.memory_get(memory_id))
 
-    def memory_add(self, text: str, *, kind: str = "semantic") -> FactOut:
-        return self._call(calls.memory_add(text, kind))
+    def memory_add(
+        self, text: str, *, kind: str = "semantic", key: str = "", scope: str = "user"
+    ) -> FactOut:
+        return self._call(calls.memory_add(text, kind, key, scope))
+
+    def memory_export(self) -> list[str]:
+        """Every event and fact the caller may see, as JSON lines."""
+        return self._call(calls.memory_export())
+
+    def memory_jobs(self) -> MemoryJobs:
+        return self._call(calls.memory_jobs())
+
+    def memory_retry_jobs(self) -> JobsRetried:
+        return self._call(calls.memory_retry_jobs())
+
+    def memory_history(self, *, key: str = "", entity: str = "") -> list[FactDetail]:
+        """Every version of a fact slot, oldest first."""
+        return self._call(calls.memory_history(key, entity))
 
     def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
         return self._call(calls.memory_update(memory_id, changes))

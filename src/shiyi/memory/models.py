@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
 from shiyi.index.types import Scored as Scored  # memory code names it from here too
@@ -129,6 +129,16 @@ class FactRecord:
             steps = "; ".join(f"{i}. {step}" for i, step in enumerate(self.steps, start=1))
             return f"{base}{when}" + (f" steps: {steps}" if steps else "")
         return base
+
+
+def as_read_at(fact: FactRecord, now: float) -> FactRecord:
+    """``fact`` as a reader at ``now`` sees it: a short-term fact past ``expires_at`` is
+    expired even before the periodic sweep marks it so in the store (it ran every 60 s, and
+    until then expired facts were still recalled)."""
+    current = fact.status in ("active", "pending")
+    if current and fact.expires_at is not None and fact.expires_at <= now:
+        return replace(fact, status="expired")
+    return fact
 
 
 @dataclass(slots=True)

@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from shiyi.errors import StorageError
-from shiyi.memory.models import EventRecord, FactRecord, NodeKind, Scored
+from shiyi.memory.models import EventRecord, FactRecord, NodeKind, Scored, as_read_at
 from shiyi.memory.protocol import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -158,7 +159,8 @@ def _fetch(
     store: MemoryStore, event_ids: list[str], fact_ids: list[str]
 ) -> tuple[list[EventRecord], list[FactRecord]]:
     events = store.get_events(event_ids) if event_ids else []
-    return events, store.get_facts(fact_ids) if fact_ids else []
+    now = time.time()  # expired facts drop out here, whether or not the sweep ran yet
+    return events, [as_read_at(f, now) for f in store.get_facts(fact_ids)] if fact_ids else []
 
 
 def run_paths(

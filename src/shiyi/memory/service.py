@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from shiyi.config.settings import MemorySettings, Settings
@@ -22,7 +23,15 @@ from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, F
 from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
 from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
 from shiyi.memory.lifecycle.resolution import Mention
-from shiyi.memory.models import Anchor, EventRecord, FactKind, FactRecord, MemoryHit, Scope
+from shiyi.memory.models import (
+    Anchor,
+    EventRecord,
+    FactKind,
+    FactRecord,
+    MemoryHit,
+    Scope,
+    as_read_at,
+)
 from shiyi.memory.present import format_hits
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.result_cache import ResultCache, SearchKey, counting
@@ -411,7 +420,9 @@ class Memory:
         who = viewer or self.viewer
         found: list[EventRecord | FactRecord] = [*self.store.get_events([memory_id])]
         found += self.store.get_facts([memory_id]) if not found else []
-        return found[0] if found and who.sees(found[0]) else None
+        if not found or not who.sees(found[0]):
+            return None
+        return as_read_at(found[0], time.time()) if isinstance(found[0], FactRecord) else found[0]
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -440,6 +451,8 @@ class Memory:
         chosen = [
             f for f in facts if who.sees_fact(f) and (not key or normalize_key(f.key) == wanted)
         ]
+        now = time.time()
+        chosen = [as_read_at(f, now) for f in chosen]
         return sorted(chosen, key=lambda f: (f.valid_from or f.created_at, f.created_at))
 
     def sweep(self) -> list[str]:

@@ -70,7 +70,7 @@ def test_serve_subprocess_serves_two_cli_processes(cli: Cli) -> None:
         found = cli.run("memory", "search", "staging port", "--mode", "keyword")
         assert found.returncode == 0, found.stderr
         assert "The staging port is 6543" in found.stdout
-        refused = cli.run("memory", "export")
+        refused = cli.run("memory", "compact")  # rewrites files the server has open
         assert refused.returncode == 2 and f"pid {server.pid}" in refused.stderr
         assert "Traceback" not in refused.stderr
         second = cli.run("serve", "--port", "0")

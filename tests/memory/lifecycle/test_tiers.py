@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from tests.memory.lifecycle.conftest import MemoryFactory, extraction, fact, say, user_event
@@ -81,3 +82,22 @@ def test_sweep_runs_in_the_worker(open_memory: MemoryFactory) -> None:
     statuses = [f.status for f in memory.store.get_facts(memory.store.facts_by_status(
         ["active", "expired"], 5))]  # fmt: skip
     assert statuses == ["expired"]
+
+
+def test_a_fact_past_its_ttl_is_not_recalled_before_the_sweep(open_memory: MemoryFactory) -> None:
+    """Expiry is a read-time truth: the 60 s sweep only writes it down."""
+    memory = open_memory(extraction(facts=[fact("mood", "exhausted after the marathon")]))
+    say(memory, user_event(1, "exhausted after the marathon"))
+    [learned] = memory.store.get_facts(memory.store.facts_by_status(["active"], 5))
+    assert memory.search("exhausted marathon", limit=10)[0].id == learned.id
+    lapsed = dataclasses.replace(learned, tier="short", expires_at=time.time() - 1)
+    memory.store.upsert_facts([lapsed])  # its TTL has passed; no sweep has run
+
+    assert memory.store.get_facts([learned.id])[0].status == "active"  # stored: not swept yet
+    for mode in ("hybrid", "keyword", "semantic", "graph", "recent"):
+        assert learned.id not in {h.id for h in memory.search("exhausted marathon", mode=mode)}
+    assert learned.id not in {h.id for h in memory.prefetch("exhausted after the marathon")}
+    assert learned.text not in memory.query_text("exhausted marathon")  # the turn stays
+    shown = memory.get(learned.id)
+    assert shown is not None and shown.status == "expired"
+    assert [f.status for f in memory.history(key="mood")] == ["expired"]

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,7 +19,6 @@ from shiyi.interfaces.cli.memory_remote import connected
 
 if TYPE_CHECKING:
     from shiyi.memory.lifecycle.forget import ForgetPlan, Forgetter
-    from shiyi.memory.lifecycle.health import MemoryHealth
     from shiyi.memory.models import MemoryHit
     from shiyi.memory.service import Memory
 
@@ -117,9 +116,7 @@ def add(
         fail(f"--scope {scope!r} is not a scope; use user, agent or workspace")
     with connected(config) as client:
         if client is not None:
-            if key or scope != "user":
-                fail("--key and --scope are not available through a running service yet")
-            return remote.add(client, text, kind)
+            return remote.add(client, text, kind, key, scope)
     with opened(config) as memory:
         fact = memory.remember(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
         memory.worker.drain(timeout=60)
@@ -282,17 +279,13 @@ def export(
 ) -> None:
     """Every event and fact the configured user and agent may see, as JSON lines (events
     oldest first, then facts)."""
-    from dataclasses import asdict
+    from shiyi.memory.export import export_lines
 
+    with connected(config) as client:
+        if client is not None:
+            return _write_lines(client.memory_export(), out)
     with opened(config) as memory:
-        who = memory.viewer
-        events = [e for e in memory.store.recent_events(10**9)[::-1] if who.sees(e)]
-        facts = [
-            f for f in memory.store.get_facts(memory.store.fact_ids(10**9)) if who.sees_fact(f)
-        ]
-        lines = [json.dumps({"node": "event", **asdict(e)}, ensure_ascii=False) for e in events]
-        lines += [json.dumps({"node": "fact", **asdict(f)}, ensure_ascii=False) for f in facts]
-        _write_lines(lines, out)
+        _write_lines(list(export_lines(memory.store, memory.viewer)), out)
 
 
 def _write_lines(lines: list[str], out: Path | None) -> None:
@@ -327,31 +320,16 @@ def health(
 
     from shiyi.memory.lifecycle.health import health_lines
 
-    report: MemoryHealth | None = None
     with connected(config) as client:
         if client is not None:
-            detail = client.memory_health().detail
-            report = _health_from(detail.model_dump()) if detail is not None else None
-    if client is None:
-        with opened(config) as memory:
-            report = memory.health()
-    if report is None:
-        typer.echo("memory is disabled on the server (memory.enabled is false)")
-        return
-    if as_json:
-        typer.echo(json.dumps(asdict(report), ensure_ascii=False))
-    else:
-        for line in health_lines(report):
-            typer.echo(line)
-
-
-def _health_from(detail: dict[str, Any]) -> MemoryHealth:
-    """The server's health answer as the report this process would have made."""
-    from shiyi.index.cache_stats import CacheRate
-    from shiyi.memory.lifecycle.health import MemoryHealth
-
-    caches = [CacheRate(**rate) for rate in detail.pop("caches", [])]
-    return MemoryHealth(**detail, caches=caches)
+            return remote.health(client, as_json)
+    with opened(config) as memory:
+        report = memory.health()
+        if as_json:
+            typer.echo(json.dumps(asdict(report), ensure_ascii=False))
+        else:
+            for line in health_lines(report):
+                typer.echo(line)
 
 
 @memory_app.command("history")
@@ -365,18 +343,15 @@ def history(
 
     if not key and not entity:
         fail("give --key SLOT and/or --entity NAME (see `shiyi memory search` for fact keys)")
+    with connected(config) as client:
+        if client is not None:
+            return remote.history(client, key, entity)
     with opened(config) as memory:
         facts = memory.history(key=key, entity=entity)
         if not facts:
             typer.echo("no facts for that slot")
         for fact in facts:
-            since = _day(fact.valid_from or fact.created_at)
-            until = _day(fact.valid_to) if fact.valid_to else "now"
-            typer.echo(f"{since} → {until:<10}  {fact.status:<10}  {fact.text}  ({fact.id})")
-
-
-def _day(ts: float) -> str:
-    return time.strftime("%Y-%m-%d", time.localtime(ts))
+            typer.echo(remote.history_line(fact))
 
 
 @memory_app.command("jobs")
@@ -386,6 +361,9 @@ def jobs(
     config: ConfigOption = None,
 ) -> None:
     """The background queue: what is pending, running, done or failed (with errors)."""
+    with connected(config) as client:
+        if client is not None:
+            return remote.jobs(client, retry, run)
     with opened(config) as memory:
         if retry:
             typer.echo(f"re-queued {memory.jobs.retry_failed()} failed jobs")

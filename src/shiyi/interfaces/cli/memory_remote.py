@@ -6,6 +6,7 @@ Used when ``shiyi serve`` or ``shiyi chat`` has the store open (see
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ import typer
 if TYPE_CHECKING:  # imported lazily: `shiyi --help` must stay fast
     from shiyi.api.schemas import MemoryHitOut
     from shiyi.client import Client
+    from shiyi.memory.models import FactRecord
 
 
 @contextmanager
@@ -60,9 +62,10 @@ def search(
         typer.echo("No memories matched.")
 
 
-def add(client: Client, text: str, kind: str) -> None:
-    fact = client.memory_add(text, kind=kind)
-    typer.echo(f"remembered {fact.id} ({fact.kind}): {fact.value}")
+def add(client: Client, text: str, kind: str, key: str, scope: str) -> None:
+    fact = client.memory_add(text, kind=kind, key=key, scope=scope)
+    shown = f"{fact.key}: {fact.value}" if fact.key else fact.value  # FactRecord.text
+    typer.echo(f"remembered {fact.id} ({fact.kind}): {shown}")
 
 
 def show(client: Client, memory_id: str) -> None:
@@ -103,3 +106,65 @@ def forget(client: Client, ids: list[str]) -> None:
 def stats(client: Client) -> None:
     for name, value in client.memory_health().counts.items():
         typer.echo(f"{name:<18} {value}")
+
+
+def health(client: Client, as_json: bool) -> None:
+    from dataclasses import asdict
+
+    from shiyi.index.cache_stats import CacheRate
+    from shiyi.memory.lifecycle.health import MemoryHealth, health_lines
+
+    detail = client.memory_health().detail
+    if detail is None:
+        typer.echo("memory is disabled on the server (memory.enabled is false)")
+        return
+    fields = detail.model_dump()
+    # The server's answer as the report this process would have made (its caches' rates).
+    caches = [CacheRate(**rate) for rate in fields.pop("caches", [])]
+    report = MemoryHealth(**fields, caches=caches)
+    if as_json:
+        typer.echo(json.dumps(asdict(report), ensure_ascii=False))
+    else:
+        for line in health_lines(report):
+            typer.echo(line)
+
+
+def history(client: Client, key: str, entity: str) -> None:
+    from shiyi.memory.models import FactRecord
+
+    facts = client.memory_history(key=key, entity=entity)
+    if not facts:
+        typer.echo("no facts for that slot")
+    for fact in facts:
+        typer.echo(history_line(FactRecord(**fact.model_dump(exclude={"node"}))))
+
+
+def history_line(fact: FactRecord) -> str:
+    """One version of a fact slot: when it held, its status, its text."""
+    since = _day(fact.valid_from or fact.created_at)
+    until = _day(fact.valid_to) if fact.valid_to else "now"
+    return f"{since} → {until:<10}  {fact.status:<10}  {fact.text}  ({fact.id})"
+
+
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(ts))
+
+
+def jobs(client: Client, retry: bool, run: bool) -> None:
+    """Like the local command; ``--run`` waits until the service's worker (which processes
+    jobs anyway) has done every job that is due; deferred ones keep their turn there."""
+    if retry:
+        typer.echo(f"re-queued {client.memory_retry_jobs().requeued} failed jobs")
+    queue = client.memory_jobs()
+    deadline = time.monotonic() + 3600
+    while run and queue.ready:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+        queue = client.memory_jobs()
+    for row in queue.summary:
+        typer.echo(f"{row.kind:<10} {row.status:<8} {row.count}")
+    for failed in queue.failed:
+        typer.echo(
+            f"failed #{failed.id} {failed.kind} after {failed.attempts}: {failed.last_error}"
+        )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from contextlib import aclosing
 
 from shiyi.config import Settings
 from shiyi.events import Event, event_to_json
@@ -74,10 +75,13 @@ async def _run(settings: Settings, task: str, session: str | None, json_lines: b
     loop.add_signal_handler(signal.SIGTERM, agent.cancel)
     status = "failed"
     try:
-        async for event in agent.send(task):
-            _emit(event, printer, json_lines)
-            if event.type == "run_end":
-                status = event.status
+        # Closed here, before the app: a reader that went away (`| head`) ends the run now,
+        # while its session log is still open to record that.
+        async with aclosing(agent.send(task)) as events:
+            async for event in events:
+                _emit(event, printer, json_lines)
+                if event.type == "run_end":
+                    status = event.status
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)

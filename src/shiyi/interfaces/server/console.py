@@ -16,7 +16,7 @@ from typing import Literal
 
 from shiyi.errors import Conflict, NotFound
 from shiyi.memory.entities import normalize_name
-from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
+from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord, as_read_at
 from shiyi.memory.service import Memory
 
 SCAN_LIMIT = 5000
@@ -69,7 +69,8 @@ class FactListing:
 
 
 def visible_facts(memory: Memory, ids: Sequence[str]) -> list[FactRecord]:
-    return [f for f in memory.store.get_facts(ids) if memory.viewer.sees_fact(f)]
+    now = time.time()  # past its TTL it reads as expired, swept or not
+    return [as_read_at(f, now) for f in memory.store.get_facts(ids) if memory.viewer.sees_fact(f)]
 
 
 def list_facts(memory: Memory, wanted: FactFilter, limit: int, offset: int) -> FactListing:

@@ -8,22 +8,29 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.responses import StreamingResponse
 
 from shiyi.api.schemas import (
     EventOut,
+    FactHistory,
     FactIn,
     FactOut,
     FactPatch,
+    FailedJobOut,
     ForgetOut,
+    JobCount,
+    JobsRetried,
     MemoryEvents,
     MemoryHealth,
     MemoryHits,
+    MemoryJobs,
 )
 from shiyi.errors import Conflict, NotFound
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
-from shiyi.interfaces.server.wire import event_out, fact_out, health_detail, hit_out
+from shiyi.interfaces.server.wire import event_out, fact_detail, fact_out, health_detail, hit_out
+from shiyi.memory.export import export_lines
 from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
@@ -51,7 +58,32 @@ async def search(
 async def remember(service: Service, who: Caller, body: FactIn) -> FactOut:
     """Remember a fact explicitly (long term, full confidence), like the remember tool."""
     memory = require_memory(service, who)
-    return fact_out(await asyncio.to_thread(memory.remember, body.text, kind=body.kind))
+    fact = await asyncio.to_thread(
+        memory.remember,
+        body.text,
+        kind=body.kind,
+        key=body.key,
+        scope=body.scope,
+    )
+    return fact_out(fact)
+
+
+@router.get("/history", response_model=FactHistory)
+async def history(
+    service: Service,
+    who: Caller,
+    key: Annotated[str, Query(max_length=200)] = "",
+    entity: Annotated[str, Query(max_length=200)] = "",
+) -> FactHistory:
+    """Every version of a fact slot (by ``key`` and/or ``entity``) the caller may see, oldest
+    first: what was true when, and what replaced it."""
+    memory = require_memory(service, who)
+    # Nothing asked, or a name no memory knows: no versions.  Not an error naming the
+    # entity, which would tell one user which names another user's memories hold.
+    if (not key and not entity) or (entity and not memory.store.find_entities([entity])):
+        return FactHistory(facts=[])
+    facts = await asyncio.to_thread(memory.history, key=key, entity=entity)
+    return FactHistory(facts=[fact_detail(fact) for fact in facts])
 
 
 @router.get("/expand", response_model=MemoryEvents)
@@ -87,6 +119,40 @@ async def health(service: Service, who: Caller) -> MemoryHealth:
         active_runs=len(service.active_run_ids()),
         detail=health_detail(await asyncio.to_thread(memory.health)) if memory else None,
     )
+
+
+@router.get("/export", response_class=StreamingResponse)
+async def export(service: Service, who: Caller) -> StreamingResponse:
+    """Every event and fact the caller may see, as JSON lines (events oldest first, then
+    facts), like ``shiyi memory export``."""
+    memory = require_memory(service, who)
+    lines = await asyncio.to_thread(lambda: list(export_lines(memory.store, memory.viewer)))
+    return StreamingResponse((line + "\n" for line in lines), media_type="application/x-ndjson")
+
+
+@router.get("/jobs", response_model=MemoryJobs)
+async def jobs(service: Service, who: Caller) -> MemoryJobs:
+    """Background jobs by kind and status; the failed ones' errors for the configured
+    identity only."""
+    memory = require_memory(service, who)
+    failed = await asyncio.to_thread(memory.jobs.failed) if who.configured else []
+    rows = await asyncio.to_thread(memory.jobs.summary)
+    return MemoryJobs(
+        summary=[JobCount(kind=r.kind, status=r.status, count=r.count) for r in rows],
+        failed=[FailedJobOut.model_validate(f, from_attributes=True) for f in failed],
+        ready=memory.jobs.ready_count(),  # due now or running: what --run waits for
+    )
+
+
+@router.post("/jobs/retry", response_model=JobsRetried)
+async def retry_jobs(service: Service, who: Caller) -> JobsRetried:
+    """Queue failed jobs again (the configured identity only: the queue is store-wide)."""
+    memory = require_memory(service, who)
+    if not who.configured:
+        raise Conflict("only the server's own identity (server.token) may retry failed jobs")
+    requeued = await asyncio.to_thread(memory.jobs.retry_failed)
+    memory.worker.wake()
+    return JobsRetried(requeued=requeued)
 
 
 @router.get("/{memory_id}", response_model=EventOut | FactOut)

@@ -43,6 +43,7 @@ from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.sessions.log import SessionLog
+from shiyi.sessions.run_files import rewrite_run_files, runs_root
 
 Search = Callable[[str, int], list[MemoryHit]]
 _LOGGED_EVENT = re.compile(r"^ev_(\d+)_\d+$")
@@ -104,6 +105,8 @@ class ForgetReport:
     messages: int = 0
     log_sessions: int = 0
     summaries: int = 0
+    run_files: int = 0
+    """Readable run files rendered again (or removed) without the forgotten messages."""
     archives: int = 0
     """Run archives among ``facts``: episodic memories quoting a forgotten message."""
     sessions: list[str] = field(default_factory=list)
@@ -134,6 +137,7 @@ class ForgetReport:
             ("embedding cache", f"{self.embeddings} vectors"),
             ("job queue", f"{self.jobs_edited} jobs edited, {self.jobs_deleted} deleted"),
             ("session log", f"{self.messages} messages, {self.log_sessions} sessions"),
+            ("run files", f"{self.run_files} rewritten"),
             ("summaries", f"{self.summaries} cached summaries"),
         ]  # fmt: skip
         if self.compacted:
@@ -307,6 +311,9 @@ class Forgetter:
             if user_id is not None:
                 report.log_sessions, messages = log.forget_sessions(sessions, user_id=user_id)
                 report.messages += messages
+            # The readable run files quote the log: render them again without what went.
+            touched = [*report.sessions, *sessions]
+            report.run_files = rewrite_run_files(log, runs_root(path.parent), touched)
         finally:
             log.close()
 
