@@ -161,6 +161,28 @@ class ForgetOut(BaseModel):
     note: str = Field(description="How to compact them away, when ``bytes_remain`` is not empty.")
 
 
+class ForgetIn(_In):
+    """What ``POST /v1/memory/forget`` forgets: what a search finds, or an entity."""
+
+    by: Literal["query", "entity"] = Field(
+        description="query: the hits of a search for ``text``; entity: the facts about the "
+        "entity named ``text``, the turns mentioning it, and the node when nothing else is."
+    )
+    text: str = Field(min_length=1, max_length=2000)
+    limit: int = Field(default=5, ge=1, le=100, description="Hits of a query to forget.")
+    dry_run: bool = Field(default=False, description="Only list what would be forgotten.")
+
+
+class ForgetPlanOut(BaseModel):
+    """What a forget by query or entity found (of the caller's) and, unless a dry run, did."""
+
+    target: str
+    hits: list[MemoryHitOut] = Field(description="The search's hits (a forget by query).")
+    events: int
+    facts: int
+    forgotten: ForgetOut | None = Field(default=None, description="None: a dry run.")
+
+
 class FactIn(_In):
     """What ``shiyi memory add`` takes: the memory, its kind, the slot it sets and who may
     read it (written as the caller's; ``workspace`` needs a workspace writer)."""

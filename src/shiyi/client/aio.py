@@ -13,6 +13,7 @@ from shiyi.api.schemas import (
     FactDetail,
     FactOut,
     ForgetOut,
+    ForgetPlanOut,
     Health,
     JobsRetried,
     MemoryHealth,
@@ -156,6 +157,13 @@ class AsyncClient:
 
     async def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
         return await self._call(calls.memory_update(memory_id, changes))
+
+    async def memory_forget(
+        self, by: str, text: str, *, limit: int = 5, dry_run: bool = False
+    ) -> ForgetPlanOut:
+        """Forget (or with ``dry_run`` list) what a search (``by="query"``) finds or an
+        entity (``by="entity"``), of this caller's."""
+        return await self._call(calls.memory_forget(by, text, limit, dry_run))
 
     async def memory_delete(self, memory_id: str) -> ForgetOut:
         return await self._call(calls.memory_delete(memory_id))

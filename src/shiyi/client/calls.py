@@ -19,6 +19,7 @@ from shiyi.api.schemas import (
     FactHistory,
     FactOut,
     ForgetOut,
+    ForgetPlanOut,
     Health,
     JobsRetried,
     MemoryEvents,
@@ -141,6 +142,11 @@ def memory_update(memory_id: str, changes: dict[str, Any]) -> Call[FactOut]:
 
 def script_delete(name: str) -> Call[ScriptDeleted]:
     return Call("DELETE", f"/v1/scripts/{quote(name, safe='')}", _model(ScriptDeleted))
+
+
+def memory_forget(by: str, text: str, limit: int, dry_run: bool) -> Call[ForgetPlanOut]:
+    body = {"by": by, "text": text, "limit": limit, "dry_run": dry_run}
+    return Call("POST", "/v1/memory/forget", _model(ForgetPlanOut), json=body)
 
 
 def memory_delete(memory_id: str) -> Call[ForgetOut]:

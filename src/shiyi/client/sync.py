@@ -13,6 +13,7 @@ from shiyi.api.schemas import (
     FactDetail,
     FactOut,
     ForgetOut,
+    ForgetPlanOut,
     Health,
     JobsRetried,
     MemoryHealth,
@@ -160,6 +161,13 @@ class Client:
 
     def memory_update(self, memory_id: str, **changes: Any) -> FactOut:
         return self._call(calls.memory_update(memory_id, changes))
+
+    def memory_forget(
+        self, by: str, text: str, *, limit: int = 5, dry_run: bool = False
+    ) -> ForgetPlanOut:
+        """Forget (or with ``dry_run`` list) what a search (``by="query"``) finds or an
+        entity (``by="entity"``), of this caller's."""
+        return self._call(calls.memory_forget(by, text, limit, dry_run))
 
     def memory_delete(self, memory_id: str) -> ForgetOut:
         return self._call(calls.memory_delete(memory_id))

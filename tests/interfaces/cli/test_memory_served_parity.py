@@ -113,3 +113,12 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
         facts = {r["id"]: r for r in exported if r["node"] == "fact"}
         assert facts[paris_id]["value"] == "Paris" and berlin_id not in facts
         assert memory("export", "--out", "all.jsonl").stdout.startswith(f"wrote {len(exported)}")
+
+        # Forget by query and by entity: listed, then gone (through POST /v1/memory/forget).
+        gone = memory("forget", "--query", "We merge to trunk", "--limit", "1", "--yes").stdout
+        assert trunk.stdout.split()[1] in gone and "forgot query 'We merge to trunk'" in gone
+        assert "merge to trunk" not in memory("search", "trunk", "--mode", "keyword").stdout
+        miso = memory("forget", "--entity", "Miso", "--yes").stdout
+        assert "forgot entity 'Miso'" in miso
+        assert "called Miso" not in memory("search", "Miso cat", "--mode", "keyword").stdout
+        assert "Miso" in memory("forget", "--entity", "Miso", "--yes", ok=False).stderr

@@ -110,9 +110,10 @@ def test_no_response_holds_the_other_users_marker(
 ) -> None:
     server, a, b = two_users
     assert run_as(server, b, a, examples=25) >= 12
-    assert run_as(server, a, b, examples=10) >= 12
     with client_for(server, a.token) as client:  # B's deletes did not reach A's records
         session, run, fact, event = a.ids[:4]
         for path in (f"/v1/sessions/{session}", f"/v1/runs/{run}", f"/v1/memory/{fact}"):
             assert client.get(path).status_code == 200, path
         assert MARK_A in client.get(f"/v1/memory/{event}").text
+    # A's own forgets may take A's records (a random query hits them): checked before this.
+    assert run_as(server, a, b, examples=10) >= 12

@@ -108,6 +108,25 @@ def test_an_entity_only_another_user_speaks_of_is_not_found(planted: Planted) ->
     )
 
 
+def test_forget_by_query_or_entity_reaches_only_the_callers(planted: Planted) -> None:
+    a, b = planted.a, planted.b
+    for by, text in (("query", MARK_A), ("query", "locker code"), ("entity", "alice")):
+        body = {"by": by, "text": text}
+        assert b.post("/v1/memory/forget", json={**body, "dry_run": True}).status_code == 404
+        assert b.post("/v1/memory/forget", json=body).status_code == 404
+    assert a.get(f"/v1/memory/{planted.fact}").status_code == 200
+    listed = a.post("/v1/memory/forget", json={"by": "query", "text": MARK_A, "dry_run": True})
+    assert planted.fact in {hit["id"] for hit in listed.json()["hits"]}
+    assert listed.json()["forgotten"] is None
+    assert a.get(f"/v1/memory/{planted.fact}").status_code == 200  # a dry run changes nothing
+    done = a.post("/v1/memory/forget", json={"by": "query", "text": MARK_A, "limit": 10})
+    assert done.status_code == 200 and done.json()["forgotten"]["deleted"] >= 2
+    assert a.get(f"/v1/memory/{planted.fact}").status_code == 404
+    assert a.get("/v1/memory/search", params={"q": MARK_A, "mode": "keyword"}).json() == {
+        "hits": []
+    }
+
+
 def test_another_users_scripts_are_not_found(planted: Planted) -> None:
     settings = planted.server.service.settings
     mine = ScriptLibrary.for_user(settings.data_dir, "alice", configured_user="default")

@@ -196,6 +196,12 @@ def forget(
                 if not yes and not typer.confirm(f"Delete {len(ids)} memories for good?"):
                     raise typer.Exit(1)
                 return remote.forget(client, ids)
+    if entity or query:
+        with connected(config) as client:
+            if client is not None:
+                by, text = ("entity", entity) if entity else ("query", query)
+                assert text is not None
+                return remote.forget_matching(client, by, text, limit, yes)
     with opened(config) as memory:
         forgetter = memory.forgetter()
         plan = _forget_plan(forgetter, ids, entity, query, limit, user)

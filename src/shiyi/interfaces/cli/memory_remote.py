@@ -103,6 +103,26 @@ def forget(client: Client, ids: list[str]) -> None:
         typer.echo(f"  note: {note}")
 
 
+def forget_matching(client: Client, by: str, text: str, limit: int, yes: bool) -> None:
+    """``forget --query/--entity`` through the running service: list, ask, forget."""
+    from shiyi.client import NotFoundError
+    from shiyi.interfaces.cli.common import fail
+
+    try:
+        found = client.memory_forget(by, text, limit=limit, dry_run=True)
+    except NotFoundError as exc:
+        fail(str(exc))
+    for hit in found.hits:
+        typer.echo(f"{hit.id}  {hit.text[:100]}")
+    described = f"{found.events} events, {found.facts} facts ({found.target})"
+    if not yes and not typer.confirm(f"Forget {described} for good?"):
+        raise typer.Exit(1)
+    done = client.memory_forget(by, text, limit=limit).forgotten
+    typer.echo(f"forgot {found.target}: {done.deleted if done else 0} deleted")
+    if done is not None and done.note:  # the server cannot compact while it serves
+        typer.echo(f"  note: {done.note}")
+
+
 def stats(client: Client) -> None:
     for name, value in client.memory_health().counts.items():
         typer.echo(f"{name:<18} {value}")

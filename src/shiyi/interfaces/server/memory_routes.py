@@ -17,7 +17,9 @@ from shiyi.api.schemas import (
     FactOut,
     FactPatch,
     FailedJobOut,
+    ForgetIn,
     ForgetOut,
+    ForgetPlanOut,
     JobCount,
     JobsRetried,
     MemoryEvents,
@@ -25,15 +27,16 @@ from shiyi.api.schemas import (
     MemoryHits,
     MemoryJobs,
 )
-from shiyi.errors import Conflict, NotFound
+from shiyi.errors import Conflict, NotFound, NothingToForget
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_detail, fact_out, health_detail, hit_out
 from shiyi.memory.export import export_lines
-from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
+from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetPlan, ForgetReport
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
+from shiyi.memory.service import Memory
 
 router = APIRouter(prefix="/v1/memory", tags=["memory"])
 Service = Annotated[AgentService, Depends(get_service)]
@@ -202,6 +205,48 @@ async def delete_memory(service: Service, who: Caller, memory_id: MemoryId) -> F
         raise NotFound(f"no memory {memory_id!r}")
     service.drop_idle_agents(report.sessions)
     return forget_out(report)
+
+
+@router.post("/forget", response_model=ForgetPlanOut)
+async def forget_memories(service: Service, who: Caller, body: ForgetIn) -> ForgetPlanOut:
+    """Forget what a search finds or an entity, of the caller's (what others may see or write
+    stays), as ``shiyi memory forget --query/--entity`` does; ``dry_run`` only lists it."""
+    memory = require_memory(service, who)
+    try:
+        plan = await asyncio.to_thread(_forget_plan, memory, body)
+    except NothingToForget as exc:
+        raise NotFound(str(exc)) from None
+    if not plan.event_ids and not plan.fact_ids:
+        raise NotFound(f"nothing of yours matches {body.by} {body.text!r}")
+    listed = ForgetPlanOut(
+        target=plan.target,
+        hits=[hit_out(hit) for hit in plan.hits],
+        events=len(plan.event_ids),
+        facts=len(plan.fact_ids),
+    )
+    if body.dry_run:
+        return listed
+    report = await asyncio.to_thread(memory.forgetter().execute, plan)
+    service.drop_idle_agents(report.sessions)
+    return listed.model_copy(update={"forgotten": forget_out(report)})
+
+
+def _forget_plan(memory: Memory, body: ForgetIn) -> ForgetPlan:
+    """The plan in the caller's scope, without the workspace facts it may not write."""
+    forgetter = memory.forgetter()
+    if body.by == "query":
+        whole = forgetter.plan_query(body.text, body.limit)
+    else:
+        whole = forgetter.plan_entity(body.text)
+    plan = memory.within_scope(whole)
+    writers = memory.settings.lifecycle.workspace_writers
+    facts = memory.store.get_facts(plan.fact_ids)
+    writable = {f.id for f in facts if memory.viewer.may_write(f.scope, writers)}
+    if len(writable) == len(plan.fact_ids):
+        return plan
+    kept = [i for i in plan.fact_ids if i in writable]
+    hits = [h for h in plan.hits if h.node != "fact" or h.id in writable]
+    return dataclasses.replace(plan, fact_ids=kept, hits=hits, entity_names=[])
 
 
 def forget_out(report: ForgetReport) -> ForgetOut:
