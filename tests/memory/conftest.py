@@ -12,6 +12,7 @@ import pytest
 
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.result_cache import WriteCountingStore
 
 BACKENDS = ("embedded", "postgres")
 DIM = 8
@@ -73,14 +74,21 @@ def store(open_store: StoreFactory) -> MemoryStore:
 
 def next_pairs(store: MemoryStore) -> set[tuple[str, str]]:
     """The NEXT edges (session order) as the backend stores them."""
+    store = unwrapped(store)
     if isinstance(store, EmbeddedStore):
         rows = store.graph._read("MATCH (a:Event)-[:NEXT]->(b:Event) RETURN a.id, b.id")
         return {(str(r[0]), str(r[1])) for r in rows}
     return {(str(a), str(b)) for a, b in _postgres_rows(store, "SELECT src, dst FROM event_next")}
 
 
+def unwrapped(store: MemoryStore) -> MemoryStore:
+    """The store under the memory's write-counting wrapper (the result cache's)."""
+    return store.inner if isinstance(store, WriteCountingStore) else store
+
+
 def event_access(store: MemoryStore, event_id: str) -> tuple[int, float | None]:
     """(access_count, last_accessed) of an event: not part of the protocol's records."""
+    store = unwrapped(store)
     if isinstance(store, EmbeddedStore):
         rows = store.graph._read(
             "MATCH (e:Event {id: $id}) RETURN e.access_count, e.last_accessed", {"id": event_id}
@@ -94,6 +102,7 @@ def event_access(store: MemoryStore, event_id: str) -> tuple[int, float | None]:
 
 
 def mention_count(store: MemoryStore, entity: str | None = None) -> int:
+    store = unwrapped(store)
     if isinstance(store, EmbeddedStore):
         where = "{name: $name}" if entity else ""
         rows = store.graph._read(
@@ -110,6 +119,7 @@ def mention_count(store: MemoryStore, entity: str | None = None) -> int:
 
 def session_links(store: MemoryStore) -> list[tuple[str, str]]:
     """(event id, session id) of every IN_SESSION link, sorted."""
+    store = unwrapped(store)
     if isinstance(store, EmbeddedStore):
         rows = store.graph._read("MATCH (e:Event)-[:IN_SESSION]->(s:Session) RETURN e.id, s.id")
     else:
@@ -120,5 +130,6 @@ def session_links(store: MemoryStore) -> list[tuple[str, str]]:
 
 
 def _postgres_rows(store: MemoryStore, query: str, params: tuple[object, ...] = ()) -> list[tuple]:  # type: ignore[type-arg]
+    store = unwrapped(store)
     with store._tx() as conn:  # type: ignore[attr-defined]
         return list(conn.execute(query, params).fetchall())
