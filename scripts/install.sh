@@ -27,13 +27,14 @@ if [ "$(cat "$LLAMA_STAMP" 2>/dev/null)" != "$LLAMA_VERSION $LLAMA_FLAGS" ]; the
     mkdir -p "$wheelhouse"
     log="$wheelhouse/build.log"
     echo "building llama.cpp ($LLAMA_FLAGS): ~15 min on 2 cores, once; log: $log"
-    # Built in the background while cmake's "[ 42%]" lines are shown: a long build shows progress.
+    # Built in the background while the build's step counter is shown (ninja's "[17/440]",
+    # make's "[ 42%]"): a long build shows progress.
     CMAKE_ARGS="$LLAMA_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" .venv/bin/python -m pip \
       wheel -v --no-deps --no-cache-dir "llama-cpp-python==$LLAMA_VERSION" -w "$wheelhouse" \
       > "$log" 2>&1 &
     builder=$!
     while kill -0 "$builder" 2>/dev/null; do
-      printf '\r  llama.cpp build %s' "$(grep -oE '\[ *[0-9]+%\]' "$log" | tail -1)"
+      printf '\r  llama.cpp build %s' "$(grep -oE '\[ *[0-9]+(%|/[0-9]+)\]' "$log" | tail -1)"
       sleep 5
     done
     if ! wait "$builder"; then

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, TypeAdapter
 
+from shiyi.api.import_schemas import ImportIn, ImportOut
 from shiyi.api.schemas import (
     EventOut,
     FactDetail,
@@ -147,6 +148,10 @@ def script_delete(name: str) -> Call[ScriptDeleted]:
 def memory_forget(by: str, text: str, limit: int, dry_run: bool) -> Call[ForgetPlanOut]:
     body = {"by": by, "text": text, "limit": limit, "dry_run": dry_run}
     return Call("POST", "/v1/memory/forget", _model(ForgetPlanOut), json=body)
+
+
+def memory_import(part: ImportIn) -> Call[ImportOut]:
+    return Call("POST", "/v1/memory/import", _model(ImportOut), json=part.model_dump())
 
 
 def memory_delete(memory_id: str) -> Call[ForgetOut]:

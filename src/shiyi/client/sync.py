@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from shiyi.api.import_schemas import ImportIn, ImportOut
 from shiyi.api.schemas import (
     EventOut,
     FactDetail,
@@ -168,6 +169,11 @@ class Client:
         """Forget (or with ``dry_run`` list) what a search (``by="query"``) finds or an
         entity (``by="entity"``), of this caller's."""
         return self._call(calls.memory_forget(by, text, limit, dry_run))
+
+    def memory_import(self, part: ImportIn) -> ImportOut:
+        """Queue a part of one past conversation as this caller's turns (see
+        ``shiyi memory import``, which sends whole files)."""
+        return self._call(calls.memory_import(part))
 
     def memory_delete(self, memory_id: str) -> ForgetOut:
         return self._call(calls.memory_delete(memory_id))

@@ -16,6 +16,7 @@ from shiyi.memory import prefetch
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.fusion import RerankWeights
+from shiyi.memory.import_claims import ClaimedConversation, claim_conversation
 from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
@@ -170,8 +171,18 @@ class Memory:
         )
 
     def import_events(self, events: Sequence[EventRecord]) -> None:
+        """Queue events as they are (ids, owners): benchmarks and migrations."""
         for start in range(0, len(events), 500):
             self.writer.record_events(list(events[start : start + 500]))
+
+    def import_conversation(
+        self, session_id: str, events: Sequence[EventRecord]
+    ) -> ClaimedConversation:
+        """Queue one imported conversation's turns as this viewer's, under names no other
+        owner uses (see :mod:`shiyi.memory.import_claims`); says what it was stored as."""
+        claimed = claim_conversation(self.store, session_id, events, self.viewer)
+        self.import_events(claimed.events)
+        return claimed
 
     def remember(
         self,

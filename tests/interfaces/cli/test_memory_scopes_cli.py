@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
+from shiyi.memory.import_claims import importer_tag
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 from tests.interfaces.cli.conftest import Cli
@@ -90,10 +91,20 @@ def test_forget_reaches_only_the_configured_users_memories(cli: Cli, seeded: See
 
 
 def test_import_records_the_configured_user(cli: Cli, seeded: Seeded, workspace: Path) -> None:
-    lines = [{"speaker": "user", "text": "my kiwi0815narwhal", "timestamp": 1.7e9, "dia_id": "D1"}]
+    """Bob's file names Alice's session: his turns are stored under his tag, hers stay."""
+    lines = [{"speaker": "user", "text": "my kiwi0815narwhal", "timestamp": 1.7e9,
+              "dia_id": "D1", "session": "s1"}]  # fmt: skip
     path = workspace / "bob.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines))
     imported = cli.run("memory", "import", str(path), "-c", str(seeded.bob))
     assert imported.returncode == 0, imported.stderr
-    assert "kiwi0815narwhal" in cli.run("memory", "export", "-c", str(seeded.bob)).stdout
-    assert "kiwi0815narwhal" not in cli.run("memory", "export", "-c", str(seeded.alice)).stdout
+    tagged = f"s1{importer_tag(BOB)}"
+    assert f"s1 is stored as {tagged}: another user's memory" in imported.stdout
+    bobs = [
+        json.loads(line)
+        for line in cli.run("memory", "export", "-c", str(seeded.bob)).stdout.splitlines()
+    ]
+    [turn_] = [r for r in bobs if r.get("content") == "my kiwi0815narwhal"]
+    assert (turn_["id"], turn_["session_id"]) == (f"{tagged}:D1", tagged)
+    alices = cli.run("memory", "export", "-c", str(seeded.alice)).stdout
+    assert "kiwi0815narwhal" not in alices and MARK_A in alices

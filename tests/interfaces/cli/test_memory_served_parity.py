@@ -114,6 +114,19 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
         assert facts[paris_id]["value"] == "Paris" and berlin_id not in facts
         assert memory("export", "--out", "all.jsonl").stdout.startswith(f"wrote {len(exported)}")
 
+        # Import: read here, sent in parts when served; the same lines either way.
+        talk = cli.workspace / "talk.jsonl"
+        said_then = [f"I adopted a ferret named Pip in year {i}" for i in range(3)]
+        talk.write_text("\n".join(
+            json.dumps({"speaker": "Caroline", "text": text, "timestamp": 1.7e9 + i,
+                        "dia_id": f"D1:{i}"}) for i, text in enumerate(said_then)))  # fmt: skip
+        done = memory("import", str(talk))
+        assert "imported 3 turns from 1 conversations" in done.stdout
+        assert "talk: 3 turns (3 of 3, ETA 0 s)" in done.stderr and "stored as" not in done.stdout
+        found = memory("search", "ferret Pip", "--mode", "keyword", "--json").stdout
+        hits = [json.loads(line) for line in found.splitlines()]
+        assert sorted(h["id"] for h in hits) == [f"talk:D1:{i}" for i in range(3)]
+
         # Forget by query and by entity: listed, then gone (through POST /v1/memory/forget).
         gone = memory("forget", "--query", "We merge to trunk", "--limit", "1", "--yes").stdout
         assert trunk.stdout.split()[1] in gone and "forgot query 'We merge to trunk'" in gone

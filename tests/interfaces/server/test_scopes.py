@@ -185,6 +185,64 @@ def test_each_user_chats_with_their_own_memory(planted: Planted) -> None:
     assert hits == []  # ... and not A's
 
 
+def import_body(session: str, said: str) -> dict[str, Any]:
+    turns = [
+        {
+            "id": f"{session}:D1:{i}",
+            "run_id": f"{session}:2024-05-01",
+            "ts": 1.7e9 + i,
+            "role": "caroline",
+            "content": f"{said} {i}",
+        }
+        for i in range(2)
+    ]
+    return {"session_id": session, "turns": turns}
+
+
+def wait_for_turn(client: httpx.Client, memory_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 20
+    while (got := client.get(f"/v1/memory/{memory_id}")).status_code == 404:
+        assert time.monotonic() < deadline, f"{memory_id} was never stored"
+        time.sleep(0.05)
+    assert got.status_code == 200, got.text
+    body: dict[str, Any] = got.json()
+    return body
+
+
+def test_an_import_never_takes_over_another_users_names(planted: Planted) -> None:
+    """B imports the file A imported, then into A's chat session: B's turns get B's tag,
+    A's stay A's, and B learns nothing of A's (the answer is the same as for a fresh name)."""
+    a, b = planted.a, planted.b
+    first = a.post("/v1/memory/import", json=import_body("conv-1", f"alice {MARK_A}"))
+    assert first.json() == {"session_id": "conv-1", "renamed_from": "", "queued": 2}
+    wait_for_turn(a, "conv-1:D1:1")
+    for session in ("conv-1", planted.session):
+        got = b.post("/v1/memory/import", json=import_body(session, f"bob {MARK_B}"))
+        assert got.status_code == 200, got.text
+        stored = got.json()["session_id"]
+        assert stored.startswith(f"{session}~") and got.json()["renamed_from"] == session
+        mine = wait_for_turn(b, f"{stored}:D1:1")
+        assert (mine["content"], mine["session_id"]) == (f"bob {MARK_B} 1", stored)
+    assert wait_for_turn(a, "conv-1:D1:1")["content"] == f"alice {MARK_A} 1"
+    assert b.get("/v1/memory/conv-1:D1:1").status_code == 404
+    assert MARK_B not in a.get("/v1/memory/export").text
+    assert MARK_A not in b.get("/v1/memory/export").text
+
+
+def test_an_import_names_what_is_wrong_with_it(planted: Planted) -> None:
+    body = import_body("conv-2", "hello")
+    body["turns"][1]["run_id"] = "someone-elses-run"
+    outside = planted.b.post("/v1/memory/import", json=body)
+    assert outside.status_code == 400
+    assert "run 'someone-elses-run' must start with its session 'conv-2'" in outside.text
+    body = import_body("conv-2", "hello")
+    body["turns"][0]["ts"] = 1e15
+    late = planted.b.post("/v1/memory/import", json=body)
+    assert late.status_code == 422 and "turns.0.ts" in late.text
+    empty = planted.b.post("/v1/memory/import", json={"session_id": "conv-2", "turns": []})
+    assert empty.status_code == 422 and "turns" in empty.text
+
+
 def test_the_configured_token_keeps_the_sessions_logged_before_owners(
     live: LiveFactory,
 ) -> None:

@@ -126,3 +126,31 @@ def test_thousands_of_small_updates_do_not_fill_the_buffer_pool(
         assert sorted(int(row[0]) for row in rows) == [12, 13]
     finally:
         graph.close()
+
+
+def test_a_list_filter_misreads_long_ids_created_in_its_transaction_raw_kuzu(
+    tmp_path: Path,
+) -> None:
+    """Pins the kuzu 0.11.3 bug behind SESSION_EVENTS' primary-key form: inside a write
+    transaction, ``WHERE s.id IN $ids`` over rows that transaction created returns the wrong
+    rows (or undecodable bytes) for ids over 12 bytes; ``{id: $id}`` does not."""
+    conn = kuzu.Connection(kuzu.Database(str(tmp_path / "pin.kuzu")))
+    conn.execute("CREATE NODE TABLE Session(id STRING, PRIMARY KEY(id))")
+    by_list, by_key = [], []
+    for name in ("x", "abcdefghijklmno", "abcdefghijklmnop"):
+        conn.execute("BEGIN TRANSACTION")
+        conn.execute("CREATE (:Session {id: $id})", {"id": name})
+        try:
+            found = conn.execute(
+                "MATCH (s:Session) WHERE s.id IN $ids RETURN s.id", {"ids": [name]}
+            )
+            by_list.append(found.get_all() == [[name]])  # type: ignore[union-attr]
+        except UnicodeDecodeError:
+            by_list.append(False)
+        keyed = conn.execute(
+            "UNWIND $ids AS i MATCH (s:Session {id: i}) RETURN s.id", {"ids": [name]}
+        )
+        by_key.append(keyed.get_all() == [[name]])  # type: ignore[union-attr]
+        conn.execute("COMMIT")
+    assert by_key == [True, True, True]
+    assert by_list[:2] == [True, True] and by_list[2] is False

@@ -9,7 +9,7 @@ from shiyi.llm.types import Message
 from shiyi.memory.models import EntityRecord, EventRecord
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
-from tests.memory.lifecycle.conftest import MemoryFactory, say, user_event
+from tests.memory.lifecycle.conftest import MemoryFactory, extraction, say, user_event
 
 ALICE = Viewer("alice", "shiyi")
 BOB = Viewer("bob", "shiyi")
@@ -108,3 +108,23 @@ def test_forgetting_in_scope_keeps_an_entity_others_still_speak_of(shared: objec
     assert report.events == 1 and report.entities == 0
     assert memory.store.find_entities(["zanzibar"]) != []
     assert memory.get("us11", viewer=ALICE) is not None
+
+
+def test_extraction_and_consolidation_read_only_their_owners_turns(
+    open_memory: MemoryFactory,
+) -> None:
+    """Should one session ever hold two owners' turns, each one's facts are drawn from their
+    own turns only (imports keep sessions apart; this is the second line)."""
+    memory = open_memory(*[extraction() for _ in range(3)])
+    say(
+        memory,
+        user_event(1, "my locker code is 4417", user="alice"),
+        user_event(2, "my badge code is 9902", user="bob"),  # the same session, s1
+    )
+    memory.consolidate("s1")
+    assert memory.worker.drain(timeout=60)
+    requests = memory.scripted.requests  # type: ignore[attr-defined]
+    prompts = ["\n".join(str(m.content) for m in r.messages) for r in requests]
+    assert len(prompts) == 3  # two extractions, one consolidation
+    assert not [p for p in prompts if "4417" in p and "9902" in p]
+    assert "9902" in prompts[-1]  # the session's last turn is Bob's: his consolidation

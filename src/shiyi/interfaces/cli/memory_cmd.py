@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ import typer
 
 from shiyi.interfaces.cli import memory_remote as remote
 from shiyi.interfaces.cli.doctor_cmd import doctor
+from shiyi.interfaces.cli.memory_import import import_
 from shiyi.interfaces.cli.memory_migrate import migrate
 from shiyi.interfaces.cli.memory_remote import connected
 
@@ -26,6 +26,7 @@ memory_app = typer.Typer(
     help="Search, inspect and edit long-term memory.", no_args_is_help=True, rich_markup_mode=None
 )
 memory_app.command("migrate")(migrate)
+memory_app.command("import")(import_)
 memory_app.command("check")(doctor)  # the same as `shiyi doctor`
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
@@ -249,33 +250,6 @@ def _forget_plan(
         return forgetter.plan_query(query, limit)
     assert user is not None
     return forgetter.plan_user(user)
-
-
-@memory_app.command("import")
-def import_(
-    path: Annotated[Path, typer.Argument(help="JSONL messages or a LoCoMo JSON file.")],
-    wait: Annotated[bool, typer.Option(help="Process (embed, link) before returning.")] = True,
-    config: ConfigOption = None,
-) -> None:
-    """Import past conversations; original timestamps are kept."""
-    from shiyi.memory.importers import detect_and_load
-
-    with opened(config) as memory:
-        conversations = detect_and_load(path)
-        who = memory.viewer  # the turns are this config's user's and agent's
-        events = [
-            dataclasses.replace(e, user_id=who.user_id, agent_id=who.agent_id)
-            for c in conversations
-            for e in c.events
-        ]
-        started = time.perf_counter()
-        memory.import_events(events)
-        if wait:
-            memory.worker.drain(timeout=3600)
-        took = time.perf_counter() - started
-        typer.echo(
-            f"imported {len(events)} turns from {len(conversations)} conversations in {took:.1f} s"
-        )
 
 
 @memory_app.command("export")

@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
 
+from shiyi.api.import_schemas import ImportIn, ImportOut
 from shiyi.api.schemas import (
     EventOut,
     FactHistory,
@@ -229,6 +230,30 @@ async def forget_memories(service: Service, who: Caller, body: ForgetIn) -> Forg
     report = await asyncio.to_thread(memory.forgetter().execute, plan)
     service.drop_idle_agents(report.sessions)
     return listed.model_copy(update={"forgotten": forget_out(report)})
+
+
+@router.post("/import", response_model=ImportOut)
+async def import_conversation(service: Service, who: Caller, body: ImportIn) -> ImportOut:
+    """Past turns of one conversation as the caller's, like ``shiyi memory import`` (which
+    sends each conversation in parts).  A session or id another user's memory already uses
+    is not reused: the turns get the caller's tag and ``renamed_from`` says so."""
+    memory = require_memory(service, who)
+    events = [
+        EventRecord(
+            t.id,
+            body.session_id,
+            t.run_id,
+            t.ts,
+            t.role,
+            t.content,
+            "imported",
+            iteration=t.iteration,
+        )
+        for t in body.turns
+    ]
+    claimed = await asyncio.to_thread(memory.import_conversation, body.session_id, events)
+    renamed = claimed.original if claimed.renamed else ""
+    return ImportOut(session_id=claimed.session_id, renamed_from=renamed, queued=len(events))
 
 
 def _forget_plan(memory: Memory, body: ForgetIn) -> ForgetPlan:

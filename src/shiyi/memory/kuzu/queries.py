@@ -91,13 +91,17 @@ LINK_SESSIONS = (
     "UNWIND $ids AS i MATCH (e:Event {id: i}), (s:Session {id: e.session_id})"
     " CREATE (e)-[:IN_SESSION]->(s)"
 )
+# Sessions by primary key, never ``s.id IN $sids``: inside the transaction that created
+# them, Kuzu 0.11.3 matches that list against the wrong rows for ids over 12 bytes (its
+# out-of-line strings), so new chat sessions (ses_ + 12 hex) got another session's events
+# or none, and no NEXT chain (tests/memory/kuzu/test_graph_transactions.py).
 SESSION_EVENTS = (
-    "MATCH (e:Event)-[:IN_SESSION]->(s:Session) WHERE s.id IN $sids"
-    " RETURN s.id, e.id, e.ts, e.iteration, e.segment"
+    "UNWIND $sids AS sid MATCH (e:Event)-[:IN_SESSION]->(s:Session {id: sid})"
+    " RETURN sid, e.id, e.ts, e.iteration, e.segment"
 )
 SESSION_NEXT = (
-    "MATCH (a:Event)-[:NEXT]->(b:Event), (a)-[:IN_SESSION]->(s:Session)"
-    " WHERE s.id IN $sids RETURN a.id, b.id"
+    "UNWIND $sids AS sid MATCH (a:Event)-[:NEXT]->(b:Event),"
+    " (a)-[:IN_SESSION]->(s:Session {id: sid}) RETURN a.id, b.id"
 )
 CREATE_NEXT = (
     "UNWIND $pairs AS p MATCH (a:Event {id: p[1]}), (b:Event {id: p[2]}) CREATE (a)-[:NEXT]->(b)"

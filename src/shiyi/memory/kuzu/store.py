@@ -105,11 +105,15 @@ class EmbeddedStore:
     # --- writes ------------------------------------------------------------------------
 
     def add_events(self, events: Sequence[EventRecord]) -> int:
+        # The stores keep an id's first record; another owner's turn under a reused id must
+        # not replace that record's keyword text either (the index upserts by id).
+        held = self.event_rows.get([e.id for e in events])
+        kept = [e for e in events if e.id not in held or _same_owner(held[e.id], e)]
         added = self.graph.add_events(events)
         # After the graph: a crash in between leaves the mirror short, which reads survive.
         self.event_rows.add(events)
-        texts = indexed_texts(events)
-        self.keywords.add([(e.id, "event", t) for e, t in zip(events, texts, strict=True)])
+        texts = indexed_texts(kept)
+        self.keywords.add([(e.id, "event", t) for e, t in zip(kept, texts, strict=True)])
         return added
 
     def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:
@@ -246,3 +250,7 @@ class EmbeddedStore:
             self.graph.close()
         finally:
             self.lock.release()
+
+
+def _same_owner(held: EventRecord, incoming: EventRecord) -> bool:
+    return (held.user_id, held.agent_id) == (incoming.user_id, incoming.agent_id)

@@ -128,7 +128,7 @@ class Lifecycle:
         window = self.store.session_window(
             event.session_id, event.ts, CONVERSATION, self.config.window
         )
-        window = window or [event]
+        window = _owned_like(window, event) or [event]
         ids = [e.id for e in window]
         known = self.store.mentioned_entities(ids)
         text = render_window(_window_messages(window), known)
@@ -226,6 +226,7 @@ class Lifecycle:
         )
         if not window:
             return WriteReport()
+        window = _owned_like(window, window[-1])
         text = render_window(_window_messages(window), self.store.mentioned_entities([]))
         extraction = self._ask(text, CONSOLIDATION_PROMPT)
         return self.apply(extraction, window, self.viewer_of(window[-1]), source="consolidation")
@@ -240,6 +241,7 @@ class Lifecycle:
         events = self.store.expand(Anchor("", run_id, 0, 0, "user_message", 0.0), 100_000)
         if not events:
             return WriteReport()
+        events = _owned_like(events, events[0])
         observation = archive_fact(run_id, goal, status, events)
         report = self.facts.write([observation], self.viewer_of(events[0]))
         if report.created and self.embeds:
@@ -290,3 +292,10 @@ class Lifecycle:
 
 def _window_messages(events: Sequence[EventRecord]) -> list[WindowMessage]:
     return [WindowMessage(e.role, e.content, e.ts) for e in events]
+
+
+def _owned_like(events: list[EventRecord], like: EventRecord) -> list[EventRecord]:
+    """The events of ``like``'s owner: what one owner's facts are drawn from, should a
+    session or run ever hold another's turns (import claims keep them apart; this holds
+    even if they did not)."""
+    return [e for e in events if (e.user_id, e.agent_id) == (like.user_id, like.agent_id)]

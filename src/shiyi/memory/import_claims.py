@@ -1,0 +1,102 @@
+"""Which session and event ids an imported conversation may use.
+
+Imported ids come from the file (``conv-26:D1:3``, ``imp_<sha1(session, line)>``), so two
+users who import the same file, or a user who picks another's session name on purpose, would
+name records that already exist.  The stores keep the first record of an id, so the second
+import would be dropped silently; worse, a session holding two owners' turns would hand one
+owner's words to the other's extraction window.  A conversation is therefore written under
+its own names only while nothing of another owner's uses them; otherwise the session, its
+runs and its event ids get the importer's tag (``conv-26~1a2b3c4d:D1:3``).  The tag is the
+same on every run, so importing the same file twice still yields the same ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shiyi.errors import Conflict, ImportFormatError
+from shiyi.memory.models import EventRecord
+from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.scopes import Viewer
+
+_ATTEMPTS = 4  # the plain names, the tag, and two numbered tags (names squatted on purpose)
+_SESSION_SAMPLE = 50  # a session's newest turns read to learn whose it is
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedConversation:
+    """One conversation as it will be stored."""
+
+    session_id: str
+    original: str
+    """The session's name in the file."""
+    events: list[EventRecord]
+
+    @property
+    def renamed(self) -> bool:
+        return self.session_id != self.original
+
+
+def claim_conversation(
+    store: MemoryStore, session_id: str, events: Sequence[EventRecord], who: Viewer
+) -> ClaimedConversation:
+    """``events`` (one conversation, ``session_id``'s) owned by ``who``, under names that no
+    other owner's record uses.  Raises :class:`Conflict` when even the tagged names are taken,
+    :class:`ImportFormatError` for a turn whose run is not the session's (``<session>:...``)."""
+    _check_runs(session_id, events)
+    owned = [
+        dataclasses.replace(e, session_id=session_id, user_id=who.user_id, agent_id=who.agent_id)
+        for e in events
+    ]
+    for attempt in range(_ATTEMPTS):
+        tagged = session_id + importer_tag(who, attempt) if attempt else session_id
+        candidate = [_renamed(e, session_id, tagged, attempt, who) for e in owned]
+        if not _taken_by_others(store, tagged, candidate, who):
+            return ClaimedConversation(tagged, session_id, candidate)
+    raise Conflict(
+        f"cannot import conversation {session_id!r}: other users' memories use its names; "
+        "rename its session in the file"
+    )
+
+
+def _check_runs(session_id: str, events: Sequence[EventRecord]) -> None:
+    """Runs are named inside their session, so claiming the session claims its runs (an
+    archive reads a whole run: a run shared with another owner would mix their turns)."""
+    for event in events:
+        if not event.run_id.startswith(session_id + ":"):
+            raise ImportFormatError(
+                f"turn {event.id!r}: run {event.run_id!r} must start with its session "
+                f"{session_id!r} and a colon, like {session_id}:2024-05-01"
+            )
+
+
+def importer_tag(who: Viewer, attempt: int = 1) -> str:
+    """``~`` and 8 hex digits of the owner's hash (and ``-n`` on later attempts)."""
+    digest = hashlib.sha1(f"{who.user_id}\0{who.agent_id}".encode()).hexdigest()[:8]
+    return f"~{digest}" if attempt <= 1 else f"~{digest}-{attempt}"
+
+
+def _renamed(
+    event: EventRecord, session_id: str, tagged: str, attempt: int, who: Viewer
+) -> EventRecord:
+    if not attempt:
+        return event
+    suffix = importer_tag(who, attempt)
+
+    def retag(value: str) -> str:  # keep the file's id readable: conv-26~tag:D1:3
+        return tagged + value[len(session_id) :] if value.startswith(session_id) else value + suffix
+
+    return dataclasses.replace(
+        event, session_id=tagged, run_id=retag(event.run_id), id=retag(event.id)
+    )
+
+
+def _taken_by_others(
+    store: MemoryStore, session_id: str, events: Sequence[EventRecord], who: Viewer
+) -> bool:
+    present = store.get_events([e.id for e in events])
+    present += store.recent_events(_SESSION_SAMPLE, session_id=session_id)
+    return any(not who.sees(record) for record in present)
