@@ -7,9 +7,7 @@ stamps them with the caller's identity and picks the names they are stored under
 
 from __future__ import annotations
 
-import math
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 MAX_TURNS = 500
 """Turns per request: a LoCoMo conversation (~600 turns) takes two."""
@@ -21,23 +19,19 @@ class ImportTurnIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1, max_length=200, pattern=_NAME)
-    run_id: str = Field(
+    run: str = Field(
         min_length=1,
-        max_length=300,
+        max_length=100,
         pattern=_NAME,
-        description="The turn's run, named inside its session: ``<session_id>:<day or part>``.",
+        description="The turn's run within the session (a day, a part): the stored run is "
+        "``<session_id>:<run>``, so a conversation's runs are its own.",
     )
-    ts: float = Field(description="When it was said, epoch seconds.")
+    ts: float = Field(
+        ge=0, lt=1e11, allow_inf_nan=False, description="When it was said, epoch seconds."
+    )
     role: str = Field(min_length=1, max_length=100, description="The speaker, lower-cased.")
     content: str = Field(max_length=100_000)
     iteration: int = Field(default=0, ge=0, le=1_000_000)
-
-    @field_validator("ts")
-    @classmethod
-    def _finite(cls, value: float) -> float:
-        if not math.isfinite(value) or not 0 <= value < 1e11:
-            raise ValueError("ts must be epoch seconds between 1970 and year 5000")
-        return value
 
 
 class ImportIn(BaseModel):

@@ -106,7 +106,11 @@ class MemoryHitOut(BaseModel):
     ts: float
     score: float
     anchor: str | None = None
+    segment_type: str | None = Field(
+        default=None, description="An event's kind: user_message, tool_result, imported, ..."
+    )
     fact_kind: FactKind | None = None
+    status: str = Field(default="active", description="A fact's: active, superseded, ...")
     confidence: float = 1.0
     entities: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list, description="Recall paths that found it.")

@@ -46,7 +46,7 @@ def claim_conversation(
     """``events`` (one conversation, ``session_id``'s) owned by ``who``, under names that no
     other owner's record uses.  Raises :class:`Conflict` when even the tagged names are taken,
     :class:`ImportFormatError` for a turn whose run is not the session's (``<session>:...``)."""
-    _check_runs(session_id, events)
+    check_runs(session_id, events)
     owned = [
         dataclasses.replace(e, session_id=session_id, user_id=who.user_id, agent_id=who.agent_id)
         for e in events
@@ -62,7 +62,7 @@ def claim_conversation(
     )
 
 
-def _check_runs(session_id: str, events: Sequence[EventRecord]) -> None:
+def check_runs(session_id: str, events: Sequence[EventRecord]) -> None:
     """Runs are named inside their session, so claiming the session claims its runs (an
     archive reads a whole run: a run shared with another owner would mix their turns)."""
     for event in events:

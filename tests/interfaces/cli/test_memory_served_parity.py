@@ -126,6 +126,8 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
         found = memory("search", "ferret Pip", "--mode", "keyword", "--json").stdout
         hits = [json.loads(line) for line in found.splitlines()]
         assert sorted(h["id"] for h in hits) == [f"talk:D1:{i}" for i in range(3)]
+        lines = memory("search", "ferret Pip", "--mode", "keyword").stdout.splitlines()
+        assert [line.split()[2] for line in lines] == ["imported"] * 3  # the turns' kind
 
         # Forget by query and by entity: listed, then gone (through POST /v1/memory/forget).
         gone = memory("forget", "--query", "We merge to trunk", "--limit", "1", "--yes").stdout

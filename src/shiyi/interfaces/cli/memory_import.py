@@ -40,10 +40,13 @@ def import_(
     from shiyi.interfaces.cli.common import fail
     from shiyi.interfaces.cli.memory_cmd import opened
     from shiyi.interfaces.cli.memory_remote import connected
+    from shiyi.memory.import_claims import check_runs
     from shiyi.memory.importers import detect_and_load
 
     try:
         conversations = detect_and_load(path)
+        for conversation in conversations:  # before anything is sent or stored
+            check_runs(conversation.session_id, conversation.events)
     except ShiyiError as exc:
         fail(str(exc))
     started = time.perf_counter()
@@ -87,7 +90,7 @@ def parts(session_id: str, events: list[EventRecord]) -> Iterator[ImportIn]:
     for event in events:
         turn = ImportTurnIn(
             id=event.id,
-            run_id=event.run_id,
+            run=event.run_id.removeprefix(f"{session_id}:"),
             ts=event.ts,
             role=event.role,
             content=event.content,

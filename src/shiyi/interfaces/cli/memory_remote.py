@@ -43,13 +43,15 @@ def connected(config: Path | None) -> Iterator[Client | None]:
 def hit_line(hit: MemoryHitOut) -> str:
     from shiyi.memory.present import age_text
 
-    kind = hit.fact_kind or hit.node
+    # The local command's line (memory_cmd._hit_line), from the wire's fields.
+    kind = hit.fact_kind or hit.segment_type or hit.node
     where = f" [{hit.anchor}]" if hit.anchor else ""
     text = " ".join(hit.text.split())
     text = text if len(text) <= 110 else text[:109] + "…"
     age = age_text(hit.ts, time.time())
+    state = f" [{hit.status}]" if hit.node == "fact" and hit.status != "active" else ""
     paths = ",".join(hit.paths)
-    return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{where}  ({paths})"
+    return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{state}{where}  ({paths})"
 
 
 def search(

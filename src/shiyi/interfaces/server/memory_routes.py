@@ -242,7 +242,7 @@ async def import_conversation(service: Service, who: Caller, body: ImportIn) -> 
         EventRecord(
             t.id,
             body.session_id,
-            t.run_id,
+            f"{body.session_id}:{t.run}",
             t.ts,
             t.role,
             t.content,
