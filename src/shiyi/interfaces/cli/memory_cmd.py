@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,12 +13,12 @@ from shiyi.interfaces.cli import memory_remote as remote
 from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.memory_import import import_
 from shiyi.interfaces.cli.memory_migrate import migrate
+from shiyi.interfaces.cli.memory_open import opened
 from shiyi.interfaces.cli.memory_remote import connected
 
 if TYPE_CHECKING:
     from shiyi.memory.lifecycle.forget import ForgetPlan, Forgetter
     from shiyi.memory.models import MemoryHit
-    from shiyi.memory.service import Memory
 
 memory_app = typer.Typer(
     help="Search, inspect and edit long-term memory.", no_args_is_help=True, rich_markup_mode=None
@@ -31,29 +29,6 @@ memory_app.command("check")(doctor)  # the same as `shiyi doctor`
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
 ]
-
-
-@contextmanager
-def opened(
-    config: Path | None, *, worker: bool = False, switch_model: bool = False
-) -> Iterator[Memory]:
-    from shiyi.app import open_memory
-    from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.common import fail, load
-    from shiyi.interfaces.cli.remote import refuse_while_owned
-
-    settings = load(config)
-    refuse_while_owned(settings, "memory")
-    try:
-        memory = open_memory(settings, start_worker=worker, switch_model=switch_model)
-    except ShiyiError as exc:
-        fail(str(exc))
-    try:
-        yield memory
-    except ShiyiError as exc:
-        fail(str(exc))
-    finally:
-        memory.close()
 
 
 def _hit_line(hit: MemoryHit) -> str:

@@ -38,7 +38,7 @@ def import_(
     Works the same while `shiyi serve` or `shiyi chat` runs (through its API)."""
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail
-    from shiyi.interfaces.cli.memory_cmd import opened
+    from shiyi.interfaces.cli.memory_open import opened
     from shiyi.interfaces.cli.memory_remote import connected
     from shiyi.memory.import_claims import check_runs
     from shiyi.memory.importers import detect_and_load

@@ -1,0 +1,37 @@
+"""The memory store opened in this process for a ``shiyi memory`` command (refused, naming
+the owner, while ``shiyi serve`` or ``shiyi chat`` has it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shiyi.memory.service import Memory
+
+
+@contextmanager
+def opened(
+    config: Path | None, *, worker: bool = False, switch_model: bool = False
+) -> Iterator[Memory]:
+    """The configured memory; a shiyi error while opening or using it ends the command with
+    its message."""
+    from shiyi.app import open_memory
+    from shiyi.errors import ShiyiError
+    from shiyi.interfaces.cli.common import fail, load
+    from shiyi.interfaces.cli.remote import refuse_while_owned
+
+    settings = load(config)
+    refuse_while_owned(settings, "memory")
+    try:
+        memory = open_memory(settings, start_worker=worker, switch_model=switch_model)
+    except ShiyiError as exc:
+        fail(str(exc))
+    try:
+        yield memory
+    except ShiyiError as exc:
+        fail(str(exc))
+    finally:
+        memory.close()
