@@ -123,3 +123,11 @@ def test_a_reused_id_does_not_replace_the_first_owners_keyword_text(store: Memor
     assert (kept.content, kept.user_id) == ("alice walrus", "alice")
     assert [h.id for h in unwrapped(store).keyword_search("walrus", 5)] == ["x1"]
     assert unwrapped(store).keyword_search("narwhal", 5) == []
+
+
+def test_event_owners_names_whoever_holds_the_ids_or_the_session(store: MemoryStore) -> None:
+    store.add_events([turn(1, id="x1", user_id="alice"), turn(2, id="y1", session="s2")])
+    store.add_events([turn(3, id="z1", session="s2", user_id="bob", agent_id="helper")])
+    assert store.event_owners(["x1"], "elsewhere") == {("alice", "shiyi")}
+    assert store.event_owners(["nope"], "s2") == {("default", "shiyi"), ("bob", "helper")}
+    assert store.event_owners(["nope"], "elsewhere") == set()

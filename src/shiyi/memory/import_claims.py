@@ -23,7 +23,6 @@ from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
 
 _ATTEMPTS = 4  # the plain names, the tag, and two numbered tags (names squatted on purpose)
-_SESSION_SAMPLE = 50  # a session's newest turns read to learn whose it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +96,5 @@ def _renamed(
 def _taken_by_others(
     store: MemoryStore, session_id: str, events: Sequence[EventRecord], who: Viewer
 ) -> bool:
-    present = store.get_events([e.id for e in events])
-    present += store.recent_events(_SESSION_SAMPLE, session_id=session_id)
-    return any(not who.sees(record) for record in present)
+    owners = store.event_owners([e.id for e in events], session_id)
+    return bool(owners - {(who.user_id, who.agent_id)})

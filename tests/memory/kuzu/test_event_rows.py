@@ -76,3 +76,12 @@ def test_keyword_hits_say_whether_they_are_events_or_facts(store: EmbeddedStore)
     store.keywords.add([("f1", "fact", "zebra stripes are unique")])
     nodes = {s.id: s.node for s in store.keyword_search("zebra", 10)}
     assert nodes == {"e1": "event", "f1": "fact"}
+
+
+def test_event_owners_ask_the_graph_until_the_mirror_is_complete(store: EmbeddedStore) -> None:
+    store.add_events([_event(1), turn(2, id="b2", session="s9", user_id="bob")])
+    with store.event_rows._file.write("forget the mirror") as conn:  # an older store's state
+        conn.execute("DELETE FROM ev_rows")
+        conn.execute("DELETE FROM ev_rows_meta")
+    assert store.event_owners(["e1"], "none") == {("alice", "shiyi")}
+    assert store.event_owners([], "s9") == {("bob", "shiyi")}

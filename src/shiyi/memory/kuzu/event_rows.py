@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS ev_rows (
     agent_id TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ev_rows_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS ev_rows_session ON ev_rows(session_id);
 """
 _COLUMNS = (
     "id, session_id, run_id, ts, role, content, summary, iteration, segment, segment_type, "
@@ -108,6 +109,17 @@ class EventRows:
                 sql = f"SELECT {_COLUMNS} FROM ev_rows WHERE id IN ({marks})"
                 found.update((str(r[0]), _record(r)) for r in conn.execute(sql, batch))
         return found
+
+    def owners(self, ids: Sequence[str], session_id: str) -> set[tuple[str, str]]:
+        """(user_id, agent_id) of the mirrored events among ``ids`` or in ``session_id``."""
+        owners = {(e.user_id, e.agent_id) for e in self.get(ids).values()}
+        with self._file.errors("read event owners"):
+            rows = self._file.conn().execute(
+                "SELECT DISTINCT user_id, agent_id FROM ev_rows WHERE session_id = ?",
+                (session_id,),
+            )
+            owners.update((str(user), str(agent)) for user, agent in rows)
+        return owners
 
     def all(self, batch: int = 5000) -> Iterator[list[EventRecord]]:
         """Every mirrored event, oldest first, in batches (``shiyi doctor``'s rebuilds)."""

@@ -40,6 +40,14 @@ def get_events(conn: Conn, ids: Sequence[str]) -> list[EventRecord]:
     return [found[i] for i in wanted if i in found]
 
 
+def event_owners(conn: Conn, ids: Sequence[str], session_id: str) -> set[tuple[str, str]]:
+    rows = conn.execute(
+        "SELECT DISTINCT user_id, agent_id FROM events WHERE id = ANY(%s) OR session_id = %s",
+        (list(dict.fromkeys(ids)), session_id),
+    ).fetchall()
+    return {(str(user), str(agent)) for user, agent in rows}
+
+
 def get_facts(conn: Conn, ids: Sequence[str]) -> list[FactRecord]:
     wanted = list(dict.fromkeys(ids))
     if not wanted:

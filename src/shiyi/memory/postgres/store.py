@@ -287,6 +287,10 @@ class PostgresStore:
         with self._tx() as conn:
             return reads.get_events(conn, ids)
 
+    def event_owners(self, ids: Sequence[str], session_id: str) -> set[tuple[str, str]]:
+        with self._tx() as conn:
+            return reads.event_owners(conn, ids, session_id)
+
     def get_facts(self, ids: Sequence[str]) -> list[FactRecord]:
         with self._tx() as conn:
             return reads.get_facts(conn, ids)
