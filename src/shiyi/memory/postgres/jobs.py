@@ -46,6 +46,7 @@ from shiyi.memory.postgres.leases import (
     default_worker_id,
     machine_identity,
 )
+from shiyi.memory.postgres.nul import nul_free
 from shiyi.memory.postgres.schema import Conn
 from shiyi.memory.postgres.store import check_url, redacted
 
@@ -171,7 +172,7 @@ class PostgresJobQueue:
         with self._conn() as conn:
             row = conn.execute(
                 f"INSERT INTO {_T} (kind, payload, max_attempts) VALUES (%s, %s, %s) RETURNING id",
-                (kind, Jsonb(payload), max_attempts),
+                (kind, Jsonb(nul_free(payload)), max_attempts),
             ).fetchone()
         assert row is not None
         return int(row[0])
@@ -181,7 +182,7 @@ class PostgresJobQueue:
 
         An advisory lock on (kind, payload) makes the check and the insert atomic against
         another worker enqueueing the same follow-up at the same moment."""
-        text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(nul_free(payload), sort_keys=True, ensure_ascii=False)
         with self._conn() as conn, conn.transaction():
             conn.execute(
                 "SELECT pg_advisory_xact_lock(%s, hashtext(%s || md5(%s::jsonb::text)))",
@@ -201,7 +202,7 @@ class PostgresJobQueue:
         """Bulk load with ``COPY`` (imports, benchmarks); returns how many were queued."""
         buffer = io.StringIO()
         for payload in payloads:
-            text = json.dumps(payload, ensure_ascii=False)
+            text = json.dumps(nul_free(payload), ensure_ascii=False)
             buffer.write(f"{kind}\t{_copy_escape(text)}\t{max_attempts}\n")
         with (
             self._conn() as conn,
@@ -442,7 +443,7 @@ class PostgresJobQueue:
                     if new is None:
                         dropped.append(int(job_id))
                     elif new != payload:
-                        changed.append((Jsonb(new), int(job_id)))
+                        changed.append((Jsonb(nul_free(new)), int(job_id)))
             with conn.cursor() as cursor:
                 cursor.executemany(
                     f"UPDATE {_T} SET payload = %s, updated_at = now() WHERE id = %s", changed

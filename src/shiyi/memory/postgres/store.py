@@ -38,6 +38,7 @@ from shiyi.memory.postgres import graph, keywords, reads, schema, writes
 from shiyi.memory.postgres import lifecycle as lc
 from shiyi.memory.postgres.connect import connect, open_pool
 from shiyi.memory.postgres.keywords import IndexedNode
+from shiyi.memory.postgres.nul import nul_free
 from shiyi.memory.postgres.schema import Conn
 
 SQLITE_NAME = "memory.sqlite3"
@@ -178,18 +179,18 @@ class PostgresStore:
 
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as conn:
-            schema.write_meta(conn, key, value)
+            schema.write_meta(conn, key, nul_free(value))
 
     # --- writes ------------------------------------------------------------------------
 
     def add_events(self, events: Sequence[EventRecord]) -> int:
         with self._tx() as conn:
-            return len(writes.add_events(conn, events))
+            return len(writes.add_events(conn, nul_free(list(events))))
 
     def bulk_add_events(self, events: Sequence[EventRecord]) -> int:
         """``add_events`` through COPY: for imports of many thousands of events."""
         with self._tx() as conn:
-            return len(writes.copy_events(conn, events))
+            return len(writes.copy_events(conn, nul_free(list(events))))
 
     def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:
         with self._tx() as conn:
@@ -197,19 +198,19 @@ class PostgresStore:
 
     def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
         with self._tx() as conn:
-            writes.upsert_entities(conn, entities)
+            writes.upsert_entities(conn, nul_free(list(entities)))
 
     def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
         with self._tx() as conn:
-            writes.link_mentions(conn, pairs)
+            writes.link_mentions(conn, nul_free(list(pairs)))
 
     def add_relations(self, relations: Sequence[RelationRecord]) -> None:
         with self._tx() as conn:
-            writes.add_relations(conn, relations)
+            writes.add_relations(conn, nul_free(list(relations)))
 
     def upsert_facts(self, facts: Sequence[FactRecord]) -> None:
         with self._tx() as conn:
-            writes.upsert_facts(conn, facts)
+            writes.upsert_facts(conn, nul_free(list(facts)))
 
     def touch(self, ids: Sequence[str], at: float) -> None:
         with self._tx() as conn:
