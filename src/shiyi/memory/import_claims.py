@@ -86,7 +86,8 @@ def _renamed(
     suffix = importer_tag(who, attempt)
 
     def retag(value: str) -> str:  # keep the file's id readable: conv-26~tag:D1:3
-        return tagged + value[len(session_id) :] if value.startswith(session_id) else value + suffix
+        inside = value.startswith(session_id + ":")
+        return tagged + value[len(session_id) :] if inside else value + suffix
 
     return dataclasses.replace(
         event, session_id=tagged, run_id=retag(event.run_id), id=retag(event.id)
