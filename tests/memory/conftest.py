@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.config import Settings, load_settings
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.result_cache import WriteCountingStore
+from shiyi.memory.service import Memory
 
 BACKENDS = ("embedded", "postgres")
 DIM = 8
@@ -70,6 +72,23 @@ def open_store(memory_store: str, tmp_path: Path) -> Iterator[StoreFactory]:
 @pytest.fixture
 def store(open_store: StoreFactory) -> MemoryStore:
     return open_store()
+
+
+@pytest.fixture
+def vectorless_settings(tmp_path: Path, memory_store: str) -> Settings:
+    """Settings on the test's backend without an embedder (keyword and graph paths: fast)."""
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    loaded.memory.store = memory_store
+    loaded.memory.embedder = "none"
+    return loaded
+
+
+@pytest.fixture
+def vectorless_memory(vectorless_settings: Settings) -> Iterator[Memory]:
+    """An empty memory on those settings; the test drains its worker itself."""
+    opened = Memory.open(vectorless_settings, start_worker=False)
+    yield opened
+    opened.close()
 
 
 def next_pairs(store: MemoryStore) -> set[tuple[str, str]]:

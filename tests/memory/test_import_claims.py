@@ -4,12 +4,8 @@ turns or keyword text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from shiyi.config import load_settings
 from shiyi.errors import ImportFormatError
 from shiyi.memory.export import export_lines
 from shiyi.memory.import_claims import importer_tag
@@ -26,13 +22,8 @@ DAY = "conv-1:2024-05-01"
 
 
 @pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = memory_store
-    settings.memory.embedder = "none"
-    opened = Memory.open(settings, start_worker=False)
-    yield opened
-    opened.close()
+def memory(vectorless_memory: Memory) -> Memory:
+    return vectorless_memory
 
 
 def conversation(said: str, session: str = "conv-1") -> list[EventRecord]:

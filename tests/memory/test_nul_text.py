@@ -3,24 +3,15 @@ output) is kept on both backends; PostgreSQL, whose text cannot hold it, stores 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from shiyi.config import load_settings
 from shiyi.llm.types import Message
 from shiyi.memory.service import Memory
 
 
 @pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = memory_store
-    settings.memory.embedder = "none"
-    opened = Memory.open(settings, start_worker=False)
-    yield opened
-    opened.close()
+def memory(vectorless_memory: Memory) -> Memory:
+    return vectorless_memory
 
 
 def test_turns_and_facts_with_a_nul_are_stored(memory: Memory, backend: str) -> None:

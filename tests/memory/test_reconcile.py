@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from shiyi.config import Settings, load_settings
+from shiyi.config import Settings
 from shiyi.llm.types import Message, ToolCall
 from shiyi.memory.reconcile import WATERMARK, mark_reconciled, reconcile
 from shiyi.memory.service import Memory
@@ -19,18 +18,13 @@ from shiyi.sessions.log import SessionLog
 
 
 @pytest.fixture
-def settings(tmp_path: Path, memory_store: str) -> Settings:
-    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
-    loaded.memory.store = memory_store
-    loaded.memory.embedder = "none"
-    return loaded
+def settings(vectorless_settings: Settings) -> Settings:
+    return vectorless_settings
 
 
 @pytest.fixture
-def memory(settings: Settings) -> Iterator[Memory]:
-    opened = Memory.open(settings, start_worker=False)
-    yield opened
-    opened.close()
+def memory(vectorless_memory: Memory) -> Memory:
+    return vectorless_memory
 
 
 @pytest.fixture
