@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
     from shiyi.config import Settings
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Closable)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -41,3 +50,21 @@ def guard(action: object) -> int:
         typer.echo(f"shiyi: error: {exc}", err=True)
         return 2
     return int(result or 0)
+
+
+@contextmanager
+def opened_or_fail(open_: Callable[[], C]) -> Iterator[C]:
+    """What ``open_`` opens, closed afterwards; a shiyi error while opening or using it ends
+    the command with its message."""
+    from shiyi.errors import ShiyiError
+
+    try:
+        resource = open_()
+    except ShiyiError as exc:
+        fail(str(exc))
+    try:
+        yield resource
+    except ShiyiError as exc:
+        fail(str(exc))
+    finally:
+        resource.close()

@@ -33,24 +33,15 @@ def opened(config: Path | None, *, create: bool = False) -> Iterator[KnowledgeBa
     """The data dir's knowledge base; only ``kb add`` creates one (an empty one would make
     the agent offer a search over nothing)."""
     from shiyi.app import open_knowledge
-    from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.common import fail, load
+    from shiyi.interfaces.cli.common import fail, load, opened_or_fail
     from shiyi.knowledge import KnowledgeBase
 
     settings = load(config)
     if not create and not KnowledgeBase.exists(settings):
         where = settings.knowledge_dir
         fail(f"no knowledge base in {where} yet: add documents with shiyi kb add PATH...", 1)
-    try:
-        kb = open_knowledge(settings)
-    except ShiyiError as exc:
-        fail(str(exc))
-    try:
+    with opened_or_fail(lambda: open_knowledge(settings)) as kb:
         yield kb
-    except ShiyiError as exc:
-        fail(str(exc))
-    finally:
-        kb.close()
 
 
 def _shown(path: str) -> str:

@@ -19,19 +19,12 @@ def opened(
     """The configured memory; a shiyi error while opening or using it ends the command with
     its message."""
     from shiyi.app import open_memory
-    from shiyi.errors import ShiyiError
-    from shiyi.interfaces.cli.common import fail, load
+    from shiyi.interfaces.cli.common import load, opened_or_fail
     from shiyi.interfaces.cli.remote import refuse_while_owned
 
     settings = load(config)
     refuse_while_owned(settings, "memory")
-    try:
-        memory = open_memory(settings, start_worker=worker, switch_model=switch_model)
-    except ShiyiError as exc:
-        fail(str(exc))
-    try:
+    with opened_or_fail(
+        lambda: open_memory(settings, start_worker=worker, switch_model=switch_model)
+    ) as memory:
         yield memory
-    except ShiyiError as exc:
-        fail(str(exc))
-    finally:
-        memory.close()
