@@ -32,6 +32,10 @@ def record(
 @pytest.fixture
 def sleeper() -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(["sleep", "60"])
+    # Until the child has exec'd, /proc shows the parent's (pytest's) command line.
+    deadline = time.monotonic() + 10
+    while process_command(proc.pid) != "sleep 60" and time.monotonic() < deadline:
+        time.sleep(0.01)
     yield proc
     proc.kill()
     proc.wait(timeout=10)
