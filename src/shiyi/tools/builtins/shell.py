@@ -23,7 +23,7 @@ from shiyi.tools.builtins.sandbox import (
     describe_sandbox,
     sandbox_binary,
 )
-from shiyi.tools.builtins.unsandboxed import supervised
+from shiyi.tools.builtins.unsandboxed import close_to_inspection, supervised
 from shiyi.tools.output import cap_output
 
 # Above the default bash_max_timeout, so the registry's per-tool timeout never pre-empts the
@@ -256,6 +256,7 @@ def _command_argv(
     # files and caches (pip's, and whatever else follows XDG) go there, not to a read-only ~.
     env["TMPDIR"] = "/tmp"
     env["XDG_CACHE_HOME"] = "/tmp/.cache"
+    close_to_inspection()  # bwrap is Linux-only; a sandbox that leaks /proc stays closed too
     prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
     return [*prefix, *program], env, True
 
