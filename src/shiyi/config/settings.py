@@ -159,6 +159,13 @@ class ToolSettings(_Strict):
         "shiyi.yaml or .env, the user config dir, SHIYI_CONFIG and the data directory.",
     )
     allow_outside_workspace: bool = False
+    allow_code_paths: bool = Field(
+        default=False,
+        description="Let the file tools and bash's checks change code that runs at the next "
+        "start: virtualenvs, site-packages, .pth, __pycache__, .git (hooks, config), "
+        "sitecustomize.py and top-level modules shadowing an importable one where shiyi "
+        "runs from. Reading them is always allowed.",
+    )
     large_file_lines: int = Field(default=2000, ge=10)
     grep_max_matches: int = Field(default=200, ge=1)
     enabled: list[str] | None = Field(

@@ -35,7 +35,7 @@ class ToolContext:
     def for_dir(cls, root: Path, settings: ToolSettings | None = None) -> ToolContext:
         """A context on ``root`` protecting the defaults and ``settings.protected_paths``."""
         settings = settings or ToolSettings()
-        guard = protection(extra=settings.protected_paths)
+        guard = protection(extra=settings.protected_paths, guard_code=not settings.allow_code_paths)
         workspace = Workspace(root, allow_outside=settings.allow_outside_workspace, protected=guard)
         return cls(workspace, settings)
 
@@ -45,7 +45,9 @@ class ToolContext:
         tools = settings.tools
         persona = settings.context.persona_file  # it shapes the agent as much as its config
         extra = [*tools.protected_paths, *([persona] if persona else [])]
-        guard = protection(data_dir=settings.data_dir, extra=extra)
+        guard = protection(
+            data_dir=settings.data_dir, extra=extra, guard_code=not tools.allow_code_paths
+        )
         workspace = Workspace(
             settings.workspace, allow_outside=tools.allow_outside_workspace, protected=guard
         )

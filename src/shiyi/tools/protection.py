@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shiyi.config.loader import CONFIG_FILE_NAME, user_config_dir
+from shiyi.tools.code_paths import code_reason, module_dirs
 
 ADVICE = "the agent may not read or change its own configuration, secrets or data directory"
 _ENV_TEMPLATES = (".example", ".sample", ".template", ".dist")
@@ -43,6 +44,9 @@ class Protection:
     files: tuple[Path, ...] = ()
     dirs: tuple[Path, ...] = ()
     reasons: Mapping[Path, str] = field(default_factory=dict)
+    code_dirs: frozenset[Path] | None = None
+    """Where Python imports top-level modules first; None when code locations may be
+    changed (``tools.allow_code_paths``).  See :mod:`shiyi.tools.code_paths`."""
 
     def reason(self, resolved: Path) -> str | None:
         """Why the resolved path ``resolved`` is protected, or None when a tool may use it."""
@@ -53,6 +57,13 @@ class Protection:
             if resolved == path or (path in self.dirs and resolved.is_relative_to(path)):
                 return self.reasons.get(path, "it is protected")
         return self._hard_link_reason(resolved)
+
+    def code_reason(self, path: Path) -> str | None:
+        """Why changing ``path`` (absolute) could plant code that runs later, or None when
+        it may be changed (reading it is always allowed)."""
+        if self.code_dirs is None:
+            return None
+        return code_reason(path, self.code_dirs)
 
     def _hard_link_reason(self, resolved: Path) -> str | None:
         # A hard link made by bash has its own name and place but is the config file itself.
@@ -88,10 +99,12 @@ def protection(
     data_dir: Path | None = None,
     extra: Iterable[Path] = (),
     env: Mapping[str, str] | None = None,
+    guard_code: bool = True,
 ) -> Protection:
     """The protection of one agent: the user config dir, ``SHIYI_CONFIG``'s file, the data
     dir (server.json, stores, tokens) and ``extra`` (the loaded config file, the user's
-    ``tools.protected_paths``)."""
+    ``tools.protected_paths``); with ``guard_code``, also the code locations (see
+    :mod:`shiyi.tools.code_paths`)."""
     env = os.environ if env is None else env
     entries: list[tuple[Path, str]] = [(user_config_dir(), "it is shiyi's config directory")]
     explicit = env.get("SHIYI_CONFIG")
@@ -108,4 +121,5 @@ def protection(
         path = raw.expanduser().resolve()
         reasons.setdefault(path, why)
         (files if path.is_file() else dirs).append(path)
-    return Protection(tuple(files), tuple(dirs), reasons)
+    code_dirs = module_dirs() if guard_code else None
+    return Protection(tuple(files), tuple(dirs), reasons, code_dirs)

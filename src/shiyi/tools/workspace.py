@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shiyi.errors import ProtectedPath, WorkspaceViolation
+from shiyi.tools.code_paths import CODE_ADVICE
 from shiyi.tools.protection import ADVICE, Protection, protection
 
 
@@ -20,9 +21,9 @@ class Workspace:
         self.allow_outside = allow_outside
         self.protected = protected if protected is not None else protection()
 
-    def resolve(self, path: str | Path) -> Path:
+    def resolve(self, path: str | Path, *, write: bool = False) -> Path:
         """Resolve ``path`` (relative to the root) following symlinks; refuse escapes and
-        protected paths.
+        protected paths (with ``write``, code locations too: see :mod:`..code_paths`).
 
         The check runs on the fully resolved path, so ``..`` segments, absolute paths and
         symlinks pointing outside the workspace (or at a protected file) are all refused.
@@ -31,6 +32,8 @@ class Workspace:
         candidate = raw if raw.is_absolute() else self.root / raw
         resolved = candidate.resolve()
         self.check_protected(resolved, shown=str(path), via=candidate)
+        if write:
+            self.check_code(resolved, shown=str(path), via=candidate)
         if self.allow_outside or resolved == self.root or resolved.is_relative_to(self.root):
             return resolved
         reason = "is a symlink that leads" if _has_symlink(candidate, self.root) else "is"
@@ -51,6 +54,17 @@ class Workspace:
             f"{shown!r} is protected{link}: {why}; {ADVICE}. "
             "Ask the user to make this change themselves."
         )
+
+    def check_code(self, resolved: Path, *, shown: str, via: Path | None = None) -> None:
+        """Raise :class:`ProtectedPath` when changing ``resolved`` (or the link ``via``
+        leading to it) could plant code that runs at the next start."""
+        why = self.protected.code_reason(resolved)
+        if why is None and via is not None and via != resolved:
+            why = self.protected.code_reason(via.absolute())
+        if why is None:
+            return
+        link = f" (it leads to {resolved})" if via is not None and via != resolved else ""
+        raise ProtectedPath(f"{shown!r} may not be changed{link}: {why}; {CODE_ADVICE}.")
 
     def is_protected(self, path: Path) -> bool:
         """Whether a walk (list_dir, grep) must leave ``path`` out: it, or where it leads.

@@ -311,3 +311,34 @@ async def test_temp_files_and_caches_work_in_the_sandbox(ctx: ToolContext) -> No
         ctx, command='t=$(mktemp) && echo ok > "$t" && cat "$t"; mkdir -p "$XDG_CACHE_HOME/x"'
     )
     assert out == "exit code: 0\nok\n"
+
+
+# --- issue 29 item 5: code locations are read-only in the sandbox ---------------------------
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="no bwrap")
+@pytest.mark.parametrize("mode", ["bwrap"])  # without a sandbox only the checks stand
+async def test_the_sandbox_keeps_code_locations_read_only(
+    workspace: Path, settings: Settings
+) -> None:
+    """Names the checks cannot read still land on a read-only virtualenv and .git."""
+    site = workspace / ".venv/lib/python3.11/site-packages"
+    site.mkdir(parents=True)
+    (workspace / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
+    (workspace / ".git/hooks").mkdir(parents=True)
+    (workspace / ".git/config").write_text("[core]\n")
+    ctx = ToolContext.for_settings(settings)
+    out = await run(
+        ctx,
+        command="v=$(printf .ven)v; g=$(printf .gi)t; "
+        'echo planted > "$v/lib/python3.11/$(printf site)-packages/$(printf x.p)th"; '
+        'echo planted > "$g/hooks/$(printf pre)-commit"; '
+        'echo "[core] hooksPath = /tmp" >> "$g/$(printf conf)ig"; '
+        "cat $v/pyvenv.cfg; echo ok > notes.txt; echo end",
+    )
+    assert out.count("Read-only file system") == 3, out
+    assert "home = /usr/bin" in out and out.rstrip().endswith("end")
+    assert list(site.iterdir()) == []
+    assert list((workspace / ".git/hooks").iterdir()) == []
+    assert (workspace / ".git/config").read_text() == "[core]\n"
+    assert (workspace / "notes.txt").read_text() == "ok\n"

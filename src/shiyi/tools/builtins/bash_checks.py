@@ -1,9 +1,10 @@
 """What the bash tool refuses before a command runs, read from the parsed command line.
 
-Three layers, in order: the dangerous commands (``rm -r`` of ``/``, ``--no-preserve-root``,
-fork bombs, ``mkfs``, ``dd`` to a device, shutting the machine down), the protected paths
-(the agent's config, secrets and data dir, by name or once resolved), then the user's
-``tools.bash_deny`` regular expressions over the raw text.  A shell can always hide a name
+Four layers, in order: the dangerous commands (:mod:`.bash_dangers`: ``rm -r`` of ``/`` in
+any spelling, nested shells, fork bombs, ``kill -1``, devices ...), the protected paths
+(the agent's config, secrets and data dir, by name or once resolved), the code locations a
+command would change (:mod:`shiyi.tools.code_paths`), then the user's ``tools.bash_deny``
+regular expressions over the raw text.  A shell can always hide a name
 (``cat shi*.yaml`` is expanded here, ``$(printf ...)`` cannot be): the guarantee for the
 protected paths is the sandbox (see :mod:`shiyi.tools.builtins.sandbox`); these checks stop
 the plain attempts and the accidents in every mode.
@@ -12,6 +13,7 @@ the plain attempts and the accidents in every mode.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import posixpath
 import re
@@ -19,19 +21,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from shiyi.errors import CommandDenied, ToolError
+from shiyi.tools.builtins.bash_dangers import dangers, unwrapped
 from shiyi.tools.builtins.bash_parse import CommandLine, parse
+from shiyi.tools.code_paths import CODE_ADVICE
 from shiyi.tools.protection import ADVICE, protected_name
 from shiyi.tools.workspace import Workspace
 
-_ROOTS = frozenset({"/", "/*", "~", "~/*", "$HOME", "$HOME/*", "${HOME}", "${HOME}/*"})
-# Commands that run the command after them: `sudo rm -rf /` is an rm.
-_WRAPPERS = frozenset({
-    "sudo", "doas", "env", "command", "builtin", "exec", "nohup", "nice", "ionice", "time",
-    "timeout", "setsid", "stdbuf", "xargs", "busybox", "unbuffer",
+# Commands that change the paths they name (every argument: mv's source moves too, ln's
+# target gets a second name a later write goes through); and those that change only their
+# destination (the last argument, or -t DIR).
+_CHANGERS = frozenset({
+    "rm", "rmdir", "unlink", "mv", "ln", "touch", "truncate", "shred", "mkdir", "chmod",
+    "chown", "chgrp", "tee", "patch", "setfattr",
 })  # fmt: skip
-_POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
-_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec"})
-_HARMLESS_DEVICES = ("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/fd/")
+_COPIERS = frozenset({"cp", "install", "rsync"})
+_IN_PLACE = frozenset({"sed", "perl"})
 _GLOB = re.compile(r"[*?\[]")
 _MAX_GLOB_MATCHES = 200
 
@@ -45,94 +49,17 @@ def check_command(
     ``expand_globs``: also refuse a glob that matches a protected file.  Without a sandbox
     that is what stops ``grep token *`` from printing the server token; in one, the file
     cannot be read anyway and ``ls *`` in a workspace holding shiyi.yaml should just work.
+    (A glob among the paths a command changes is always expanded for the code locations.)
     """
     line = parse(command)
-    for why in dangers(line):
+    for why in dangers(line, str(workspace.root)):
         raise CommandDenied(
             f"the command was refused: {why}. It was not run; do this another way, or ask "
             "the user to run it themselves."
         )
     _check_paths(line, workspace, expand_globs)
+    _check_changes(line, workspace)
     check_rules(command, rules)
-
-
-def dangers(line: CommandLine) -> Iterator[str]:
-    """Why the parsed command line must not run (nothing when it may)."""
-    for function in line.functions:
-        if function.calls_itself and function.forks:
-            yield f"the function {function.name!r} calls itself in the background: a fork bomb"
-    for words in line.commands:
-        yield from _command_dangers(_unwrapped(words))
-
-
-def _unwrapped(words: list[str]) -> list[str]:
-    rest = list(words)
-    while rest and posixpath.basename(rest[0]) in _WRAPPERS:
-        rest.pop(0)
-        # The wrapper's own options and arguments: -n 5, NAME=value, a duration.
-        while rest and (rest[0].startswith("-") or "=" in rest[0] or rest[0][:1].isdigit()):
-            rest.pop(0)
-    return rest
-
-
-def _command_dangers(words: list[str]) -> Iterator[str]:
-    if not words:
-        return
-    name, args = posixpath.basename(words[0]), words[1:]
-    if name == "rm":
-        yield from _rm_dangers(args)
-    elif name.startswith("mkfs") or name in ("mke2fs", "wipefs"):
-        yield f"{name} formats a file system"
-    elif name == "dd" and any(_writes_device(arg) for arg in args):
-        yield "dd writes to a device"
-    elif _powers_off(name, set(args)):
-        yield "it would shut down or restart the machine"
-
-
-def _powers_off(name: str, args: set[str]) -> bool:
-    if name in ("init", "telinit"):
-        return bool({"0", "6"} & args)
-    return name in _POWER or (name == "systemctl" and bool(_POWER_VERBS & args))
-
-
-def _rm_dangers(args: list[str]) -> Iterator[str]:
-    short, long, targets = _split_options(args)
-    recursive = bool({"r", "R"} & short) or any(_abbreviates(o, "--recursive", 4) for o in long)
-    if any(_abbreviates(o, "--no-preserve-root", 3) for o in long):
-        yield "rm --no-preserve-root may delete the whole file system"
-    elif recursive and (roots := [t for t in targets if _normalized(t) in _ROOTS]):
-        yield f"rm -r of {roots[0]!r} deletes everything below it"
-
-
-def _split_options(args: list[str]) -> tuple[set[str], list[str], list[str]]:
-    short: set[str] = set()
-    long: list[str] = []
-    targets: list[str] = []
-    options_end = False
-    for arg in args:
-        if options_end or arg == "-" or not arg.startswith("-"):
-            targets.append(arg)
-        elif arg == "--":
-            options_end = True
-        elif arg.startswith("--"):
-            long.append(arg)
-        else:
-            short.update(arg[1:])
-    return short, long, targets
-
-
-def _abbreviates(option: str, full: str, shortest: int) -> bool:
-    # GNU tools accept any unambiguous prefix of a long option: --rec is --recursive.
-    return len(option) >= shortest and full.startswith(option)
-
-
-def _normalized(target: str) -> str:
-    squeezed = re.sub(r"/+", "/", target)
-    return posixpath.normpath(squeezed) if squeezed not in ("/*",) else squeezed
-
-
-def _writes_device(arg: str) -> bool:
-    return arg.startswith("of=/dev/") and not arg[3:].startswith(_HARMLESS_DEVICES)
 
 
 # --- protected paths ----------------------------------------------------------------------
@@ -176,6 +103,54 @@ def _glob_reason(pattern: str, workspace: Workspace) -> str | None:
             break
         path = Path(workspace.root, match)
         why = workspace.protected.reason(path.resolve()) or workspace.protected.reason(path)
+        if why:
+            return why
+    return None
+
+
+def _check_changes(line: CommandLine, workspace: Workspace) -> None:
+    """Refuse a command that changes a code location (see :mod:`shiyi.tools.code_paths`)."""
+    for word in _changed_words(line):
+        for candidate in _path_candidates(word):
+            why = _code_reason(candidate, workspace)
+            if why:
+                raise CommandDenied(
+                    f"the command changes {word!r}, which may not be changed: {why}; "
+                    f"{CODE_ADVICE}. It was not run."
+                )
+
+
+def _changed_words(line: CommandLine) -> Iterator[str]:
+    yield from line.writes
+    for words in line.commands:
+        words = unwrapped(words)
+        if not words:
+            continue
+        name = posixpath.basename(words[0])
+        args = [a for a in words[1:] if not a.startswith("-")]
+        if name in _CHANGERS or (
+            name in _IN_PLACE and any(a.startswith(("-i", "--in-place")) for a in words)
+        ):
+            yield from args
+        elif name in _COPIERS:
+            yield from args[-1:]
+            yield from (a.split("=", 1)[1] for a in words if a.startswith("--target-directory="))
+            yield from (words[i + 1] for i, a in enumerate(words[:-1]) if a == "-t")
+        elif name == "dd":
+            yield from (a[3:] for a in words if a.startswith("of="))
+
+
+def _code_reason(candidate: str, workspace: Workspace) -> str | None:
+    paths = [Path(workspace.root, candidate)]
+    if _GLOB.search(candidate):
+        matches = glob.iglob(candidate, root_dir=workspace.root)
+        paths += [Path(workspace.root, m) for m in itertools.islice(matches, _MAX_GLOB_MATCHES)]
+    for path in paths:
+        try:
+            why = workspace.protected.code_reason(path.resolve())
+            why = why or workspace.protected.code_reason(Path(os.path.normpath(path)))
+        except (OSError, RuntimeError, ValueError):  # a loop of links, a NUL byte
+            continue
         if why:
             return why
     return None

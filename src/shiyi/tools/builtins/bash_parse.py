@@ -39,6 +39,12 @@ class CommandLine:
     targets: list[str] = field(default_factory=list)
     functions: list[FunctionDef] = field(default_factory=list)
     parsed: bool = True
+    writes: list[str] = field(default_factory=list)
+    """The redirection targets written to (``>``, ``>>``, ``&>``), also in ``targets``."""
+    fed_by: dict[int, int] = field(default_factory=dict)
+    """Command index -> the index of the command whose output it reads through a pipe."""
+    here_strings: dict[int, str] = field(default_factory=dict)
+    """Command index -> the text a ``<<<`` gives it on its input."""
 
     def words(self) -> Iterator[str]:
         for words in self.commands:
@@ -62,24 +68,48 @@ def _visit(node: Any, line: CommandLine) -> None:
     if kind == "command":
         _command(node, line)
         return
+    if kind == "pipeline":
+        _pipeline(node, line)
+        return
     if kind == "function":
         line.functions.append(_function(node))
     for child in _children(node):
         _visit(child, line)
 
 
+def _pipeline(node: Any, line: CommandLine) -> None:
+    previous: int | None = None
+    for part in node.parts:
+        before = len(line.commands)
+        _visit(part, line)
+        if getattr(part, "kind", None) == "pipe":
+            continue
+        current = len(line.commands) - 1 if len(line.commands) > before else None
+        if current is not None and previous is not None:
+            line.fed_by[current] = previous
+        previous = current if getattr(part, "kind", None) == "command" else None
+
+
 def _command(node: Any, line: CommandLine) -> None:
     words: list[str] = []
+    here_string: str | None = None
     for part in node.parts:
         if part.kind == "word":
             words.append(_unquoted(part.word))
         elif part.kind == "redirect" and getattr(part.output, "kind", None) == "word":
-            line.targets.append(_unquoted(part.output.word))
+            target = _unquoted(part.output.word)
+            line.targets.append(target)
+            if ">" in part.type:
+                line.writes.append(target)
+            elif part.type == "<<<":
+                here_string = target
         # $(...), <(...) inside words and redirections run commands too.
         for child in _children(part):
             _visit(child, line)
     if words:
         line.commands.append(words)
+        if here_string is not None:
+            line.here_strings[len(line.commands) - 1] = here_string
 
 
 def _unquoted(word: str) -> str:
@@ -94,7 +124,8 @@ def _unquoted(word: str) -> str:
 
 
 def _function(node: Any) -> FunctionDef:
-    name = node.parts[0].word
+    # `f() {...}` or `function f {...}`: the first word that is not the reserved word.
+    name = next(p.word for p in node.parts if p.kind == "word")
     body = CommandLine()
     forks = False
     for part in node.parts[1:]:
@@ -131,20 +162,30 @@ def _tokenized(command: str) -> CommandLine:
     if bomb := _FORK_BOMB.search(command):
         line.functions.append(FunctionDef(bomb.group(1), calls_itself=True, forks=True))
     current: list[str] = []
+    piped = False
     tokens = _tokens(command)
     for index, token in enumerate(tokens):
         if token in ("{", "}") or (set(token) <= set(_OPERATOR_CHARS) and not _is_redirect(token)):
             if current:
-                line.commands.append(current)
+                _append(line, current, piped)
+            piped = token == "|" and bool(current)
             current = []
         elif _is_redirect(token):
             if index + 1 < len(tokens):
                 line.targets.append(tokens[index + 1])
+                if ">" in token:
+                    line.writes.append(tokens[index + 1])
         elif not (index and _is_redirect(tokens[index - 1])):
             current.append(token)
     if current:
-        line.commands.append(current)
+        _append(line, current, piped)
     return line
+
+
+def _append(line: CommandLine, words: list[str], piped: bool) -> None:
+    if piped and line.commands:
+        line.fed_by[len(line.commands)] = len(line.commands) - 1
+    line.commands.append(words)
 
 
 def _is_redirect(token: str) -> bool:

@@ -22,9 +22,9 @@ _ERRORS = "surrogateescape"
 # --- shared helpers ---------------------------------------------------------------------
 
 
-def _existing_file(ctx: ToolContext, path: str, *, hint: str) -> Path:
+def _existing_file(ctx: ToolContext, path: str, *, hint: str, write: bool = False) -> Path:
     """Resolve ``path`` and insist it is a readable text file."""
-    resolved = ctx.workspace.resolve(path)
+    resolved = ctx.workspace.resolve(path, write=write)
     if not resolved.exists():
         raise ToolError(f"file {path!r} does not exist{_similar_names(resolved)}; {hint}")
     if resolved.is_dir():
@@ -156,7 +156,7 @@ def write_file(path: str, content: str, ctx: ToolContext) -> str:
         path: File to write, relative to the workspace root.
         content: The complete new content of the file.
     """
-    resolved = ctx.workspace.resolve(path)
+    resolved = ctx.workspace.resolve(path, write=True)
     if resolved.is_dir():
         raise ToolError(f"{path!r} is a directory; give the path of a file inside it.")
     existed = resolved.exists()
@@ -170,10 +170,29 @@ def _write(resolved: Path, content: str, path: str) -> int:
     data = content.encode("utf-8", errors=_ERRORS)
     try:
         resolved.parent.mkdir(parents=True, exist_ok=True)
-        resolved.write_bytes(data)
+        if _hard_linked(resolved):
+            _replace(resolved, data)
+        else:
+            resolved.write_bytes(data)
     except OSError as exc:
         raise ToolError(f"could not write {path!r}: {exc.strerror or exc}.") from None
     return len(data)
+
+
+def _hard_linked(path: Path) -> bool:
+    try:
+        return path.stat().st_nlink > 1
+    except OSError:
+        return False
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``path`` as a new file in its place: a hard link's other names (which may be
+    protected code or config elsewhere) keep their bytes instead of changing with it."""
+    temporary = path.with_name(f".{path.name}.shiyi-write")
+    temporary.write_bytes(data)
+    os.chmod(temporary, path.stat().st_mode & 0o7777)
+    os.replace(temporary, path)
 
 
 def _line_count(text: str) -> int:
@@ -206,7 +225,7 @@ def edit_file(
         )
     if old_text == new_text:
         raise ToolError("old_text and new_text are identical, so there is nothing to change.")
-    resolved = _existing_file(ctx, path, hint="use write_file to create a new file.")
+    resolved = _existing_file(ctx, path, hint="use write_file to create a new file.", write=True)
     rel = ctx.workspace.display(resolved)
     text = resolved.read_bytes().decode("utf-8", errors=_ERRORS)
     old_text, new_text = _match_newlines(text, old_text, new_text)

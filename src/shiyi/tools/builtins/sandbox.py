@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from shiyi.errors import ToolError
+from shiyi.tools.code_paths import code_locations
 from shiyi.tools.protection import Protection
 
 log = logging.getLogger(__name__)
@@ -119,10 +120,15 @@ def bwrap_argv(binary: str, root: Path, protection: Protection) -> list[str]:
     """The bwrap command line that runs what follows it confined to ``root``.
 
     Order matters: the private /tmp first (the workspace may be under /tmp), then the
-    workspace, then the protected paths hidden on top (a data dir inside the workspace too).
+    workspace, its code locations read-only on top (virtualenvs, .git hooks and config,
+    top-level .pth / shadowing modules), then the protected paths hidden on top (a data dir
+    inside the workspace too).
     """
     argv = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--bind", str(root), str(root)]  # fmt: skip
+    if protection.code_dirs is not None:  # code locations stay readable, not writable
+        for path in code_locations(root):
+            argv += ["--ro-bind", str(path), str(path)]
     for directory in protection.hidden_dirs(root):
         if _visible(directory, root):
             argv += ["--tmpfs", str(directory)]

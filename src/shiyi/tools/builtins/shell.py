@@ -23,6 +23,7 @@ from shiyi.tools.builtins.sandbox import (
     describe_sandbox,
     sandbox_binary,
 )
+from shiyi.tools.builtins.unsandboxed import close_to_inspection, supervised
 from shiyi.tools.output import cap_output
 
 # Above the default bash_max_timeout, so the registry's per-tool timeout never pre-empts the
@@ -215,7 +216,7 @@ def _describe_code(code: int | None) -> str:
 
 async def _execute(program: list[str], ctx: ToolContext, seconds: float) -> _Run:
     marker = uuid.uuid4().hex
-    argv, env = _command_argv(program, ctx, marker)
+    argv, env, sandboxed = _command_argv(program, ctx, marker)
     proc = await _spawn(argv, env, ctx.workspace.root, marker)
     buffer = OutputBuffer(ctx.settings.output_cap_chars)
     assert proc.stdout is not None
@@ -238,25 +239,26 @@ async def _execute(program: list[str], ctx: ToolContext, seconds: float) -> _Run
     # The exit status of a killed bash may not have been collected yet.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), EOF_GRACE)
-    sandboxed = len(argv) > len(program)  # bwrap and its options came first
     return _Run(ending, proc.returncode, buffer.render(), sandboxed)
 
 
 def _command_argv(
     program: list[str], ctx: ToolContext, marker: str
-) -> tuple[list[str], dict[str, str]]:
-    """What to exec (``program``, under bwrap when there is one) and its environment."""
+) -> tuple[list[str], dict[str, str], bool]:
+    """What to exec (``program``, under bwrap when there is one, else under the supervisor
+    of :mod:`.unsandboxed`), its environment and whether that is a sandbox."""
     settings = ctx.settings
     env = command_environment(settings.bash_env, marker=marker)
     binary = sandbox_binary(settings.bash_sandbox)
     if binary is None:
-        return program, env
+        return supervised(program), env, False
     # The sandbox's private /tmp is the only writable place besides the workspace: temp
     # files and caches (pip's, and whatever else follows XDG) go there, not to a read-only ~.
     env["TMPDIR"] = "/tmp"
     env["XDG_CACHE_HOME"] = "/tmp/.cache"
+    close_to_inspection()  # bwrap is Linux-only; a sandbox that leaks /proc stays closed too
     prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
-    return [*prefix, *program], env
+    return [*prefix, *program], env, True
 
 
 async def _spawn(
