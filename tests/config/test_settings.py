@@ -152,3 +152,26 @@ def test_the_loaded_file_is_protected_from_the_tools(
 
 def test_no_config_file_protects_nothing_extra(tmp_path: Path) -> None:
     assert load_settings(cwd=tmp_path).tools.protected_paths == []
+
+
+@pytest.mark.parametrize(
+    ("written", "mode"),
+    [
+        ("{bash_sandbox: off}", "off"),  # README's spelling: YAML reads it as false
+        ("{bash_sandbox: no}", "off"),
+        ("{bash_sandbox: false}", "off"),
+        ("{bash_sandbox: on}", "bwrap"),  # asking for a sandbox requires one
+        ("{bash_sandbox: true}", "bwrap"),
+        ("{bash_sandbox: auto}", "auto"),
+        ('{bash_sandbox: "off"}', "off"),
+    ],
+)
+def test_bash_sandbox_accepts_yaml_booleans(tmp_path: Path, written: str, mode: str) -> None:
+    write(tmp_path / "shiyi.yaml", f"tools: {written}\n")
+    assert load_settings(cwd=tmp_path).tools.bash_sandbox == mode
+
+
+def test_bash_sandbox_rejects_other_values(tmp_path: Path) -> None:
+    write(tmp_path / "shiyi.yaml", "tools: {bash_sandbox: maybe}\n")
+    with pytest.raises(ConfigError, match=r"tools\.bash_sandbox"):
+        load_settings(cwd=tmp_path)

@@ -2,7 +2,9 @@
 
 Kuzu lets one process open the store read-write.  ``shiyi serve`` and ``shiyi chat`` write
 this record (pid, address) while they own it; other ``shiyi`` commands read it and talk to
-that process's API instead of opening the database.
+that process's API instead of opening the database.  A chat's API needs the random token it
+made at start (``token``): the record is the owner's alone (mode 0600, in the data dir that
+the bash sandbox hides), so a program that merely finds the port cannot use the API.
 
 A record outlives its writer when that process is killed, and after a container restart
 its pid is often reused: by an unrelated process, or by the new ``shiyi serve`` itself
@@ -20,7 +22,7 @@ import logging
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -56,6 +58,9 @@ class Owner:
     address: str
     started_at: float
     command: str = ""
+    token: str = field(default="", repr=False)
+    """The API's bearer token when the owner made one for this start (a chat's); empty
+    when it uses ``server.token`` from the config, or none."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -79,13 +84,18 @@ def owner_hint(data_dir: Path, owner: Owner) -> str:
     )
 
 
-def write_owner(data_dir: Path, address: str) -> Owner:
-    """Record this process as the owner serving ``address`` (atomically replaced)."""
-    owner = Owner(os.getpid(), address, time.time(), " ".join(sys.argv) or sys.executable)
+def write_owner(data_dir: Path, address: str, token: str = "") -> Owner:
+    """Record this process as the owner serving ``address`` with ``token`` (atomically
+    replaced; readable by this user only, since it may hold the token)."""
+    command = " ".join(sys.argv) or sys.executable
+    owner = Owner(os.getpid(), address, time.time(), command, token)
     data_dir.mkdir(parents=True, exist_ok=True)
     path = owner_path(data_dir)
     temporary = path.with_name(f".{OWNER_FILE}.{os.getpid()}")
-    temporary.write_text(json.dumps(asdict(owner)), encoding="utf-8")
+    temporary.unlink(missing_ok=True)  # left by a killed process with this pid
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(json.dumps(asdict(owner)))
     os.replace(temporary, path)
     _written_here.add(path.resolve())
     return owner
@@ -109,6 +119,7 @@ def read_owner(data_dir: Path) -> Owner | None:
             address=str(data["address"]),
             started_at=float(data.get("started_at", 0.0)),
             command=str(data.get("command", "")),
+            token=str(data.get("token", "")),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None

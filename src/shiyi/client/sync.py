@@ -61,6 +61,7 @@ class Client:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.token = token
         self._http = httpx.Client(
             base_url=self.base_url,
             headers=auth_headers(token),

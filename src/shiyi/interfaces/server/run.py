@@ -6,10 +6,13 @@ record (``server.json``) always names the address that really answers.
 
 from __future__ import annotations
 
+import secrets
 import socket
 import threading
 import time
 from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
 
 from shiyi.client.owner import live_owner, owner_hint
 from shiyi.config.settings import Settings
@@ -82,6 +85,20 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     return 0
 
 
+def _with_start_token(settings: Settings) -> tuple[Settings, str]:
+    """Without a configured token, a random one for this start (returned, for server.json).
+
+    Loopback is no boundary: every program on the machine reaches it, a sandboxed command
+    sharing the network too, and a token-less API reads and changes the memory and the
+    knowledge base."""
+    server = settings.server
+    if (server.token is not None and server.token.get_secret_value()) or server.users:
+        return settings, ""
+    token = secrets.token_urlsafe(32)
+    update = {"server": server.model_copy(update={"token": SecretStr(token)})}
+    return settings.model_copy(update=update), token
+
+
 class BackgroundServer:
     """The API on loopback in a daemon thread, serving an open app (its model and memory).
 
@@ -112,9 +129,10 @@ class BackgroundServer:
 
         settings = with_address(app.settings, "127.0.0.1", port)
         _refuse_second_owner(settings)
+        settings, token = _with_start_token(settings)
         sock = bind("127.0.0.1", port)
         settings = with_address(settings, None, int(sock.getsockname()[1]))
-        service = AgentService(settings, app=app)
+        service = AgentService(settings, app=app, owner_token=token)
         config = uvicorn.Config(create_app(service), log_level="warning", lifespan="on")
         server = uvicorn.Server(config)
         thread = threading.Thread(

@@ -54,6 +54,7 @@ class AgentService:
         app: App | None = None,
         model: ChatModel | None = None,
         freeze_gc: bool = False,
+        owner_token: str = "",
     ) -> None:
         """Serve ``app``'s parts (a chat's, sharing its model and memory), or open an app from
         ``settings`` (with ``model`` as the main model, if given) and close it with the service.
@@ -61,8 +62,11 @@ class AgentService:
         ``settings`` says where and what to serve (``server.*``); agents get the tools
         ``server.tools`` allows.  ``freeze_gc``: the process is this server's (``shiyi
         serve``), so :meth:`start` may exempt everything loaded so far from garbage collection
-        (see :func:`_freeze_startup_objects`); a host application decides that for itself."""
+        (see :func:`_freeze_startup_objects`); a host application decides that for itself.
+        ``owner_token``: a token made for this start, recorded in ``server.json`` for the
+        owner's other commands."""
         self.settings = settings
+        self._owner_token = owner_token
         self.identities = Identities(settings)
         self.freeze_gc = freeze_gc
         check_tool_names(settings.server.tools or (), "server.tools")
@@ -108,7 +112,7 @@ class AgentService:
             # Without memory no store lock made the app repair (App.open): the server is the
             # data dir's one owner (server.json), so runs still 'running' died with a process.
             self.log.interrupt_running()
-        write_owner(self.settings.data_dir, self.address)
+        write_owner(self.settings.data_dir, self.address, self._owner_token)
 
     def _warm_up_agents(self) -> None:
         """Build (and drop) one agent so the first burst of requests does not pay for lazy

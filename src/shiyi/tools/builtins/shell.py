@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -23,6 +24,7 @@ from shiyi.tools.builtins.sandbox import (
     describe_sandbox,
     sandbox_binary,
 )
+from shiyi.tools.builtins.sandbox_limits import RunLimits, run_limits
 from shiyi.tools.builtins.unsandboxed import close_to_inspection, supervised
 from shiyi.tools.output import cap_output
 
@@ -51,6 +53,7 @@ class _Run:
     returncode: int | None
     output: str
     sandboxed: bool
+    notes: list[str]
 
 
 _LONG_JOB_ADVICE = {
@@ -162,10 +165,12 @@ async def run_confined(
             f"the command changed {names}, the agent's own configuration, which it may not "
             "change; it was put back. Ask the user to make this change themselves"
         )
+    notes += run.notes
     if run.ending is Ending.TIMED_OUT:
+        limits = "".join(f"\nnote: {n}" for n in run.notes)
         raise ToolError(
             f"the command timed out after {seconds:g} s; it and all its child processes were "
-            f"killed. {_LONG_JOB_ADVICE[run.sandboxed]}\nOutput before the timeout:\n"
+            f"killed. {_LONG_JOB_ADVICE[run.sandboxed]}{limits}\nOutput before the timeout:\n"
             f"{run.output or '(no output)'}"
         )
     if run.ending is Ending.DETACHED:
@@ -187,7 +192,8 @@ def bash_for(settings: ToolSettings) -> Tool:
     """The bash tool, with a registry deadline that leaves room for the configured maximum
     and a description saying whether commands run in a sandbox."""
     needed = max(settings.bash_max_timeout + _CLEANUP_MARGIN, TOOL_TIMEOUT)
-    description = f"{bash.spec.description}\n\n{describe_sandbox(settings.bash_sandbox)}"
+    confined = describe_sandbox(settings.bash_sandbox, network=settings.bash_network)
+    description = f"{bash.spec.description}\n\n{confined}"
     return FunctionTool(bash.func, description=description, sequential=True, timeout=needed)
 
 
@@ -216,8 +222,24 @@ def _describe_code(code: int | None) -> str:
 
 async def _execute(program: list[str], ctx: ToolContext, seconds: float) -> _Run:
     marker = uuid.uuid4().hex
-    argv, env, sandboxed = _command_argv(program, ctx, marker)
-    proc = await _spawn(argv, env, ctx.workspace.root, marker)
+    argv, env, limits = _command_argv(program, ctx, marker)
+    try:
+        return await _execute_limited(argv, env, limits, ctx, seconds, marker)
+    finally:
+        if limits is not None:
+            await asyncio.shield(limits.close())
+
+
+async def _execute_limited(
+    argv: list[str],
+    env: dict[str, str],
+    limits: RunLimits | None,
+    ctx: ToolContext,
+    seconds: float,
+    marker: str,
+) -> _Run:
+    preexec = limits.preexec if limits is not None else None
+    proc = await _spawn(argv, env, ctx.workspace.root, marker, preexec)
     buffer = OutputBuffer(ctx.settings.output_cap_chars)
     assert proc.stdout is not None
     reader = asyncio.create_task(_pump(proc.stdout, buffer))
@@ -239,30 +261,40 @@ async def _execute(program: list[str], ctx: ToolContext, seconds: float) -> _Run
     # The exit status of a killed bash may not have been collected yet.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), EOF_GRACE)
-    return _Run(ending, proc.returncode, buffer.render(), sandboxed)
+    sandboxed = limits is not None  # only the bwrap sandbox has limits
+    output = buffer.render()
+    notes = limits.notes(output) if limits is not None else []
+    return _Run(ending, proc.returncode, output, sandboxed, notes)
 
 
 def _command_argv(
     program: list[str], ctx: ToolContext, marker: str
-) -> tuple[list[str], dict[str, str], bool]:
+) -> tuple[list[str], dict[str, str], RunLimits | None]:
     """What to exec (``program``, under bwrap when there is one, else under the supervisor
-    of :mod:`.unsandboxed`), its environment and whether that is a sandbox."""
+    of :mod:`.unsandboxed`), its environment and, in the sandbox, its resource limits (None:
+    not sandboxed)."""
     settings = ctx.settings
     env = command_environment(settings.bash_env, marker=marker)
     binary = sandbox_binary(settings.bash_sandbox)
     if binary is None:
-        return supervised(program), env, False
+        return supervised(program), env, None
     # The sandbox's private /tmp is the only writable place besides the workspace: temp
     # files and caches (pip's, and whatever else follows XDG) go there, not to a read-only ~.
     env["TMPDIR"] = "/tmp"
     env["XDG_CACHE_HOME"] = "/tmp/.cache"
     close_to_inspection()  # bwrap is Linux-only; a sandbox that leaks /proc stays closed too
-    prefix = bwrap_argv(binary, ctx.workspace.root, ctx.workspace.protected)
-    return [*prefix, *program], env, True
+    prefix = bwrap_argv(
+        binary, ctx.workspace.root, ctx.workspace.protected, network=settings.bash_network
+    )
+    return [*prefix, *program], env, run_limits(settings, marker)
 
 
 async def _spawn(
-    argv: list[str], env: dict[str, str], cwd: Path, marker: str
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    marker: str,
+    preexec: Callable[[], None] | None = None,
 ) -> asyncio.subprocess.Process:
     """Start bash in its own process group (and session), so the command and everything it
     spawns can be killed at once; ``marker`` finds what left the group.
@@ -281,6 +313,7 @@ async def _spawn(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=preexec,  # the sandbox's limits, set in the child before exec
         )
     )
     try:
