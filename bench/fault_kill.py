@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -265,8 +266,20 @@ def mirror_and_index(home: Path) -> tuple[dict[str, str], set[str]]:
     return {str(r[0]): str(r[1]) for r in mirror}, {str(r[0]) for r in indexed}
 
 
+def logged_event_id(home: Path) -> Callable[[int], str]:
+    """A row's first event id, as the server names it (the log's epoch, see segments)."""
+    from shiyi.memory.segments import event_id
+    from shiyi.sessions.log import SessionLog
+
+    log = SessionLog(home / "sessions.sqlite3")
+    identity = log.identity
+    log.close()
+    return lambda row: event_id(row, 0, identity.epoch_for(row))
+
+
 def tally(home: Path, load: Load, server_log: Path, kills: int) -> Tally:
     log_rows, stuck = logged_messages(home)
+    logged_id = logged_event_id(home)
     graph = {k: v for k, v in graph_events(home).items() if v.startswith(TAG)}
     mirror, indexed = mirror_and_index(home)
     mirror = {k: v for k, v in mirror.items() if v.startswith(TAG)}
@@ -276,7 +289,7 @@ def tally(home: Path, load: Load, server_log: Path, kills: int) -> Tally:
     graph_texts = Counter(graph.values())
     t = Tally(kills=kills, sent=load.sent, acknowledged=len(load.acked), stuck_runs=stuck)
     for text in load.acked:
-        ids = [f"ev_{row}_0" for row in by_text.get(text, [])]
+        ids = [logged_id(row) for row in by_text.get(text, [])]
         t.in_log += bool(ids)
         t.in_graph += any(i in graph for i in ids)
         t.in_mirror += any(i in mirror for i in ids)
@@ -285,7 +298,7 @@ def tally(home: Path, load: Load, server_log: Path, kills: int) -> Tally:
     t.lost = t.acknowledged - t.found
     t.duplicated = sum(len(rows) > 1 for rows in by_text.values())
     t.duplicated += sum(n > 1 for n in graph_texts.values())
-    logged_ids = {f"ev_{row}_0" for row in log_rows}
+    logged_ids = {logged_id(row) for row in log_rows}
     t.log_rows_missing_in_memory = len(
         [i for i in logged_ids if i not in graph or i not in mirror or i not in indexed]
     )

@@ -18,12 +18,21 @@ class Sink:
         self.log = log
         self.fail = fail
         self.calls: list[tuple[str, int, str, str, int, list[int]]] = []
+        self.epochs: list[str] = []
 
     def record_message(
-        self, message: Message, *, message_id: int, session_id: str, run_id: str, iteration: int
+        self,
+        message: Message,
+        *,
+        message_id: int,
+        session_id: str,
+        run_id: str,
+        iteration: int,
+        log_epoch: str = "",
     ) -> None:
         logged = [m.id for m in self.log.messages(session_id)]
         self.calls.append((message.content, message_id, session_id, run_id, iteration, logged))
+        self.epochs.append(log_epoch)
         if self.fail:
             raise RuntimeError("the memory queue is gone")
 
@@ -45,6 +54,7 @@ def test_a_run_message_is_logged_before_memory_gets_it_with_its_row(log: Session
     assert first[:5] == ("my cat is called Mochi", first[1], session, "run_1", 0)
     assert first[5] == [first[1]]  # in the log, under the id memory anchors to
     assert second[0] == "noted" and second[4] == 1 and second[5] == [first[1], second[1]]
+    assert sink.epochs == [log.identity.epoch] * 2  # the ids name this log's rows
 
 
 def test_messages_outside_a_run_stay_out_of_memory(log: SessionLog) -> None:

@@ -122,3 +122,45 @@ def test_event_owners_names_whoever_holds_the_ids_or_the_session(store: MemorySt
     assert store.event_owners(["x1"], "elsewhere") == {("alice", "shiyi")}
     assert store.event_owners(["nope"], "s2") == {("default", "shiyi"), ("bob", "helper")}
     assert store.event_owners(["nope"], "elsewhere") == set()
+
+
+def _one_turn(event_id: str, said: str, session: str = "conv-7") -> list[EventRecord]:
+    return [
+        turn(0, said, id=event_id, session=session, run=f"{session}:d", segment_type="imported")
+    ]
+
+
+def test_names_shaped_like_internal_ids_are_never_used_as_they_are(memory: Memory) -> None:
+    """A chat's next message would find such an id taken: the import gets its tag instead,
+    and is stored (not dropped) under it."""
+    tag = importer_tag(BOB)
+    for session, event_id in (("conv-7", "ev_12_0"), ("conv-8", "ev_ab12cd34ef_9_1"),
+                              ("ses_0123456789ab", "ses_0123456789ab:D1:1")):  # fmt: skip
+        stored = imported(memory, BOB, _one_turn(event_id, f"bob {event_id}", session), session)
+        assert stored == session + tag
+    assert set(contents(memory, BOB)) == {
+        f"ev_12_0{tag}",
+        f"ev_ab12cd34ef_9_1{tag}",
+        f"ses_0123456789ab{tag}:D1:1",
+    }
+
+
+def test_an_import_never_takes_a_facts_id_even_its_own(memory: Memory) -> None:
+    alices = memory.scoped(ALICE).remember("alice keeps the walrus key")
+    bobs = memory.scoped(BOB).remember("bob keeps the narwhal key")
+    for fact in (alices, bobs):
+        stored = imported(memory, BOB, _one_turn(fact.id, "bob squats"), "conv-7")
+        assert stored == "conv-7" + importer_tag(BOB)
+        [kept] = memory.store.get_facts([fact.id])
+        assert kept.text == fact.text
+        assert memory.store.get_events([fact.id]) == []
+
+
+def test_names_another_owner_has_queued_are_taken(memory: Memory) -> None:
+    """Claimed names are checked against the queue too: Alice's turns, not stored yet, keep
+    their names, and Bob's are not dropped behind them."""
+    memory.scoped(ALICE).import_conversation("conv-1", conversation("alice kiwi"))
+    claimed = memory.scoped(BOB).import_conversation("conv-1", conversation("bob mango"))
+    assert claimed.session_id == "conv-1" + importer_tag(BOB)
+    assert memory.worker.drain(timeout=60)
+    assert len(contents(memory, ALICE)) == 3 and len(contents(memory, BOB)) == 3

@@ -12,6 +12,7 @@ import pytest
 from shiyi.config import Settings
 from shiyi.llm.types import Message, ToolCall
 from shiyi.memory.reconcile import WATERMARK, mark_reconciled, reconcile
+from shiyi.memory.segments import event_id
 from shiyi.memory.service import Memory
 from shiyi.memory.worker import INGEST
 from shiyi.sessions.log import SessionLog
@@ -37,8 +38,19 @@ def log(settings: Settings) -> Iterator[SessionLog]:
 def _record(memory: Memory, log: SessionLog, session: str, run: str, message: Message) -> int:
     """What the agent does: log, then queue for memory."""
     row = log.append(session, message, run_id=run)
-    memory.record_message(message, message_id=row, session_id=session, run_id=run, iteration=0)
+    memory.record_message(
+        message,
+        message_id=row,
+        session_id=session,
+        run_id=run,
+        iteration=0,
+        log_epoch=log.identity.epoch_for(row),
+    )
     return row
+
+
+def _id(log: SessionLog, row: int, segment: int = 0) -> str:
+    return event_id(row, segment, log.identity.epoch_for(row))
 
 
 def test_only_what_memory_never_heard_of_is_queued(memory: Memory, log: SessionLog) -> None:
@@ -67,7 +79,7 @@ def test_only_what_memory_never_heard_of_is_queued(memory: Memory, log: SessionL
     assert log.get_meta(WATERMARK) == str(log.last_message_id())
     assert memory.worker.drain(timeout=60)
     found = memory.store.get_events(
-        [f"ev_{stored}_0", *(f"ev_{queued}_{i}" for i in range(3)), *(f"ev_{r}_0" for r in lost)]
+        [_id(log, stored), *(_id(log, queued, i) for i in range(3)), *(_id(log, r) for r in lost)]
     )
     # Segments continue through the run's iteration as the writer numbers them.
     assert [(e.segment_type, e.segment) for e in sorted(found, key=lambda e: e.segment)] == [
@@ -92,7 +104,7 @@ def test_reconciled_messages_keep_their_sessions_owner(
     row = log.append(session, Message("user", "hello from ann"), run_id=run)
     assert reconcile(log, memory.store, memory.jobs).queued == 1
     assert memory.worker.drain(timeout=60)
-    [event] = memory.store.get_events([f"ev_{row}_0"])
+    [event] = memory.store.get_events([_id(log, row)])
     assert (event.user_id, event.agent_id) == ("ann", "helper")
 
 

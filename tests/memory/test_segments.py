@@ -4,7 +4,14 @@ from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
-from shiyi.memory.segments import MAX_SEGMENT_CHARS, to_events
+from shiyi.memory.segments import (
+    MAX_SEGMENT_CHARS,
+    LoggedEventId,
+    is_internal_id,
+    logged_rows,
+    parse_event_id,
+    to_events,
+)
 from shiyi.memory.worker import INGEST
 from shiyi.memory.writer import MemoryWriter
 
@@ -57,3 +64,26 @@ def test_writer_numbers_segments_within_an_iteration_and_queues_durably(tmp_path
     assert woken == [True, True]
     queued = jobs.claim([INGEST], limit=10)
     assert [len(j.payload["events"]) for j in queued] == [2, 1]
+
+
+def test_a_logs_epoch_names_its_rows_apart_from_another_logs() -> None:
+    message = Message("user", "hello")
+    kw = {"session_id": "s", "run_id": "r", "iteration": 0, "first_segment": 0, "ts": 0.0}
+    (legacy,) = to_events(message, message_id=7, **kw)  # type: ignore[arg-type]
+    (epoch,) = to_events(message, message_id=7, log_epoch="a1b2c3d4e5", **kw)  # type: ignore[arg-type]
+    assert (legacy.id, epoch.id) == ("ev_7_0", "ev_a1b2c3d4e5_7_0")
+    assert parse_event_id(epoch.id) == LoggedEventId("a1b2c3d4e5", 7, 0)
+    assert parse_event_id(legacy.id) == LoggedEventId("", 7, 0)
+    assert parse_event_id("conv-1:D1:3") is None
+    # A row of this log (epoch, or legacy up to the rows it held when it got its epoch);
+    # another log's ids name no row here.
+    ids = ["ev_a1b2c3d4e5_7_0", "ev_3_1", "ev_9_0", "ev_ffffffffff_2_0", "imp_x"]
+    assert logged_rows(ids, "a1b2c3d4e5", legacy_through=5) == [7, 3]
+    assert logged_rows(ids, "0000000000", legacy_through=0) == []
+
+
+def test_only_shiyis_own_id_shapes_are_internal() -> None:
+    for name in ("ev_7_0", "ev_a1b2c3d4e5_7_0", "fact_0123456789ab", "ses_x", "run_abc_1"):
+        assert is_internal_id(name), name
+    for name in ("ev_7_0~1a2b3c4d", "conv-1:D1:3", "imp_0123", "event_1", "ev-7-0", "EV_7_0"):
+        assert not is_internal_id(name), name

@@ -16,7 +16,14 @@ class MessageSink(Protocol):
     """Where a run's messages go after the log (the memory: it only queues them)."""
 
     def record_message(
-        self, message: Message, *, message_id: int, session_id: str, run_id: str, iteration: int
+        self,
+        message: Message,
+        *,
+        message_id: int,
+        session_id: str,
+        run_id: str,
+        iteration: int,
+        log_epoch: str = "",
     ) -> None: ...
 
 
@@ -50,6 +57,7 @@ class Transcript:
                 session_id=self.session_id,
                 run_id=run_id,
                 iteration=iteration,
+                log_epoch=self._log.identity.epoch_for(row),
             )
         except Exception:  # memory must never break the conversation; the log has it all
             log.exception("could not queue message %s for memory", row)

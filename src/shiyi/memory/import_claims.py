@@ -8,21 +8,36 @@ owner's words to the other's extraction window.  A conversation is therefore wri
 its own names only while nothing of another owner's uses them; otherwise the session, its
 runs and its event ids get the importer's tag (``conv-26~1a2b3c4d:D1:3``).  The tag is the
 same on every run, so importing the same file twice still yields the same ids.
+
+"Uses" covers every kind of record an id names: events stored or still queued (of another
+owner) and facts (of anyone: an event under a fact's id would hide the fact from reads, and
+deleting the event would delete the fact).  Names with the shape of the ids shiyi makes itself
+(``ev_...``, ``fact_...``, ``ses_...``, ``run_...``; :func:`is_internal_id`) are never used
+as they are, even while free: a chat's next message would find its id already taken and be
+lost.  The tag's ``~`` keeps every tagged name out of that shape.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shiyi.errors import Conflict, ImportFormatError
+from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.segments import is_internal_id
+from shiyi.memory.worker import INGEST
 
 _ATTEMPTS = 4  # the plain names, the tag, and two numbered tags (names squatted on purpose)
+
+CLAIMS = threading.Lock()
+"""Held from a claim's check until its turns are queued: two imports claiming the same names
+at once would both find them free, and the store keeps only the first record of an id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +55,17 @@ class ClaimedConversation:
 
 
 def claim_conversation(
-    store: MemoryStore, session_id: str, events: Sequence[EventRecord], who: Viewer
+    store: MemoryStore,
+    session_id: str,
+    events: Sequence[EventRecord],
+    who: Viewer,
+    jobs: JobQueue | None = None,
 ) -> ClaimedConversation:
     """``events`` (one conversation, ``session_id``'s) owned by ``who``, under names that no
-    other owner's record uses.  Raises :class:`Conflict` when even the tagged names are taken,
-    :class:`ImportFormatError` for a turn whose run is not the session's (``<session>:...``)."""
+    other owner's record (stored, or queued in ``jobs``) uses and no internal id can take.
+    Raises :class:`Conflict` when even the tagged names are taken, :class:`ImportFormatError`
+    for a turn whose run is not the session's (``<session>:...``).  Hold :data:`CLAIMS` until
+    the claimed turns are queued."""
     check_runs(session_id, events)
     owned = [
         dataclasses.replace(e, session_id=session_id, user_id=who.user_id, agent_id=who.agent_id)
@@ -53,7 +74,7 @@ def claim_conversation(
     for attempt in range(_ATTEMPTS):
         tagged = session_id + importer_tag(who, attempt) if attempt else session_id
         candidate = [_renamed(e, session_id, tagged, attempt, who) for e in owned]
-        if not _taken_by_others(store, tagged, candidate, who):
+        if not _reserved(tagged, candidate) and not _taken(store, jobs, tagged, candidate, who):
             return ClaimedConversation(tagged, session_id, candidate)
     raise Conflict(
         f"cannot import conversation {session_id!r}: other users' memories use its names; "
@@ -94,8 +115,34 @@ def _renamed(
     )
 
 
-def _taken_by_others(
-    store: MemoryStore, session_id: str, events: Sequence[EventRecord], who: Viewer
+def _reserved(session_id: str, events: Sequence[EventRecord]) -> bool:
+    """Whether a name has the shape of an id shiyi makes (which it may make next)."""
+    names = [session_id, *(e.run_id for e in events), *(e.id for e in events)]
+    return any(is_internal_id(name) for name in names)
+
+
+def _taken(
+    store: MemoryStore,
+    jobs: JobQueue | None,
+    session_id: str,
+    events: Sequence[EventRecord],
+    who: Viewer,
 ) -> bool:
-    owners = store.event_owners([e.id for e in events], session_id)
-    return bool(owners - {(who.user_id, who.agent_id)})
+    """Whether another owner's event (stored or queued) or anyone's fact uses a name."""
+    ids = [e.id for e in events]
+    mine = (who.user_id, who.agent_id)
+    if store.event_owners(ids, session_id) - {mine}:
+        return True
+    if store.get_facts(ids):
+        return True
+    return jobs is not None and bool(_queued_owners(jobs, set(ids), session_id) - {mine})
+
+
+def _queued_owners(jobs: JobQueue, ids: set[str], session_id: str) -> set[tuple[str, str]]:
+    """The owners of queued, not yet stored events with one of ``ids`` or in the session."""
+    return {
+        (str(raw.get("user_id")), str(raw.get("agent_id")))
+        for payload in jobs.open_payloads(INGEST)
+        for raw in payload.get("events", [])
+        if raw.get("id") in ids or raw.get("session_id") == session_id
+    }

@@ -2,7 +2,8 @@
 
 The agent logs a message and then queues it for memory (two SQLite files, two commits): a
 process killed between the two leaves a logged message memory never hears of.  The log is
-the source of truth, and event ids derive from its rows (``ev_{row}_{index}``), so on start
+the source of truth, and event ids derive from its rows (``ev_{epoch}_{row}_{index}``, see
+:mod:`shiyi.memory.segments`), so on start
 the messages logged since the last reconciliation are compared with the graph and the
 ingest queue, and what neither holds is queued again.  Ingest is idempotent, so a message
 counted missing by a race is stored once anyway.
@@ -19,7 +20,7 @@ from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.segments import to_events
 from shiyi.memory.worker import INGEST, event_payload
-from shiyi.sessions.log import LoggedMessage, RunMessageOwner, SessionLog
+from shiyi.sessions.log import LoggedMessage, LogIdentity, RunMessageOwner, SessionLog
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def reconcile(
     if end <= after:
         return Reconciliation(0, 0, 0)
     rows = log_.run_messages_after(after)
-    expected = _events_by_row(rows, after, user_id, agent_id)
+    expected = expected_events(rows, after, user_id, agent_id, log_.identity)
     missing = _missing(expected, store, jobs)
     for start in range(0, len(missing), _CHUNK):
         jobs.enqueue(INGEST, event_payload(missing[start : start + _CHUNK]))
@@ -70,8 +71,12 @@ def mark_reconciled(log_: SessionLog) -> None:
     log_.set_meta(WATERMARK, str(log_.last_message_id()))
 
 
-def _events_by_row(
-    rows: Sequence[tuple[RunMessageOwner, LoggedMessage]], after: int, user_id: str, agent_id: str
+def expected_events(
+    rows: Sequence[tuple[RunMessageOwner, LoggedMessage]],
+    after: int,
+    user_id: str,
+    agent_id: str,
+    identity: LogIdentity,
 ) -> dict[int, list[EventRecord]]:
     """The events each message after ``after`` became, segments numbered as the writer
     numbers them: continuing through the messages of the same run and iteration.  Owned
@@ -93,6 +98,7 @@ def _events_by_row(
             ts=logged.created_at,
             user_id=user_id if legacy else owner.user_id,
             agent_id=agent_id if legacy else owner.agent_id,
+            log_epoch=identity.epoch_for(logged.id),
         )
         if events:
             next_segment[key] = events[-1].segment + 1

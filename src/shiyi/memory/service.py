@@ -16,7 +16,7 @@ from shiyi.memory import prefetch
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.fusion import RerankWeights
-from shiyi.memory.import_claims import ClaimedConversation, claim_conversation
+from shiyi.memory.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
@@ -159,8 +159,10 @@ class Memory:
         run_id: str,
         iteration: int,
         ts: float | None = None,
+        log_epoch: str = "",
     ) -> None:
-        """Reply path: queue the message's segments (no graph write, no embedding here)."""
+        """Reply path: queue the message's segments (no graph write, no embedding here);
+        ``log_epoch`` names the session log the row is in (see :mod:`shiyi.memory.segments`)."""
         self.writer.record(
             message,
             message_id=message_id,
@@ -168,6 +170,7 @@ class Memory:
             run_id=run_id,
             iteration=iteration,
             ts=ts,
+            log_epoch=log_epoch,
         )
 
     def import_events(self, events: Sequence[EventRecord]) -> None:
@@ -180,8 +183,9 @@ class Memory:
     ) -> ClaimedConversation:
         """Queue one imported conversation's turns as this viewer's, under names no other
         owner uses (see :mod:`shiyi.memory.import_claims`); says what it was stored as."""
-        claimed = claim_conversation(self.store, session_id, events, self.viewer)
-        self.import_events(claimed.events)
+        with CLAIMS:
+            claimed = claim_conversation(self.store, session_id, events, self.viewer, self.jobs)
+            self.import_events(claimed.events)
         return claimed
 
     def remember(

@@ -40,6 +40,7 @@ class MemoryWriter:
         run_id: str,
         iteration: int,
         ts: float | None = None,
+        log_epoch: str = "",
     ) -> list[EventRecord]:
         key = (run_id, iteration)
         events = to_events(
@@ -52,6 +53,7 @@ class MemoryWriter:
             ts=time.time() if ts is None else ts,
             user_id=self.user_id,
             agent_id=self.agent_id,
+            log_epoch=log_epoch,
         )
         if events:
             self._next_segment[key] = events[-1].segment + 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import secrets
 import sqlite3
 import threading
 import time
@@ -64,6 +65,21 @@ CREATE TABLE IF NOT EXISTS messages (
 CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, started_at);
 """
+
+
+@dataclass(slots=True, frozen=True)
+class LogIdentity:
+    """How this log's message rows name their memory events (see
+    :mod:`shiyi.memory.segments`): ``epoch`` is random, made when the log is, so a new log
+    (rows from 1 again) never names a row as an older log did; rows up to ``legacy_through``
+    were logged before epochs existed and keep their old, epoch-less event ids."""
+
+    epoch: str
+    legacy_through: int
+
+    def epoch_for(self, row: int) -> str:
+        """The epoch in the event ids of ``row`` ("" for the legacy form)."""
+        return "" if row <= self.legacy_through else self.epoch
 
 
 @dataclass(slots=True, frozen=True)
@@ -158,6 +174,7 @@ class SessionLog:
         self._lock = threading.RLock()
         self._closed = False
         path.parent.mkdir(parents=True, exist_ok=True)
+        _refuse_empty(path)
         try:
             self._db = sqlite3.connect(
                 path, timeout=10.0, isolation_level=None, check_same_thread=False
@@ -166,10 +183,14 @@ class SessionLog:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+            self.identity = self._identity()
         except sqlite3.DatabaseError as exc:
             raise StorageError(
-                f"the session log {path} cannot be opened ({exc}). If it is corrupt, move it "
-                "aside (your other data is untouched) and shiyi will start a new one."
+                f"the session log {path} cannot be opened ({exc}). If it is corrupt, restore "
+                f"it from a backup, or move it aside (mv {path} {path}.damaged) and shiyi "
+                "starts a new one: memory keeps every turn it remembered, and the new log's "
+                "messages are remembered apart from them (only resuming the old sessions needs "
+                "the old log)."
             ) from exc
 
     def _migrate(self) -> None:
@@ -185,6 +206,21 @@ class SessionLog:
                     f"the session log {self.path} was written by a newer shiyi "
                     f"(schema {row[0]} > {SCHEMA_VERSION}); upgrade shiyi to open it."
                 )
+
+    def _identity(self) -> LogIdentity:
+        """The log's epoch, made on its first open by a shiyi that names events by epoch
+        (the rows already logged then keep their legacy ids)."""
+        with self._tx():
+            rows = dict(
+                self._db.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('event_epoch', 'legacy_through')"
+                ).fetchall()
+            )
+            if "event_epoch" not in rows:
+                last = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()
+                rows = {"event_epoch": secrets.token_hex(5), "legacy_through": str(last[0])}
+                self._db.executemany("INSERT INTO meta VALUES (?, ?)", list(rows.items()))
+        return LogIdentity(str(rows["event_epoch"]), int(rows.get("legacy_through") or 0))
 
     @_locked
     def mark_interrupted(self, session_id: str) -> int:
@@ -422,19 +458,20 @@ class SessionLog:
     # --- forgetting ------------------------------------------------------------------------
 
     @_locked
-    def forget_messages(self, message_ids: Sequence[int]) -> int:
-        """Hard-delete these message rows (``shiyi memory forget``) and blank the run goals
-        and session titles that quote them; freed bytes are zeroed.  Returns how many went."""
-        wanted = list(dict.fromkeys(message_ids))
+    def forget_messages(self, messages: Sequence[tuple[int, str]]) -> int:
+        """Hard-delete these ``(row, session)`` messages (``shiyi memory forget``) and blank
+        the run goals and session titles that quote them; freed bytes are zeroed.  A row is
+        deleted only in its session: a row number of an older log (moved aside) names
+        another message here.  Returns how many went."""
+        wanted = list(dict.fromkeys(messages))
         removed = 0
         self._db.execute("PRAGMA secure_delete=ON")
         with self._tx():
-            for start in range(0, len(wanted), _CHUNK):
-                chunk = wanted[start : start + _CHUNK]
+            for row_id, session in wanted:
                 rows = self._db.execute(
-                    f"DELETE FROM messages WHERE id IN ({_marks(chunk)})"
+                    "DELETE FROM messages WHERE id = ? AND session_id = ?"
                     " RETURNING session_id, run_id, content",
-                    chunk,
+                    (row_id, session),
                 ).fetchall()
                 removed += len(rows)
                 for session_id, run_id, content in rows:
@@ -480,6 +517,19 @@ class SessionLog:
 
 
 _CHUNK = 500  # stays far below SQLite's limit on bound parameters
+
+
+def _refuse_empty(path: Path) -> None:
+    """A log always holds its tables, so a 0-byte file is one that lost them (truncated,
+    replaced): SQLite would silently start an empty log in it.  Refused, left untouched."""
+    if path.exists() and path.stat().st_size == 0:
+        raise StorageError(
+            f"the session log {path} is empty (0 bytes): it lost every session and message "
+            "it held, and shiyi will not start a new log over it. Fix: restore it from a "
+            f"backup; or, to start a new log, move it aside (mv {path} {path}.empty): memory "
+            "keeps every turn it remembered, and the new log's messages are remembered apart "
+            "from them."
+        )
 
 
 def _marks(values: Sequence[object]) -> str:

@@ -19,6 +19,7 @@ from shiyi.llm.types import Message
 from shiyi.memory.contextual import indexed_text
 from shiyi.memory.lifecycle.forget import payload_editor
 from shiyi.memory.models import EventRecord, FactRecord
+from shiyi.memory.segments import event_id
 from shiyi.memory.service import Memory
 from shiyi.memory.worker import EMBED
 from shiyi.sessions.log import SessionLog
@@ -52,11 +53,19 @@ class Chat:
     session_id: str
     rows: list[int]
 
+    def event(self, index: int) -> str:
+        """The id of the turn message ``rows[index]`` became."""
+        return logged_id(self.log, self.rows[index])
+
+
+def logged_id(log: SessionLog, row: int) -> str:
+    return event_id(row, 0, log.identity.epoch_for(row))
+
 
 @pytest.fixture
 def chat(memory: Memory, forget_settings: Settings) -> Iterator[Chat]:
     """A logged session whose first message holds the secret, recorded into memory the way
-    the agent does it (so event ids are ``ev_{row}_{segment}``), plus a fact and a summary
+    the agent does it (so event ids are ``ev_{epoch}_{row}_{segment}``), plus a fact and a summary
     quoting the secret."""
     log = SessionLog(forget_settings.sessions_db)
     session_id = log.create_session()
@@ -66,7 +75,12 @@ def chat(memory: Memory, forget_settings: Settings) -> Iterator[Chat]:
         run_id = log.start_run(session_id, text)
         row = log.append(session_id, Message("user", text), run_id=run_id)
         memory.record_message(
-            Message("user", text), message_id=row, session_id=session_id, run_id=run_id, iteration=0
+            Message("user", text),
+            message_id=row,
+            session_id=session_id,
+            run_id=run_id,
+            iteration=0,
+            log_epoch=log.identity.epoch_for(row),
         )
         rows.append(row)
     memory.store.upsert_facts([SECRET_FACT])
@@ -125,7 +139,7 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
     monkeypatch: pytest.MonkeyPatch,
     request: pytest.FixtureRequest,
 ) -> None:
-    secret_event = f"ev_{chat.rows[0]}_0"
+    secret_event = chat.event(0)
     # The secret is really everywhere first, so the absence checks below mean something.
     assert {secret_event, SECRET_FACT.id} <= {h.id for h in memory.search(SECRET, mode="keyword")}
     # events are embedded as their indexed text ("(day) User: ..."), facts as their text
@@ -152,7 +166,7 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
         hits = memory.search(f"{SECRET} password vault", mode=mode, limit=10)
         assert not any(SECRET in h.text for h in hits), mode
     # Everything else is still there.
-    assert [h.id for h in memory.search("Biscuit", mode="keyword")] == [f"ev_{chat.rows[1]}_0"]
+    assert [h.id for h in memory.search("Biscuit", mode="keyword")] == [chat.event(1)]
     assert len(chat.log.messages(chat.session_id)) == 2
 
     memory.close()
@@ -165,7 +179,7 @@ def test_forget_by_query_leaves_no_trace_in_any_store(
 
 
 def test_forget_ids_keeps_the_old_forget_contract(memory: Memory, chat: Chat) -> None:
-    secret_event = f"ev_{chat.rows[0]}_0"
+    secret_event = chat.event(0)
     assert memory.forget([secret_event, "no_such_id"]) == 1
     assert memory.store.get_events([secret_event]) == []
     assert [m.message.content for m in chat.log.messages(chat.session_id)] == OTHER_TEXTS
@@ -219,7 +233,7 @@ def test_forget_user_removes_only_that_users_memories(
                                       ("bob", "Bob's locker code is 9922")]):  # fmt: skip
         row = log.append(sessions[user], Message("user", text))
         events.append(_event(i, text, user=user, session=sessions[user]))
-        events[-1].id = f"ev_{row}_0"
+        events[-1].id = logged_id(log, row)
     seed(memory, events)
     memory.store.upsert_facts([
         FactRecord(id="f_ann", key="locker", value="4411", user_id="ann"),
@@ -276,8 +290,15 @@ def test_forgetting_a_message_takes_the_run_archive_quoting_it(
     ids = []
     for message in (Message("user", SECRET_TEXT), Message("assistant", "Stored it safely.")):
         row = log.append(session, message, run_id=run)
-        memory.record_message(message, message_id=row, session_id=session, run_id=run, iteration=0)
-        ids.append(f"ev_{row}_0")
+        memory.record_message(
+            message,
+            message_id=row,
+            session_id=session,
+            run_id=run,
+            iteration=0,
+            log_epoch=log.identity.epoch_for(row),
+        )
+        ids.append(logged_id(log, row))
     log.close()
     assert memory.worker.drain(timeout=120)
     # A fact the answer supports too: it stays, citing only what remains.

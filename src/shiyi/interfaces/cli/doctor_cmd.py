@@ -45,6 +45,7 @@ def doctor(
     where they disagree and, with --repair, fix it.  Exit status 1 while problems remain."""
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail, load
+    from shiyi.interfaces.cli.doctor_log import check_session_log
     from shiyi.interfaces.cli.remote import refuse_while_owned
     from shiyi.memory.kuzu.doctor import examine
 
@@ -58,6 +59,7 @@ def doctor(
     except ShiyiError as exc:
         fail(str(exc))
     _summaries(settings.data_dir / SUMMARIES, report, options.repairing)
+    check_session_log(settings, report, options)
     _print(report, options.repairing)
     if report.remaining:
         raise typer.Exit(PROBLEMS_REMAIN)

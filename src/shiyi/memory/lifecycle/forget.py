@@ -13,7 +13,7 @@ the hits of a search, or everything of one user.  What :meth:`Forgetter.execute`
 * facts derived from them: those every source of which is forgotten, and every run archive
   citing one of them (an archive quotes its run's goal and answer verbatim); a fact with
   other, remaining sources only loses its DERIVED_FROM edge to the forgotten event;
-* the session log: the message rows behind forgotten events (``ev_{row}_{segment}``, with the
+* the session log: the message rows behind forgotten events (:func:`logged_rows`, with the
   run goals and session titles quoting them) and, for a user, their sessions, runs and messages;
 * the context summaries cache, cleared whenever events go (its summaries may quote them).
 
@@ -28,7 +28,6 @@ bytes remain until the file is compacted, which the report says (:meth:`ForgetRe
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -42,11 +41,11 @@ from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.segments import logged_rows
 from shiyi.sessions.log import SessionLog
 from shiyi.sessions.run_files import rewrite_run_files, runs_root
 
 Search = Callable[[str, int], list[MemoryHit]]
-_LOGGED_EVENT = re.compile(r"^ev_(\d+)_\d+$")
 _TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
 """Job payload keys holding free text: a job whose such value is a forgotten text goes."""
 
@@ -304,10 +303,9 @@ class Forgetter:
         path = self.paths.sessions_db
         if path is None or not path.exists():
             return
-        rows = [int(m.group(1)) for e in events if (m := _LOGGED_EVENT.match(e.id))]
         log = SessionLog(path)
         try:
-            report.messages = log.forget_messages(rows)
+            report.messages = log.forget_messages(_log_rows(log, events))
             if user_id is not None:
                 report.log_sessions, messages = log.forget_sessions(sessions, user_id=user_id)
                 report.messages += messages
@@ -352,6 +350,17 @@ class Forgetter:
             for path, fts in targets
             if path is not None and path.exists() and not scrub_sqlite(path, fts)
         ]
+
+
+def _log_rows(log: SessionLog, events: list[EventRecord]) -> list[tuple[int, str]]:
+    """The ``(row, session)`` of this log behind each event made from one of its rows (an
+    event of an older log, moved aside, names no row of this one)."""
+    who = log.identity
+    return [
+        (row, e.session_id)
+        for e in events
+        for row in logged_rows([e.id], who.epoch, who.legacy_through)
+    ]
 
 
 def payload_editor(
