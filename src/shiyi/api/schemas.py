@@ -82,9 +82,13 @@ class MessageIn(_In):
     run_id: str | None = Field(
         default=None,
         max_length=100,
+        # ':' and '~' are the import namespace (`<session>:<run>`, the importer's tag): a
+        # run named with them would share an imported run's id, someone else's included.
+        pattern=r"^[^\s:~]+$",
         description=(
             "An active run to join; an ended run to continue (a new run seeded with what "
-            "memory holds about it); any other id names the new run."
+            "memory holds about it); any other id names the new run. No whitespace, ':' or "
+            "'~' (those name imported runs)."
         ),
     )
 

@@ -78,3 +78,28 @@ def test_an_import_under_anothers_fact_id_leaves_the_fact_alone(live: LiveFactor
         assert b.delete(f"/v1/memory/{stored}").status_code == 200
         alices_fact()
         assert stored != fact and b.get(f"/v1/memory/{fact}").status_code == 404
+
+
+def test_a_message_cannot_name_its_run_after_an_imported_one(live: LiveFactory) -> None:
+    """Imported runs are named `<session>:<run>`: a run a caller names cannot share one, so
+    B's turns never join A's imported run."""
+    server = live([brain], repeat_last=True, users=users())
+    with client_for(server, A_TOKEN) as a, client_for(server, B_TOKEN) as b:
+        got = a.post("/v1/memory/import", json={"session_id": "trip", "turns": turns(["t1"], "x")})
+        assert got.status_code == 200, got.text
+        session = b.post("/v1/sessions", json={}).json()["id"]
+        for run_id in ("trip:day-1", "trip~1a2b3c4d:day-1"):
+            sent = b.post(
+                f"/v1/sessions/{session}/messages",
+                params={"stream": "false"},
+                json={"text": f"hi {MARK_B}", "run_id": run_id},
+            )
+            assert sent.status_code == 422, sent.text
+            assert "run_id" in sent.text
+        named = b.post(
+            f"/v1/sessions/{session}/messages",
+            params={"stream": "false"},
+            json={"text": f"hi {MARK_B}", "run_id": "my-run-1"},
+        )
+        assert named.status_code == 200, named.text
+        assert named.json()["events"][0]["run_id"] == "my-run-1"
