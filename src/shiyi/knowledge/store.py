@@ -94,9 +94,7 @@ class KnowledgeStore:
         """Open (or create) the file; ``embed_model``/``dimension`` are the embedder's, or
         None to search by keywords only."""
         self.path = path
-        damage = file_damage(path) or integrity_damage(path)
-        if damage is not None:
-            raise StorageError(damaged_knowledge_message(path, damage))
+        check_knowledge_file(path)
         if not path.exists():
             _create(path)
         self.file = SqliteFile(path)
@@ -380,6 +378,15 @@ def _create(path: Path) -> None:
     finally:
         file.close()
     os.replace(fresh, path)
+
+
+def check_knowledge_file(path: Path) -> None:
+    """Raise :class:`StorageError` naming the fix when the file is visibly damaged (0 bytes,
+    truncated, a garbled header; pages failing ``quick_check`` after an unclean close).
+    Before anything else opens the file: SQLite would make a 0-byte one a new, empty base."""
+    damage = file_damage(path) or integrity_damage(path)
+    if damage is not None:
+        raise StorageError(damaged_knowledge_message(path, damage))
 
 
 def damaged_knowledge_message(path: Path, reason: str) -> str:
