@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from bench.fault_forget import run_faults
+
 from shiyi.memory.kuzu.store import EmbeddedStore
 from tests.interfaces.cli.conftest import Cli
 from tests.interfaces.cli.test_service_cli import home
