@@ -50,7 +50,9 @@ from shiyi.sessions.log import SessionLog
 MARK = "fgmark"
 FILLER = ["about the harbour crane", "and the quarterly budget", "near the old mill road"]
 JOURNAL_KILL_DELAY = (0.0, 0.04)
-"""Seconds after the journal appears that a journal-triggered kill lands."""
+"""Seconds after this forget's journal entry appears that a journal-triggered kill lands.
+A forget first finishes any a killed one left (that is a start), so those are exercised
+under kills too."""
 
 
 @dataclass
@@ -204,6 +206,7 @@ def killed_forget(
     bench: Bench, markers: list[str], by_query: bool, duration: float, rng: random.Random
 ) -> bool:
     """Run one forget and SIGKILL it; True when it finished before the kill."""
+    before = set(pending_journal(bench))  # a forget killed earlier, not this one's
     proc = subprocess.Popen(
         bench.command(*forget_args(bench, markers, by_query)),
         cwd=bench.workspace,
@@ -213,7 +216,11 @@ def killed_forget(
     )
     if rng.random() < 0.5:
         deadline = time.monotonic() + duration * 3
-        while not pending_journal(bench) and proc.poll() is None and time.monotonic() < deadline:
+        while (
+            not set(pending_journal(bench)) - before
+            and proc.poll() is None
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.0005)
         time.sleep(rng.uniform(*JOURNAL_KILL_DELAY))
     else:
