@@ -124,8 +124,11 @@ def open_knowledge(
     """
     from shiyi.index.embeddings import build_embedder
     from shiyi.knowledge import KnowledgeBase
+    from shiyi.knowledge.store import check_knowledge_file
 
     owns = embedder is DEFAULT
+    # Before the embedding cache opens the file: it would turn a 0-byte one into a new base.
+    check_knowledge_file(KnowledgeBase.path_for(settings))
     if embedder is DEFAULT:
         embedder = build_embedder(settings.memory, KnowledgeBase.path_for(settings))
     if not uses_fast_model(settings):

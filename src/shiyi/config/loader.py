@@ -81,6 +81,8 @@ def read_yaml(path: Path) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(f"{path} is not valid YAML{where}: {exc}. Fix the syntax.") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(_not_utf8(path, exc)) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from exc
     if data is None:
@@ -88,6 +90,17 @@ def read_yaml(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping of settings at the top level.")
     return data
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """Where the first byte that is not UTF-8 sits, as line and byte offset."""
+    raw = exc.object if isinstance(exc.object, bytes) else b""
+    line = raw.count(b"\n", 0, exc.start) + 1
+    return (
+        f"{path} is not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start} "
+        f"(line {line}) cannot be decoded. Save the file as UTF-8 (an editor's encoding "
+        "setting, or `iconv -t UTF-8`) and try again."
+    )
 
 
 def _format_validation_error(exc: ValidationError, source: Path | None) -> ConfigError:

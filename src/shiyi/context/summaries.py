@@ -25,7 +25,7 @@ from shiyi.context.compression import (
 )
 from shiyi.errors import ModelError
 from shiyi.index.cache_stats import SUMMARY, counter
-from shiyi.index.sqlite_file import move_aside
+from shiyi.index.sqlite_file import file_damage, move_aside
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import Message
@@ -64,6 +64,9 @@ class SummaryStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
+        damage = file_damage(path)  # 0 bytes or truncated: SQLite would take it as sound
+        if damage is not None:
+            move_aside(path, damage)
         try:
             self._db = _open(path)
         except sqlite3.DatabaseError as exc:

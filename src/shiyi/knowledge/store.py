@@ -19,6 +19,7 @@ next write.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,13 @@ from typing import Literal, TypeAlias, TypeVar
 
 from shiyi.errors import StorageError
 from shiyi.index.keyword import KeywordIndex
-from shiyi.index.sqlite_file import SqliteFile
+from shiyi.index.sqlite_file import (
+    SqliteFile,
+    drop_clean_close,
+    file_damage,
+    integrity_damage,
+    stamp_clean_close,
+)
 from shiyi.index.types import Scored
 from shiyi.index.vector_cache import Loader, Matrix, VectorCache
 from shiyi.knowledge.models import ChunkRecord, DocumentInfo, SectionRecord, SummaryRecord
@@ -87,10 +94,20 @@ class KnowledgeStore:
         """Open (or create) the file; ``embed_model``/``dimension`` are the embedder's, or
         None to search by keywords only."""
         self.path = path
+        check_knowledge_file(path)
+        if not path.exists():
+            _create(path)
         self.file = SqliteFile(path)
-        with self.file.write("create the knowledge base") as conn:
-            conn.executescript(_SCHEMA)
-            conn.execute("INSERT OR IGNORE INTO kb_meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        try:
+            with self.file.write("open the knowledge base") as conn:
+                conn.executescript(_SCHEMA)
+                conn.execute(
+                    "INSERT OR IGNORE INTO kb_meta VALUES ('schema', ?)", (SCHEMA_VERSION,)
+                )
+        except StorageError as exc:
+            self.file.close()
+            raise _damage_or(exc, path) from exc
+        drop_clean_close(path)
         self.keywords = KeywordIndex(self.file)
         self.dimension = dimension
         self.vectors: dict[VectorKind, VectorCache] = {}
@@ -342,6 +359,54 @@ class KnowledgeStore:
 
     def close(self) -> None:
         self.file.close()
+        stamp_clean_close(self.path)
+
+
+def _create(path: Path) -> None:
+    """Build a new knowledge base under a temporary name, then rename it into place: a
+    file at ``path`` then always has its tables, so a 0-byte one is damage (a truncated
+    file), never a base whose creation was cut off."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = path.with_name(path.name + ".creating")
+    for leftover in (fresh, *(fresh.with_name(fresh.name + s) for s in ("-wal", "-shm"))):
+        leftover.unlink(missing_ok=True)
+    file = SqliteFile(fresh)
+    try:
+        with file.write("create the knowledge base") as conn:
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT OR IGNORE INTO kb_meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    finally:
+        file.close()
+    os.replace(fresh, path)
+
+
+def check_knowledge_file(path: Path) -> None:
+    """Raise :class:`StorageError` naming the fix when the file is visibly damaged (0 bytes,
+    truncated, a garbled header; pages failing ``quick_check`` after an unclean close).
+    Before anything else opens the file: SQLite would make a 0-byte one a new, empty base."""
+    damage = file_damage(path) or integrity_damage(path)
+    if damage is not None:
+        raise StorageError(damaged_knowledge_message(path, damage))
+
+
+def damaged_knowledge_message(path: Path, reason: str) -> str:
+    """What to do about an unreadable ``knowledge.sqlite3``, for every message about one."""
+    return (
+        f"the knowledge base {path} is damaged ({reason}). It holds the documents added with "
+        "`shiyi kb add` (their chunks, summaries and vectors), and nothing else has a copy. "
+        f"Fix: restore {path.name} from a backup; or move it aside (`mv {path} "
+        f"{path}.damaged`, never delete it) and add the documents again with `shiyi kb add "
+        "PATH...`"
+    )
+
+
+def _damage_or(exc: StorageError, path: Path) -> StorageError:
+    """A read that found the file malformed says so with the fix; other errors (a lock, a
+    full disk) stay as they are."""
+    cause = exc.__cause__
+    if isinstance(cause, sqlite3.DatabaseError) and not isinstance(cause, sqlite3.OperationalError):
+        return StorageError(damaged_knowledge_message(path, str(cause)))
+    return exc
 
 
 def _blobs(matrix: Matrix | None, count: int) -> list[bytes | None]:

@@ -21,6 +21,7 @@ from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
 from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, Forgetter
+from shiyi.memory.lifecycle.forget_journal import journal_dir
 from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
 from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
 from shiyi.memory.lifecycle.resolution import Mention
@@ -129,7 +130,16 @@ class Memory:
                 jobs.close()
             store.close()
             raise
-        memory.data_paths = DataPaths(settings.sessions_db, settings.data_dir / "summaries.sqlite3")
+        memory.data_paths = DataPaths(
+            settings.sessions_db,
+            settings.data_dir / "summaries.sqlite3",
+            journal_dir(settings.memory_dir),
+        )
+        try:
+            memory.finish_interrupted_forgets()
+        except BaseException:
+            memory.close(flush=False)
+            raise
         memory.lifecycle.discard_impossible()
         if start_worker:
             memory.worker.start()
@@ -267,6 +277,23 @@ class Memory:
             entity_names=plan.entity_names if whole else [],
             hits=[h for h in plan.hits if h.id in {*events, *facts}],
         )
+
+    def finish_interrupted_forgets(self) -> list[ForgetReport]:
+        """Finish the forgets a killed process journaled but did not complete, before
+        anything (the worker, a reconciliation with the session log) could copy a half
+        deleted memory back."""
+        done = self.forgetter().resume_pending()
+        for report in done:
+            log.warning(
+                "memory: finished an interrupted forget of %s (%d events, %d facts)%s",
+                report.target,
+                report.events,
+                report.facts,
+                "; its bytes stay in the graph file until `shiyi memory compact`"
+                if report.bytes_remain
+                else "",
+            )
+        return done
 
     def forget_ids(self, ids: Sequence[str], *, compact: bool = False) -> ForgetReport:
         forgetter = self.forgetter()

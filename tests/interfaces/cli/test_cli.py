@@ -152,3 +152,14 @@ def test_chat_ctrl_c_cancels_the_run_not_the_program(cli: Cli) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_config_that_is_not_utf8_is_a_config_error_naming_the_byte(cli: Cli) -> None:
+    (cli.workspace / "shiyi.yaml").write_bytes(b"agent:\n  max_iterations: 3\n# caf\xe9\n")
+    for args in (("doctor",), ("memory", "search", "x")):
+        ran = cli.run(*args)
+        assert ran.returncode == 2, ran.stderr
+        assert "Traceback" not in ran.stderr
+        assert f"{cli.workspace / 'shiyi.yaml'} is not valid UTF-8" in ran.stderr
+        assert "byte 0xe9 at byte offset 32 (line 3)" in ran.stderr
+        assert "Save the file as UTF-8" in ran.stderr

@@ -99,3 +99,44 @@ def test_doctor_refuses_while_another_process_owns_the_store(cli: Cli) -> None:
     assert refused.returncode == 2
     assert "`shiyi doctor` needs the memory store" in refused.stderr
     assert str(home(cli) / "server.json") in refused.stderr
+
+
+def test_a_rebuild_killed_half_way_is_refused_then_finished(cli: Cli) -> None:
+    import importlib.util  # noqa: F401  (kuzu's arrow import needs it loaded)
+    import os
+    import time
+
+    from shiyi.memory.kuzu.store import EmbeddedStore
+    from shiyi.memory.models import EntityRecord, EventRecord
+
+    memory = remembered_turn(cli)
+    store = EmbeddedStore(memory, dimension=384)
+    try:  # enough turns that the rebuild takes a while
+        turns = [EventRecord(f"bulk{i}", "s_bulk", "r", 1e9 + i, "user", f"bulk note {i} on ops",
+                             "user_message", i) for i in range(4000)]  # fmt: skip
+        store.add_events(turns)
+        store.upsert_entities([EntityRecord("ops")])
+        store.link_mentions([(t.id, "ops") for t in turns])
+    finally:
+        store.close()
+    (memory / "graph.kuzu").write_bytes(b"")
+    marker = memory / "graph.kuzu.rebuilding"
+    rebuild = cli.popen("doctor", "--rebuild-graph")
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        assert rebuild.poll() is None and time.monotonic() < deadline, rebuild.communicate()
+        time.sleep(0.001)
+    os.kill(rebuild.pid, signal.SIGKILL)
+    rebuild.wait(timeout=30)
+
+    found = cli.run("doctor")
+    assert found.returncode == 1, found.stdout
+    assert "graph.kuzu: the memory graph" in found.stdout and "is incomplete" in found.stdout
+    refused = cli.run("memory", "search", "bulk", "--mode", "keyword")
+    assert refused.returncode == 2 and "shiyi doctor --rebuild-graph` again" in refused.stderr
+    finished = cli.run("doctor", "--rebuild-graph")
+    assert finished.returncode == 0, finished.stdout
+    assert "rebuilt 4,002 turns and 4,006 entity links" in finished.stdout
+    healthy = cli.run("doctor")
+    assert healthy.returncode == 0, healthy.stdout
+    assert "entities 5 " in healthy.stdout  # 'ops' and the remembered turn's 4

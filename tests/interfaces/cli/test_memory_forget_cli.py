@@ -50,3 +50,22 @@ def test_health_table(cli: Cli) -> None:
     assert ["by", "kind", "preference", "1"] in table
     assert ["by", "status", "active", "1"] in table
     assert ["jobs", "failed", "0"] in table
+
+
+def test_forget_by_query_takes_only_memories_holding_its_words(cli: Cli) -> None:
+    marker = "quokka-5150"
+    unrelated = ["Deploys go out with make release", "The standup moved to ten",
+                 "Alice prefers green tea", "Lunch with Bob is on Friday"]  # fmt: skip
+    for text in [f"The {marker} token opens the staging vault", *unrelated]:
+        assert cli.run("memory", "add", text).returncode == 0
+    listed = cli.run("memory", "forget", "--query", marker, "--limit", "10", input="n\n")
+    assert "Forget 0 events, 1 fact for good?" in listed.stdout, listed.stdout
+    assert not any(text in listed.stdout for text in unrelated)
+    done = cli.run("memory", "forget", "--query", marker, "--limit", "10", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "0 events, 1 facts" in done.stdout
+    for text in unrelated:
+        assert text in cli.run("memory", "search", text, "--mode", "keyword").stdout
+    none = cli.run("memory", "forget", "--query", "nothing like it", "--yes")
+    assert none.returncode == 2
+    assert "no memory contains every word of 'nothing like it'" in none.stderr

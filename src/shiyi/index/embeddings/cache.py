@@ -192,7 +192,11 @@ class EmbeddingCache:
     def delete_texts(self, texts: Sequence[str]) -> int:
         """Drop the cached vectors of these texts under every model (``forget``); the freed
         bytes are zeroed (``secure_delete``).  Returns how many rows went."""
-        hashes = list(dict.fromkeys(content_hash(text) for text in texts))
+        return self.delete_hashes([content_hash(text) for text in texts])
+
+    def delete_hashes(self, text_hashes: Sequence[str]) -> int:
+        """:meth:`delete_texts` by :func:`content_hash` (a forget journal keeps only hashes)."""
+        hashes = list(dict.fromkeys(text_hashes))
         removed = 0
         with self._guard("delete"), self._conn:
             self._conn.execute("PRAGMA secure_delete=ON")

@@ -60,6 +60,7 @@ def doctor(
         fail(str(exc))
     _summaries(settings.data_dir / SUMMARIES, report, options.repairing)
     check_session_log(settings, report, options)
+    _knowledge(settings, report)
     _print(report, options.repairing)
     if report.remaining:
         raise typer.Exit(PROBLEMS_REMAIN)
@@ -77,6 +78,9 @@ def _options(
         repair=repair,
         rebuild_graph=rebuild_graph,
         rebuild_sqlite=rebuild_sqlite,
+        sessions_db=settings.sessions_db,
+        summaries_db=settings.data_dir / SUMMARIES,
+        embeds=settings.memory.embedder != "none",
     )
 
 
@@ -84,15 +88,7 @@ def _summaries(path: Path, report: DoctorReport, repair: bool) -> None:
     """Only a cache: a damaged one is moved aside and recreated empty."""
     if not path.exists():
         return
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            verdict = str(conn.execute("PRAGMA quick_check").fetchone()[0])
-            rows = int(conn.execute("SELECT count(*) FROM summaries").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        verdict, rows = str(exc), 0
+    verdict, (rows,) = _checked(path, ("summaries",))
     if verdict == "ok":
         report.counts.append((SUMMARIES, f"{rows:,} cached summaries"))
         return
@@ -103,6 +99,43 @@ def _summaries(path: Path, report: DoctorReport, repair: bool) -> None:
         return f"moved it aside to {move_aside(path, verdict).name} (rebuilt as needed)"
 
     report.add(SUMMARIES, f"the summary cache is damaged ({verdict})", move if repair else None)
+
+
+def _knowledge(settings: Settings, report: DoctorReport) -> None:
+    """The knowledge base has no other copy: damage is reported with the way out, never
+    repaired here."""
+    from shiyi.knowledge.base import FILE_NAME, KnowledgeBase
+    from shiyi.knowledge.store import damaged_knowledge_message
+
+    path = KnowledgeBase.path_for(settings)
+    if not path.exists():
+        return
+    verdict, (documents, chunks) = _checked(path, ("kb_documents", "kb_chunks"))
+    if verdict == "ok":
+        report.counts.append((FILE_NAME, f"documents {documents:,}  chunks {chunks:,}"))
+    else:
+        report.add(FILE_NAME, damaged_knowledge_message(path, verdict))
+
+
+def _checked(path: Path, tables: tuple[str, ...]) -> tuple[str, list[int]]:
+    """SQLite's verdict on a file ("ok" when sound) and the row counts of ``tables``."""
+    from shiyi.index.sqlite_file import file_damage
+
+    damage = file_damage(path)
+    if damage is not None:
+        return damage, [0] * len(tables)
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            verdict = str(conn.execute("PRAGMA quick_check").fetchone()[0])
+            counts = [
+                int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) for table in tables
+            ]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return str(exc), [0] * len(tables)
+    return verdict, counts
 
 
 def _print(report: DoctorReport, repaired: bool) -> None:
@@ -120,7 +153,7 @@ def _print(report: DoctorReport, repaired: bool) -> None:
     remaining = report.remaining
     if any(f.fixed for f in report.findings):
         typer.echo("(counts are from before the repairs: run `shiyi doctor` again to check)")
-    if any(f.where in ("graph.kuzu", "memory.sqlite3") for f in remaining):
+    if any(f.where in ("graph.kuzu", "memory.sqlite3", "knowledge.sqlite3") for f in remaining):
         typer.echo(f"{len(remaining)} problem(s) remain; see the fix above")
     elif remaining and not repaired:
         typer.echo(f"{len(remaining)} problem(s); `shiyi doctor --repair` fixes what it can")

@@ -18,11 +18,14 @@ from pathlib import Path
 
 from shiyi.errors import StorageError
 from shiyi.index.embeddings.cache import EmbeddingCache
+from shiyi.index.sqlite_file import EMPTY, file_damage
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu.guard import damaged_sqlite_message
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.kuzu.rebuild import graph_damage, move_damaged, rebuild_graph
 from shiyi.memory.kuzu.store import GRAPH_NAME, SQLITE_NAME, EmbeddedStore
+from shiyi.memory.lifecycle.forget import DataPaths, Forgetter
+from shiyi.memory.lifecycle.forget_journal import ForgetJournal, journal_dir, tombstones
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import EventRecord
 from shiyi.memory.worker import EMBED, INGEST
@@ -61,6 +64,12 @@ class DoctorOptions:
     repair: bool = False
     rebuild_graph: bool = False
     rebuild_sqlite: bool = False
+    sessions_db: Path | None = None
+    """The session log a pending forget still deletes messages from."""
+    summaries_db: Path | None = None
+    embeds: bool = True
+    """An embedder is configured (``memory.embedder`` is not ``none``): only then is a turn
+    without a vector a problem; with none, no process would ever embed it."""
 
     @property
     def repairing(self) -> bool:
@@ -89,7 +98,8 @@ def examine(directory: Path, options: DoctorOptions) -> DoctorReport:
     try:
         jobs = SqliteJobQueue(sqlite_path)
         try:
-            _examine_open(store, jobs, report, options.repairing)
+            forgotten = _check_forgets(store, jobs, report, options)
+            _examine_open(store, jobs, report, options, forgotten)
         finally:
             jobs.close()
         _examine_cache(sqlite_path, report)
@@ -130,6 +140,12 @@ def _sqlite_damage(path: Path) -> str | None:
     """SQLite's own verdict on the file (``quick_check``), or None when it is sound."""
     if not path.exists():
         return None
+    damage = file_damage(path)
+    graph = path.with_name(GRAPH_NAME)
+    if damage == EMPTY and not (graph.exists() and graph.stat().st_size > 0):
+        damage = None  # a first start cut off: no graph either
+    if damage is not None:
+        return damage
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
         try:
@@ -157,6 +173,7 @@ def _graph_usable(report: DoctorReport, options: DoctorOptions) -> bool:
             sqlite_path,
             dimension=options.dimension,
             embedding_model=options.embedding_model,
+            forgotten=tombstones(report.directory),
         )
         aside = f"moved the damaged file to {done.moved_to.name}; " if done.moved_to else ""
         return (
@@ -168,14 +185,51 @@ def _graph_usable(report: DoctorReport, options: DoctorOptions) -> bool:
     return True
 
 
+def _check_forgets(
+    store: EmbeddedStore, jobs: SqliteJobQueue, report: DoctorReport, options: DoctorOptions
+) -> set[str]:
+    """Forgets a killed process left unfinished: finished on repair, else reported.
+
+    Returns the ids the other checks must leave out (a pending forget's tombstones), so
+    no repair copies a half-forgotten memory back from a store that still holds it."""
+    journal = ForgetJournal(journal_dir(report.directory))
+    pending = journal.pending()
+    if not pending:
+        return set()
+    ids = {i for _, entry in pending for i in entry.ids}
+
+    def finish() -> str:
+        paths = DataPaths(options.sessions_db, options.summaries_db, journal.directory)
+        done = Forgetter(store, jobs, None, paths, lambda _q, _n: []).resume_pending()
+        return f"finished them: {len(ids):,} memories are gone from every store" + (
+            " (their bytes stay in graph.kuzu until `shiyi memory compact`)"
+            if any(r.bytes_remain for r in done)
+            else ""
+        )
+
+    what = (
+        f"{len(pending):,} forget(s) of {len(ids):,} memories did not finish (the process "
+        "was stopped half way): some stores may still hold them"
+    )
+    report.add("forget journal", what, finish if options.repairing else None)
+    return set() if options.repairing else ids
+
+
 def _examine_open(
-    store: EmbeddedStore, jobs: SqliteJobQueue, report: DoctorReport, repair: bool
+    store: EmbeddedStore,
+    jobs: SqliteJobQueue,
+    report: DoctorReport,
+    options: DoctorOptions,
+    forgotten: set[str],
 ) -> None:
+    repair = options.repairing
     counts = store.graph.counts()
-    graph_events = {e.id: e for batch in store.graph.all_events() for e in batch}
-    mirrored = store.event_rows.ids()
-    fact_ids = set(store.graph.fact_ids(10**9))
-    keyword = _keyword_docs(store)
+    graph_events = {
+        e.id: e for batch in store.graph.all_events() for e in batch if e.id not in forgotten
+    }
+    mirrored = store.event_rows.ids() - forgotten
+    fact_ids = set(store.graph.fact_ids(10**9)) - forgotten
+    keyword = {i: n for i, n in _keyword_docs(store).items() if i not in forgotten}
     report.counts += [
         (GRAPH_NAME, _spread(counts, ("events", "facts", "entities", "relations", "sessions"))),
         ("  vectors", _vectors(counts)),
@@ -186,7 +240,8 @@ def _examine_open(
     _check_mirror(store, graph_events, mirrored, report, repair)
     # Turns only the mirror holds are not stale for the index: a repair puts them back.
     _check_keywords(store, set(graph_events) | mirrored, fact_ids, keyword, report, repair)
-    _check_vectors(store, jobs, report, repair)
+    if options.embeds:
+        _check_vectors(store, jobs, report, repair)
     _check_jobs(jobs, report, repair)
 
 

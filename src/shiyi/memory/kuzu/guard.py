@@ -41,9 +41,24 @@ def mirrored_events(sqlite_path: Path) -> int:
     return int(row[0])
 
 
+def rebuild_marker(graph_path: Path) -> Path:
+    """Present while ``shiyi doctor --rebuild-graph`` builds the graph: left behind by a
+    rebuild that was killed, it marks the graph as incomplete."""
+    return graph_path.with_name(graph_path.name + ".rebuilding")
+
+
 def check_graph_file(graph_path: Path, sqlite_path: Path) -> None:
     """Raise :class:`StorageError` if ``graph_path`` is missing or empty while the mirror
-    shows the directory held a store; otherwise return (a first start, or a graph to open)."""
+    shows the directory held a store, or a rebuild of it did not finish; otherwise return
+    (a first start, or a graph to open)."""
+    marker = rebuild_marker(graph_path)
+    if marker.exists():
+        raise StorageError(
+            f"the memory graph {graph_path} is incomplete: a rebuild from {sqlite_path.name} "
+            f"was stopped before it finished ({marker} is still there). Fix: stop every "
+            f"shiyi process using {graph_path.parent}, then run `{REBUILD_COMMAND}` again, "
+            "which moves the partial graph aside and builds it again from the start"
+        )
     if graph_path.exists() and graph_path.stat().st_size > 0:
         return
     events = mirrored_events(sqlite_path)

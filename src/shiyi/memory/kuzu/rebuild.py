@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
 from shiyi.errors import StorageError
 from shiyi.index.sqlite_file import SqliteFile
-from shiyi.memory.kuzu import schema
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.kuzu.graph import KuzuGraph
-from shiyi.memory.kuzu.guard import check_graph_file
+from shiyi.memory.kuzu.guard import check_graph_file, rebuild_marker
 from shiyi.memory.kuzu.mention_rows import MentionRows
+from shiyi.memory.kuzu.probe import check_graph_opens
 from shiyi.memory.models import EntityRecord
 
 _LINK_BATCH = 20_000
@@ -41,10 +42,13 @@ class RebuiltGraph:
 
 def move_damaged(path: Path) -> Path | None:
     """Rename a damaged file (and its WAL, SHM or journal) to ``<name>.damaged-<time>``;
-    never deletes.  None when there is no such file."""
+    never deletes (nor replaces an earlier damaged copy).  None when there is no such file."""
     if not path.exists():
         return None
-    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    stamp = f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+    target, n = path.with_name(stamp), 1
+    while target.exists():  # a second move within the same second
+        target, n = path.with_name(f"{stamp}-{n}"), n + 1
     os.replace(path, target)
     for suffix in _SIDE_FILES:
         side = path.with_name(path.name + suffix)
@@ -54,17 +58,32 @@ def move_damaged(path: Path) -> Path | None:
 
 
 def rebuild_graph(
-    graph_path: Path, sqlite_path: Path, *, dimension: int, embedding_model: str
+    graph_path: Path,
+    sqlite_path: Path,
+    *,
+    dimension: int,
+    embedding_model: str,
+    forgotten: AbstractSet[str] = frozenset(),
 ) -> RebuiltGraph:
-    """Move the damaged graph aside and build a new one from the mirror (lock held)."""
+    """Move the damaged graph aside and build a new one from the mirror (lock held).
+
+    A marker file beside the graph says a rebuild is under way until it completes: a
+    process killed half way leaves a graph every open refuses (:func:`check_graph_file`)
+    and the next ``--rebuild-graph`` builds again.  ``forgotten``: ids of a pending
+    forget, never copied into the new graph."""
     mirror = SqliteFile(sqlite_path)
+    marker = rebuild_marker(graph_path)
     try:
         rows, mentions = EventRows(mirror), MentionRows(mirror)
+        _write_durably(marker, f"rebuilding {graph_path.name} from {sqlite_path.name}\n")
         moved = move_damaged(graph_path)
         graph = KuzuGraph(graph_path, dimension=dimension, embedding_model=embedding_model)
         try:
-            events = sum(graph.add_events(batch) for batch in rows.all())
-            pairs = mentions.pairs()
+            events = sum(
+                graph.add_events([e for e in batch if e.id not in forgotten])
+                for batch in rows.all()
+            )
+            pairs = [pair for pair in mentions.pairs() if pair[0] not in forgotten]
             names = sorted({name for _, name in pairs})
             graph.upsert_entities([EntityRecord(name, display=name) for name in names])
             for start in range(0, len(pairs), _LINK_BATCH):
@@ -73,7 +92,15 @@ def rebuild_graph(
             graph.close()
     finally:
         mirror.close()
+    marker.unlink()
     return RebuiltGraph(moved, events, len(pairs))
+
+
+def _write_durably(path: Path, text: str) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
 
 
 def graph_damage(graph_path: Path, sqlite_path: Path) -> str | None:
@@ -83,9 +110,8 @@ def graph_damage(graph_path: Path, sqlite_path: Path) -> str | None:
     """
     try:
         check_graph_file(graph_path, sqlite_path)
-        if not graph_path.exists() or graph_path.stat().st_size == 0:
-            return None  # a first start: nothing to rebuild
-        schema.open_database(graph_path).close()
+        # In a child process: some damage crashes Kuzu instead of raising.
+        check_graph_opens(graph_path, always=True)
     except StorageError as exc:
         return str(exc)
     return None

@@ -13,12 +13,20 @@ from pathlib import Path
 
 from shiyi.errors import StorageError
 from shiyi.index.keyword import KeywordIndex
-from shiyi.index.sqlite_file import SqliteFile
+from shiyi.index.sqlite_file import (
+    EMPTY,
+    SqliteFile,
+    drop_clean_close,
+    file_damage,
+    integrity_damage,
+    stamp_clean_close,
+)
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.kuzu.graph import KuzuGraph
 from shiyi.memory.kuzu.guard import check_graph_file, damaged_sqlite_message
 from shiyi.memory.kuzu.mention_rows import MentionRows
+from shiyi.memory.kuzu.probe import check_graph_opens, forget_clean_close, record_clean_close
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import (
     Anchor,
@@ -35,11 +43,19 @@ GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"
 
 
-def _open_sqlite(path: Path) -> SqliteFile:
+def _open_sqlite(path: Path, graph: KuzuGraph) -> SqliteFile:
+    damage = file_damage(path)
+    if damage == EMPTY and not graph.recent_events(1):
+        damage = None  # a store whose first write was cut off: nothing was in it
+    elif damage is None:
+        damage = integrity_damage(path)
+    if damage is not None:
+        raise StorageError(damaged_sqlite_message(path, damage))
     try:
         file = SqliteFile(path)
         with file.errors("read the schema"):
             file.conn().execute("SELECT count(*) FROM sqlite_master").fetchone()
+        drop_clean_close(path)
     except StorageError as exc:
         cause = exc.__cause__
         if not isinstance(cause, sqlite3.DatabaseError) or isinstance(
@@ -71,13 +87,15 @@ class EmbeddedStore:
         self.lock.acquire(timeout=lock_timeout)
         try:
             check_graph_file(directory / GRAPH_NAME, directory / SQLITE_NAME)
+            check_graph_opens(directory / GRAPH_NAME)
             self.graph = KuzuGraph(
                 directory / GRAPH_NAME,
                 dimension=dimension,
                 embedding_model=embedding_model,
                 check_model=check_model,
             )
-            self.sqlite = _open_sqlite(directory / SQLITE_NAME)
+            forget_clean_close(directory / GRAPH_NAME)
+            self.sqlite = _open_sqlite(directory / SQLITE_NAME, self.graph)
             self.keywords = KeywordIndex(self.sqlite, stems=True)
             self.event_rows = EventRows(self.sqlite)
             self.event_rows.backfill(self.graph.all_events)
@@ -257,7 +275,9 @@ class EmbeddedStore:
     def close(self) -> None:
         try:
             self.sqlite.close()
+            stamp_clean_close(self.sqlite.path)
             self.graph.close()
+            record_clean_close(self.graph.path)
         finally:
             self.lock.release()
 

@@ -36,9 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import NothingToForget, StorageError
-from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache
+from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
+from shiyi.index.text import stem_word, tokenize
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.jobs import JobQueue
+from shiyi.memory.lifecycle.forget_journal import ForgetEntry, ForgetJournal, unique
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.segments import logged_rows
@@ -46,6 +48,8 @@ from shiyi.sessions.log import SessionLog
 from shiyi.sessions.run_files import rewrite_run_files, runs_root
 
 Search = Callable[[str, int], list[MemoryHit]]
+_QUERY_POOL, _QUERY_POOL_MIN = 4, 20
+"""A forget by query searches ``limit * 4`` (at least 20) hits and keeps the matching ones."""
 _TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
 """Job payload keys holding free text: a job whose such value is a forgotten text goes."""
 
@@ -62,6 +66,8 @@ class DataPaths:
 
     sessions_db: Path | None = None
     summaries_db: Path | None = None
+    journal_dir: Path | None = None
+    """Where forgets are journaled before they delete (None: not journaled)."""
 
 
 @dataclass(slots=True)
@@ -196,11 +202,20 @@ class Forgetter:
         return ForgetPlan(f"entity {name!r}", list(events), list(facts), entity_names=entities)
 
     def plan_query(self, query: str, limit: int = 5) -> ForgetPlan:
-        hits = self.search(query, limit)
+        """The search's hits that contain every word of ``query`` (up to ``limit``).
+
+        A search ranks weak, unrelated hits too (a semantic neighbour, a recent turn) to
+        fill its limit; a forget must take only what the words name, so each hit's text is
+        checked for every search term of the query (stemmed as the keyword index stems)."""
+        wanted = _terms(query)
+        found = self.search(query, max(limit * _QUERY_POOL, _QUERY_POOL_MIN)) if wanted else []
+        hits = [h for h in found if wanted <= _terms(h.text)][:limit]
         if not hits:
+            near = f" ({len(found)} weaker hits do not contain them)" if found else ""
             raise NothingToForget(
-                f"no memory matches {query!r}, so nothing was forgotten; "
-                "try other words or `shiyi memory search` to see what is stored"
+                f"no memory contains every word of {query!r}{near}, so nothing was "
+                "forgotten; `shiyi memory search` shows what is stored, and forgetting by "
+                "id (`shiyi memory forget ID`) takes exactly the memories you name"
             )
         events = [h.id for h in hits if h.node == "event"]
         facts = [h.id for h in hits if h.node == "fact"]
@@ -233,25 +248,71 @@ class Forgetter:
     # --- executing -----------------------------------------------------------------------
 
     def execute(self, plan: ForgetPlan) -> ForgetReport:
-        report = ForgetReport(plan.target)
+        """Delete what ``plan`` names from every store.  The whole of it is journaled first
+        (:mod:`~shiyi.memory.lifecycle.forget_journal`): a process killed half way leaves
+        an entry the next opening of the memory finishes, never a half-deleted memory."""
+        entry = self._entry(plan)
+        journal = self._journal()
+        if journal is None:
+            return self._apply(entry)
+        started = journal.begin(entry)
+        report = self._apply(entry)
+        journal.finish(started)
+        return report
+
+    def resume_pending(self) -> list[ForgetReport]:
+        """Finish the forgets a killed process left journaled (oldest first)."""
+        journal = self._journal()
+        if journal is None:
+            return []
+        done: list[ForgetReport] = []
+        for path, entry in journal.pending():
+            done.append(self._apply(entry))
+            journal.finish(path)
+        return done
+
+    def _journal(self) -> ForgetJournal | None:
+        where = self.paths.journal_dir
+        return ForgetJournal(where) if where is not None else None
+
+    def _entry(self, plan: ForgetPlan) -> ForgetEntry:
+        """Everything the plan deletes, read from the stores while they still hold it."""
         events = self.store.get_events(plan.event_ids)
         facts = self.store.get_facts(plan.fact_ids)
-        sessions = sorted({e.session_id for e in events}) if plan.user_id is not None else []
         # Events are embedded in context (day and speaker): that text is the cache's key.
         texts = [*(e.content for e in events), *indexed_texts(events)]
         texts += [*(f.text for f in facts), *plan.texts]
-        linked = self._linked_entities(events, facts)
-        ids = [*plan.event_ids, *plan.fact_ids, *plan.queued_ids]
-        gone_entities = self._erase_graph(plan, ids, linked, report)
-        report.events, report.facts = len(events), len(facts)
-        report.archives = sum(f.source == "archive" for f in facts)
-        report.sessions = sorted({e.session_id for e in events})
+        return ForgetEntry(
+            target=plan.target,
+            event_ids=list(plan.event_ids),
+            fact_ids=list(plan.fact_ids),
+            queued_ids=list(plan.queued_ids),
+            entity_names=list(plan.entity_names),
+            linked_entities=self._linked_entities(events, facts),
+            user_id=plan.user_id,
+            user_sessions=sorted({e.session_id for e in events}) if plan.user_id else [],
+            sessions=sorted({e.session_id for e in events}),
+            event_sessions={e.id: e.session_id for e in events},
+            text_hashes=unique(content_hash(t) for t in texts),
+            events=len(events),
+            facts=len(facts),
+            archives=sum(f.source == "archive" for f in facts),
+        )
+
+    def _apply(self, entry: ForgetEntry) -> ForgetReport:
+        """Every step deletes by id or hash, so applying an entry again is harmless."""
+        report = ForgetReport(entry.target, events=entry.events, facts=entry.facts)
+        report.archives, report.sessions = entry.archives, list(entry.sessions)
+        gone_entities = self._erase_graph(entry, report)
         report.graph_file = self._graph_file()
-        edit = payload_editor(ids, texts, sessions, plan.user_id)
+        edit = payload_editor(
+            entry.ids, (), entry.user_sessions, entry.user_id, text_hashes=entry.text_hashes
+        )
         report.jobs_edited, report.jobs_deleted = self.jobs.rewrite_payloads(edit)
-        report.embeddings = self._erase_embeddings([*texts, *gone_entities])
-        self._erase_log(events, plan.user_id, sessions, report)
-        if events or plan.user_id is not None:
+        hashes = [*entry.text_hashes, *(content_hash(n) for n in gone_entities)]
+        report.embeddings = self._erase_embeddings(hashes)
+        self._erase_log(entry, report)
+        if entry.events or entry.user_id is not None:
             report.summaries = self._clear_summaries()
         self._scrub_files(report)
         return report
@@ -261,51 +322,47 @@ class Forgetter:
         names.update(dict.fromkeys(n for f in facts for n in f.entities))
         return list(names)
 
-    def _erase_graph(
-        self, plan: ForgetPlan, ids: list[str], linked: list[str], report: ForgetReport
-    ) -> list[str]:
+    def _erase_graph(self, entry: ForgetEntry, report: ForgetReport) -> list[str]:
         """Delete from the graph, vectors and keyword index; returns the entities removed."""
+        ids = entry.ids
         keywords = getattr(self.store, "keywords", None)  # both stores' keyword index
         if keywords is not None:
             report.keyword_docs = keywords.delete(ids)
         self.store.delete(ids)
-        orphans = [n for n in linked if n not in plan.entity_names and self._orphan(n)]
-        names = [*plan.entity_names, *orphans]
+        asked = entry.entity_names
+        orphans = [n for n in entry.linked_entities if n not in asked and self._orphan(n)]
+        names = [*asked, *orphans]
         if names:
             report.entities = self.store.delete_entities(names)
-        if plan.user_id is not None:
-            report.graph_sessions = self.store.delete_orphan_sessions(plan.user_id)
+        if entry.user_id is not None:
+            report.graph_sessions = self.store.delete_orphan_sessions(entry.user_id)
         return names
 
     def _orphan(self, entity: str) -> bool:
         facts, events = self.store.entity_footprint(entity)
         return not facts and not events
 
-    def _erase_embeddings(self, texts: list[str]) -> int:
+    def _erase_embeddings(self, text_hashes: list[str]) -> int:
         if isinstance(self.embedder, CachedEmbedder):
-            return self.embedder.cache.delete_texts(texts)
+            return self.embedder.cache.delete_hashes(text_hashes)
         path = self._memory_db()
         if path is None or not path.exists():
             return 0
         cache = EmbeddingCache(path)  # no embedder now, but earlier runs may have cached
         try:
-            return cache.delete_texts(texts)
+            return cache.delete_hashes(text_hashes)
         finally:
             cache.close()
 
-    def _erase_log(
-        self,
-        events: list[EventRecord],
-        user_id: str | None,
-        sessions: list[str],
-        report: ForgetReport,
-    ) -> None:
+    def _erase_log(self, entry: ForgetEntry, report: ForgetReport) -> None:
+        event_ids, event_sessions = entry.event_ids, entry.event_sessions
+        user_id, sessions = entry.user_id, entry.user_sessions
         path = self.paths.sessions_db
         if path is None or not path.exists():
             return
         log = SessionLog(path)
         try:
-            report.messages = log.forget_messages(_log_rows(log, events))
+            report.messages = log.forget_messages(_log_rows(log, event_ids, event_sessions))
             if user_id is not None:
                 report.log_sessions, messages = log.forget_sessions(sessions, user_id=user_id)
                 report.messages += messages
@@ -352,24 +409,36 @@ class Forgetter:
         ]
 
 
-def _log_rows(log: SessionLog, events: list[EventRecord]) -> list[tuple[int, str]]:
+def _log_rows(
+    log: SessionLog, event_ids: list[str], sessions: dict[str, str]
+) -> list[tuple[int, str]]:
     """The ``(row, session)`` of this log behind each event made from one of its rows (an
     event of an older log, moved aside, names no row of this one)."""
     who = log.identity
     return [
-        (row, e.session_id)
-        for e in events
-        for row in logged_rows([e.id], who.epoch, who.legacy_through)
+        (row, sessions[i])
+        for i in event_ids
+        if i in sessions
+        for row in logged_rows([i], who.epoch, who.legacy_through)
     ]
 
 
 def payload_editor(
-    ids: Sequence[str], texts: Sequence[str], sessions: Sequence[str], user_id: str | None
+    ids: Sequence[str],
+    texts: Sequence[str],
+    sessions: Sequence[str],
+    user_id: str | None,
+    *,
+    text_hashes: Sequence[str] = (),
 ) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
     """A job payload editor for :meth:`JobQueue.rewrite_payloads`: forgotten ids and events
-    leave every list; a job that names a forgotten id, session or text, or whose list
-    empties, is dropped (``None``)."""
-    forgotten, quoted, gone_sessions = set(ids), set(texts), set(sessions)
+    leave every list; a job that names a forgotten id, session or text (given as is or by
+    :func:`content_hash`), or whose list empties, is dropped (``None``)."""
+    forgotten, gone_sessions = set(ids), set(sessions)
+    hashes = {*(content_hash(t) for t in texts), *text_hashes}
+
+    def quoted(value: object) -> bool:
+        return isinstance(value, str) and content_hash(value) in hashes
 
     def forgotten_item(item: object) -> bool:
         if isinstance(item, str):
@@ -377,7 +446,7 @@ def payload_editor(
         if isinstance(item, dict):
             return (
                 item.get("id") in forgotten
-                or item.get("content") in quoted
+                or quoted(item.get("content"))
                 or item.get("session_id") in gone_sessions
                 or (user_id is not None and item.get("user_id") == user_id)
             )
@@ -394,7 +463,7 @@ def payload_editor(
             elif isinstance(value, str) and (
                 value in forgotten
                 or (key == "session_id" and value in gone_sessions)
-                or (key in _TEXT_KEYS and value in quoted)
+                or (key in _TEXT_KEYS and quoted(value))
             ):
                 return None
             out[key] = value
@@ -440,6 +509,11 @@ def _scrub_error(path: Path, exc: sqlite3.Error) -> StorageError:
         f"could not scrub forgotten data from {path}: {exc}; the memories are deleted, but to "
         f"overwrite their bytes stop other shiyi processes and run: sqlite3 {path} VACUUM"
     )
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Search terms of ``text`` as stems, so "passwords" matches "password"."""
+    return frozenset(stem_word(term) for term in tokenize(text))
 
 
 def _count(n: int, noun: str) -> str:
