@@ -407,6 +407,13 @@ class ServerSettings(_Strict):
         "reach the store it owns (0: any free port; null: do not serve).",
     )
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
+    max_idle_agents: int = Field(
+        default=64,
+        ge=1,
+        description="Sessions whose agent (transcript, tool memory, context) stays loaded "
+        "while idle; beyond it the least recently used is closed and reloads from the log "
+        "on its next message.",
+    )
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Origins of web apps that may call the API (CORS), and make changes; "
