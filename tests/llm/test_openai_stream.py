@@ -135,3 +135,38 @@ async def test_stream_tools_true_reports_the_empty_stream_instead(
     srv.enqueue(FakeReply(empty=True))
     with pytest.raises(ModelError, match="without any text or tool call"):
         await collect(model_for(srv, stream_tools=True, max_retries=0), tools=[READ])
+
+
+# --- servers that never finish, or say nothing at all -----------------------------------------
+
+
+async def test_a_trickling_reply_ends_at_the_request_deadline(srv: FakeOpenAIServer) -> None:
+    """Issue 29: a server sending a token every second kept each read within ``timeout``
+    and the stream never idle, so a reply ran on for minutes."""
+    srv.enqueue(FakeReply("x" * 400, chunk_size=1, delay=0.05))
+    seen: list[StreamChunk] = []
+    with pytest.raises(ModelError, match=r"did not finish its reply within 1s") as caught:
+        await drain_into(seen, model_for(srv, timeout=5.0, deadline=1.0))
+    assert "models.<role>.deadline" in str(caught.value) and not caught.value.retryable
+    said = assemble(seen).message().content
+    assert said and said != "x" * 400  # what arrived is kept, the rest never came
+    assert len(srv.requests) == 1  # not replayed
+
+
+def test_the_deadline_defaults_to_five_timeouts() -> None:
+    from shiyi.config.settings import ModelSettings
+
+    assert ModelSettings(timeout=10).request_deadline == 50
+    assert ModelSettings(timeout=10, deadline=7).request_deadline == 7
+
+
+async def test_an_empty_whole_reply_is_a_provider_error(srv: FakeOpenAIServer) -> None:
+    """Issue 29: a server closing every request with no data; the fallback to a whole reply
+    got the SDK's raw text ("") and failed with "'str' object has no attribute 'usage'"."""
+    srv.enqueue(*[FakeReply(empty=True)] * 4)
+    with pytest.raises(ModelError) as caught:
+        await collect(model_for(srv, max_retries=2), tools=[READ])
+    message = str(caught.value)
+    assert f"model endpoint {srv.base_url} sent no reply after 3 attempts" in message
+    assert "empty body instead of a chat completion" in message
+    assert [body.get("stream", False) for body in srv.requests] == [True, False, False, False]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -122,6 +124,42 @@ async def test_without_a_directory_nothing_is_written(tmp_path: Path) -> None:
     assert await reply(model)
     assert model.prompt_cache is None
     assert not state_files(tmp_path)
+
+
+async def test_no_message_text_or_token_ids_reach_the_cache(tmp_path: Path) -> None:
+    """Issue 29: the index kept the whole last prompt's token ids (messages, recalled
+    memories, tool output) under <data dir>/cache/, where no forget reached them.  Now only
+    the system turn's states and hashes are kept: a message never reaches the disk."""
+    marker = "the vault code is zebra quartz lantern 4471"
+    chat = [CHAT[0], Message("user", f"Remember this: {marker}. Say ok.")]
+    for _ in range(2):  # the second process learns and saves the longer (system) prefix
+        model = fresh(tmp_path)
+        stream = model.stream(chat, tools=TOOLS, max_tokens=4)
+        assert [chunk async for chunk in stream]
+    assert len(state_files(tmp_path)) == 2
+
+    ids = model._llama.tokenize(f" {marker}".encode(), add_bos=False)
+    inner = ids[1:-1]  # the ends may merge with the text around them in the prompt
+    assert len(inner) >= 5
+    assert_nowhere(tmp_path, marker, inner)
+
+
+def assert_nowhere(root: Path, marker: str, tokens: list[int]) -> None:
+    """No file below ``root`` holds ``marker``, or ``tokens`` as int32 (llama.cpp state) or
+    as numbers in a row (a JSON index)."""
+    packed = struct.pack(f"<{len(tokens)}i", *tokens)
+    files = [path for path in root.rglob("*") if path.is_file()]
+    assert any(path.suffix == ".json" for path in files)
+    for path in files:
+        data = path.read_bytes()
+        assert marker.encode() not in data and b"zebra" not in data, path
+        assert packed not in data, path
+        numbers = [int(n) for n in re.findall(rb"\d+", data)] if path.suffix == ".json" else []
+        assert not _holds(numbers, tokens), path
+
+
+def _holds(numbers: list[int], run: list[int]) -> bool:
+    return any(numbers[i : i + len(run)] == run for i in range(len(numbers) - len(run) + 1))
 
 
 def test_only_tokens_the_whole_prompt_agrees_with_are_cached() -> None:

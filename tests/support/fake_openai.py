@@ -190,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body(message, "fake_script_exhausted"))
         elif isinstance(step, FakeError):
             self._send_error(step)
-        elif body.get("stream"):
+        elif body.get("stream") or (isinstance(step, FakeReply) and step.empty):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             events = stream_events(step, model=model, reply_no=number, include_usage=include_usage)
             self._send_stream(events, step)

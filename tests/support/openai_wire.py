@@ -45,7 +45,8 @@ class FakeReply:
     model: str | None = None
     chunk_size: int = 4
     delay: float = 0.0
-    """Seconds to sleep before each streamed event."""
+    """Seconds to sleep before each streamed event (with ``chunk_size=1``: a server that
+    trickles its reply a token at a time, each read well within any read timeout)."""
     break_after: int | None = None
     """Drop the connection after this many events (a mid-stream network failure)."""
     pings: int = 0
@@ -59,7 +60,7 @@ class FakeReply:
     interrupted)."""
     empty: bool = False
     """Answer 200 and close without a single event (llama-cpp-python, asked to stream a
-    reply that may call tools)."""
+    reply that may call tools); asked for a whole reply, answer 200 with an empty body."""
 
 
 @dataclass(frozen=True)

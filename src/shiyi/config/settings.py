@@ -39,6 +39,12 @@ class ModelSettings(_Strict):
         description="Seconds per request, and the longest a streamed reply may go without "
         "data (keep-alive pings do not count).",
     )
+    deadline: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds one request may take in all, retries included, however "
+        "steadily the server trickles data (default: 5 x timeout).",
+    )
     stream_tools: bool | None = Field(
         default=None,
         description="Stream replies when tools are offered (auto: yes, until the server "
@@ -68,6 +74,11 @@ class ModelSettings(_Strict):
         default=None,
         description="Send reasoning_content back in history (auto: only for deepseek-reasoner).",
     )
+
+    @property
+    def request_deadline(self) -> float:
+        """``deadline``, or its default: five times ``timeout``."""
+        return self.deadline if self.deadline is not None else 5 * self.timeout
 
     @field_validator("base_url")
     @classmethod
@@ -435,6 +446,13 @@ class ServerSettings(_Strict):
         "reach the store it owns (0: any free port; null: do not serve).",
     )
     max_body_bytes: int = Field(default=1_000_000, ge=1024)
+    max_idle_agents: int = Field(
+        default=64,
+        ge=1,
+        description="Sessions whose agent (transcript, tool memory, context) stays loaded "
+        "while idle; beyond it the least recently used is closed and reloads from the log "
+        "on its next message.",
+    )
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Origins of web apps that may call the API (CORS), and make changes; "

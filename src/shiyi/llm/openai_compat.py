@@ -122,14 +122,45 @@ class OpenAICompatModel:
         estimate = EstimatedUsage(lambda: _prompt_tokens(messages, tools), _count_tokens)
         await self._enter_gate()
         try:
-            async for chunk in self._with_retries(body, tools, estimate):
-                if self._background and self._gate.must_yield(self._limit):
-                    raise EndpointBusy(
-                        f"{self._endpoint}: stopped to give its slot to a conversation"
-                    )
-                yield chunk
+            # The clock starts once the slot is ours: waiting behind another conversation
+            # on the same endpoint is not this server's slowness.
+            ends = asyncio.get_running_loop().time() + self._settings.request_deadline
+            replies = self._with_retries(body, tools, estimate)
+            async with aclosing(replies) as chunks:
+                async for chunk in self._by_deadline(chunks, ends):
+                    if self._background and self._gate.must_yield(self._limit):
+                        raise EndpointBusy(
+                            f"{self._endpoint}: stopped to give its slot to a conversation"
+                        )
+                    yield chunk
         finally:
             self._gate.leave()
+
+    async def _by_deadline(
+        self, chunks: AsyncIterator[StreamChunk], ends: float
+    ) -> AsyncIterator[StreamChunk]:
+        """``chunks`` until the request's deadline (``ends``, on the loop's clock): a server
+        trickling a token every few seconds keeps every read (``timeout``) and the idle
+        check alive, forever."""
+        while True:
+            try:
+                async with asyncio.timeout_at(ends):
+                    chunk = await anext(chunks)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise self._deadline_error() from None
+            yield chunk
+
+    def _deadline_error(self) -> ModelError:
+        seconds = self._settings.request_deadline
+        setting = "deadline" if self._settings.deadline is not None else "deadline (5 x timeout)"
+        return ModelError(
+            f"model endpoint {self._endpoint} did not finish its reply within {seconds:g}s "
+            f"(models.{self._role or '<role>'}.{setting}): the server is too slow or stuck "
+            "trickling data; raise that setting for a slow server",
+            retryable=False,
+        )
 
     async def _enter_gate(self) -> None:
         if not self._background:
@@ -141,7 +172,7 @@ class OpenAICompatModel:
 
     async def _with_retries(
         self, body: dict[str, Any], tools: Sequence[ToolSpec], estimate: EstimatedUsage
-    ) -> AsyncIterator[StreamChunk]:
+    ) -> AsyncGenerator[StreamChunk, None]:
         attempts = 0
         while True:
             attempts += 1
@@ -272,6 +303,8 @@ class OpenAICompatModel:
         self, body: dict[str, Any], estimate: EstimatedUsage
     ) -> AsyncGenerator[StreamChunk, None]:
         """One request for the whole reply at once, yielded as chunks."""
+        from openai.types.chat import ChatCompletion
+
         openai = _sdk()
         whole = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
         decoder = ChunkDecoder(self._cost, estimate)
@@ -279,6 +312,9 @@ class OpenAICompatModel:
             completion = await self._get_client().chat.completions.create(**whole)
         except openai.OpenAIError as exc:
             raise _classify(exc) from exc
+        if not isinstance(completion, ChatCompletion):
+            # The SDK hands back the raw text of a body that is not JSON (an empty one).
+            raise _AttemptFailed(_not_a_completion(completion), retryable=True, empty=True)
         for chunk in decoder.feed_completion(completion):
             yield chunk
         for chunk in _finished(decoder, done=True, pings=0):
@@ -316,6 +352,8 @@ class OpenAICompatModel:
                 retryable=True,
                 status=status,
             )
+        if failure.empty:
+            return ModelError(f"{where} sent no reply {tries}: {failure.detail}", retryable=True)
         if failure.timed_out:
             why = "" if failure.detail == _TIMED_OUT else f": {failure.detail}"
             return ModelError(
@@ -363,6 +401,13 @@ def _finished(decoder: ChunkDecoder, *, done: bool, pings: int) -> list[StreamCh
         raise _AttemptFailed(f"{exc}{waited}", retryable=True, empty=True) from exc
     except _CutOff as exc:
         raise _AttemptFailed(str(exc), retryable=True) from exc
+
+
+def _not_a_completion(body: object) -> str:
+    text = body if isinstance(body, str) else repr(body)
+    if not text.strip():
+        return "the server answered with an empty body instead of a chat completion"
+    return f"the server answered with something other than a chat completion: {text[:200]!r}"
 
 
 def _refuses(failure: _AttemptFailed) -> bool:

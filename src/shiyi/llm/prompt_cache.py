@@ -12,6 +12,12 @@ as far as this prompt agrees with the previous one (both within the system turn)
 the second process on the whole system turn is loaded while a changed persona or workspace
 is not.  Nothing above this module has to mark where the stable part ends.
 
+The index beside the files keeps no prompt text and no token ids: the previous system
+turn is kept as hashes of its prefixes (every ``CHECKPOINT`` tokens, and the whole turn), a
+saved state as its length (its file name is the hash of its tokens).  The prompt below the
+system turn (messages, recalled memories, tool output) never reaches the disk, so a forget
+has nothing to find here.
+
 A file is named by a hash of everything that shapes the state, so a changed tool, model or
 build never loads a stale one.  This is a cache: a file that fails to load is removed,
 logged and rebuilt from the prompt, and nothing else is lost.  At most ``MAX_FILES`` are
@@ -36,6 +42,9 @@ MAX_FILES = 4
 MIN_TOKENS = 64
 """Shorter prefixes evaluate faster than their file loads."""
 SUFFIX = ".llstate"
+CHECKPOINT = 8
+"""Tokens between the hashes of the previous system turn: a prefix learned from it ends on
+one of them (or at the whole turn), at most this many tokens short of the shared part."""
 
 
 class PrefixStateCache:
@@ -69,14 +78,25 @@ class PrefixStateCache:
         digest.update(b"\0" + b",".join(str(token).encode() for token in tokens))
         return self.directory / f"{digest.hexdigest()[:32]}{SUFFIX}"
 
+    def _checkpoints(self, tokens: Sequence[int]) -> dict[int, str]:
+        """``{length: hash of tokens[:length]}`` every ``CHECKPOINT`` tokens and at the end."""
+        digest = hashlib.sha256(b"last\0" + self._identity.encode())
+        marks: dict[int, str] = {}
+        for start in range(0, len(tokens), CHECKPOINT):
+            piece = tokens[start : start + CHECKPOINT]
+            digest.update(b"".join(b",%d" % token for token in piece))
+            marks[start + len(piece)] = digest.hexdigest()[:24]
+        return marks
+
     def prime(self, llama: Any, prompt: Sequence[int], floor: int, ceiling: int) -> str:
         """Leave the prompt's stable prefix evaluated in ``llama``'s KV cache; say how.
 
         ``floor``: tokens always worth caching (the tool section); ``ceiling``: where the
         system turn's text ends.  ``llama.generate`` then reuses the prefix.
         """
-        learned = _common_prefix(self._last_prompt(), prompt[:ceiling])
-        self._remember(prompt)
+        system = list(prompt[:ceiling])
+        learned = self._learned(system)
+        self._remember(system)
         target = min(max(floor, learned), ceiling, len(prompt) - 1)
         if target < MIN_TOKENS:
             return "short"
@@ -102,21 +122,29 @@ class PrefixStateCache:
         return how
 
     def _saved_prefixes(self, prefix: Sequence[int], longer_than: int) -> list[list[int]]:
-        """Saved prefixes of ``prefix``, longest first."""
+        """Saved prefixes of ``prefix``, longest first (a file is named by its tokens' hash,
+        so the index needs only each one's length)."""
+        saved = self._index().get("states", {})
+        lengths = {n for n in saved.values() if isinstance(n, int) and not isinstance(n, bool)}
         found = [
-            tokens
-            for tokens in self._index().get("states", {}).values()
-            if longer_than < len(tokens) <= len(prefix) and list(prefix[: len(tokens)]) == tokens
+            list(prefix[:length])
+            for length in sorted(lengths, reverse=True)
+            if longer_than < length <= len(prefix) and self.path_for(prefix[:length]).name in saved
         ]
-        return sorted(found, key=len, reverse=True)
+        return found
 
-    def _last_prompt(self) -> list[int]:
-        last = self._index().get("last", [])
-        return last if isinstance(last, list) else []
+    def _learned(self, system: Sequence[int]) -> int:
+        """How much of ``system`` the previous prompt's system turn shared (to a checkpoint)."""
+        last = self._index().get("last", {})
+        if not isinstance(last, dict):
+            return 0  # an index of an older release (raw tokens): rewritten below
+        marks = self._checkpoints(system)
+        agreed = [n for n, mark in marks.items() if last.get(str(n)) == mark]
+        return max(agreed, default=0)
 
-    def _remember(self, prompt: Sequence[int]) -> None:
+    def _remember(self, system: Sequence[int]) -> None:
         index = self._index()
-        index["last"] = list(prompt)
+        index["last"] = {str(n): mark for n, mark in self._checkpoints(system).items()}
         self._write_index(index)
 
     def _index_path(self) -> Path:
@@ -124,7 +152,8 @@ class PrefixStateCache:
         return self.directory / f"index-{name}.json"
 
     def _index(self) -> dict[str, Any]:
-        """``{"last": tokens of the previous prompt, "states": {file name: tokens}}``."""
+        """``{"last": {length: hash} of the previous system turn, "states": {file name:
+        length}}``."""
         try:
             data = json.loads(self._index_path().read_text())
         except (OSError, ValueError):
@@ -134,7 +163,9 @@ class PrefixStateCache:
     def _write_index(self, index: dict[str, Any]) -> None:
         states = index.get("states", {})
         index["states"] = {
-            name: tokens for name, tokens in states.items() if (self.directory / name).is_file()
+            name: length
+            for name, length in states.items()
+            if isinstance(length, int) and (self.directory / name).is_file()
         }
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -181,7 +212,7 @@ class PrefixStateCache:
             os.replace(partial, path)
             self._evict()
             index = self._index()
-            index.setdefault("states", {})[path.name] = list(prefix)
+            index.setdefault("states", {})[path.name] = len(prefix)
             self._write_index(index)
         else:
             partial.unlink(missing_ok=True)

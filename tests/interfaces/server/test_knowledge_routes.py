@@ -94,6 +94,50 @@ def test_paths_outside_the_workspace_or_protected_are_refused(
     assert all("hunter2" not in p["text"] and "Secret" not in p["text"] for p in found["passages"])
 
 
+def test_reindex_refuses_a_document_replaced_by_a_link_to_the_config(
+    live: LiveFactory, workspace: Path
+) -> None:
+    """Issue 29: docs/n.md added, then replaced by a link to ../shiyi.yaml; re-indexing it
+    read the config into the base, and search handed its secrets back."""
+    (workspace / "shiyi.yaml").write_text("server:\n  token: hunter2-config\n", "utf-8")
+    note = workspace / "docs" / "n.md"
+    note.parent.mkdir()
+    note.write_text("# Note\n\nThe kettle is in the second cupboard.\n", encoding="utf-8")
+    server = live()
+    post = server.client.post
+    assert post("/v1/knowledge/paths", json={"path": "docs/n.md"}).status_code == 200
+    [doc] = documents(server.client)
+    note.unlink()
+    note.symlink_to(Path("..") / "shiyi.yaml")
+
+    message = error(post(f"/v1/knowledge/{doc['id']}/reindex"), 409)
+    assert "cannot re-index" in message and "protected" in message and "shiyi.yaml" in message
+    assert [d["id"] for d in documents(server.client)] == [doc["id"]]
+    for query in ("hunter2-config", "server token"):
+        found = server.client.get("/v1/knowledge/search", params={"q": query}).json()
+        assert all("hunter2" not in p["text"] for p in found["passages"]), found
+
+    outside = workspace.parent / "outside.md"
+    outside.write_text("# Outside\n\nhunter2-outside\n", encoding="utf-8")
+    note.unlink()
+    note.symlink_to(outside)
+    assert "outside the workspace" in error(post(f"/v1/knowledge/{doc['id']}/reindex"), 409)
+
+
+def test_reindex_refuses_an_upload_replaced_by_a_link(live: LiveFactory, workspace: Path) -> None:
+    (workspace / "shiyi.yaml").write_text("server:\n  token: hunter2-config\n", "utf-8")
+    server = live()
+    assert server.client.put("/v1/knowledge/uploads/u.md", content=b"# U\n\nu\n").is_success
+    [doc] = documents(server.client)
+    stored = Path(str(doc["path"]))
+    stored.unlink()
+    stored.symlink_to(workspace / "shiyi.yaml")
+    message = error(server.client.post(f"/v1/knowledge/{doc['id']}/reindex"), 409)
+    assert "outside the upload folder" in message
+    found = server.client.get("/v1/knowledge/search", params={"q": "hunter2-config"}).json()
+    assert all("hunter2" not in p["text"] for p in found["passages"]), found
+
+
 def test_upload_reindex_and_remove(live: LiveFactory) -> None:
     server = live()
     put = server.client.put

@@ -232,7 +232,30 @@ def _source(knowledge: Knowledge, doc_id: str) -> Path:
     document = _document(knowledge.require(), doc_id)
     if not Path(document.path).is_file():
         raise NotFound(f"{document.path} is gone: remove the document, or add the file again")
-    return Path(document.path)
+    return checked_source(knowledge, Path(document.path))
+
+
+def checked_source(knowledge: Knowledge, path: Path) -> Path:
+    """A stored document's file, checked again as when it was added (resolved, symlinks
+    followed): since then it may have become a link to a protected file (``shiyi.yaml``)
+    or out of the workspace, and a re-index must not read that in.  An upload must still
+    be a file of the upload folder."""
+    uploads = (knowledge.service.settings.knowledge_dir / UPLOADS).resolve()
+    if path.parent == uploads:
+        resolved = path.resolve()
+        if resolved.parent != uploads:
+            raise Conflict(
+                f"cannot re-index {path}: it now leads to {resolved}, outside the upload "
+                f"folder {uploads}; remove the document and upload the file again"
+            )
+        return resolved
+    try:
+        return knowledge.workspace().resolve(path)  # refuses escapes and protected paths
+    except WorkspaceViolation as exc:
+        raise Conflict(
+            f"cannot re-index {path}: {exc} (the file changed since it was added; remove "
+            "the document, or add the file again)"
+        ) from exc
 
 
 @router.delete("/{doc_id}", response_model=RemovedOut)

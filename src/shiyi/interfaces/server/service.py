@@ -73,6 +73,10 @@ class AgentService:
         self._owns_app = app is None
         self._app: App | None = app if app is not None else App.open(settings, model=model)
         self._agents: dict[str, Agent] = {}
+        """Loaded agents by session, least recently used first."""
+        self._sending: dict[str, int] = {}
+        """Requests streaming in each session: their agent is never evicted (a run is not
+        active yet while it is routed and set up)."""
         # Runs' blocking set-up (SQLite, memory prefetch) and context building. Few threads:
         # the work holds the GIL, and more of them would only starve the event loop that
         # streams every session's events.
@@ -179,12 +183,34 @@ class AgentService:
         """The session's agent, acting as ``who`` (its owner; default: the configured
         identity). Creating one does no I/O (the persona, summary cache and tool schemas are
         shared): the session's history loads in its first run's thread."""
-        agent = self._agents.get(session_id)
+        agent = self._agents.pop(session_id, None)
         if agent is None:
             agent = self._new_agent(who or self.identities.configured)
             agent.attach(session_id)
-            self._agents[session_id] = agent
+        self._agents[session_id] = agent  # (re)inserted last: the most recently used
+        self._evict_idle_agents(keep=session_id)
         return agent
+
+    def _evict_idle_agents(self, keep: str) -> None:
+        """Close the least recently used idle agents beyond ``server.max_idle_agents``: each
+        holds its session's transcript, tool memory and context, and a server meeting new
+        sessions all day kept every one (issue 29).  A closed session's next message
+        reloads it from the log."""
+        excess = len(self._agents) - self.settings.server.max_idle_agents
+        for session_id in list(self._agents):
+            if excess <= 0:
+                return
+            agent = self._agents[session_id]
+            if session_id == keep or session_id in self._sending or agent.active_runs():
+                continue
+            del self._agents[session_id]
+            agent.close()
+            excess -= 1
+
+    @property
+    def loaded_agents(self) -> int:
+        """Sessions whose agent is loaded (active or idle)."""
+        return len(self._agents)
 
     # --- runs ------------------------------------------------------------------------------
 
@@ -215,19 +241,25 @@ class AgentService:
         The session's agent serialises its runs; different sessions run concurrently.
         """
         self.check_run_id(session_id, run_id, who)
-        agent = self.agent(session_id, who)
-        agent.before_run = self._greetings_sent
-        self._greeting += 1
-        greeted = False
+        self._sending[session_id] = self._sending.get(session_id, 0) + 1
         try:
-            async for event in agent.send(text, run_id):
-                yield event
+            agent = self.agent(session_id, who)
+            agent.before_run = self._greetings_sent
+            self._greeting += 1
+            greeted = False
+            try:
+                async for event in agent.send(text, run_id):
+                    yield event
+                    if not greeted:
+                        greeted = True
+                        self._greeting_done()
+            finally:
                 if not greeted:
-                    greeted = True
                     self._greeting_done()
         finally:
-            if not greeted:
-                self._greeting_done()
+            self._sending[session_id] -= 1
+            if not self._sending[session_id]:
+                del self._sending[session_id]
 
     def _greeting_done(self) -> None:
         self._greeting -= 1
