@@ -138,7 +138,7 @@ def seed(bench: Bench, turns: int) -> None:
             row = log.append(session, Message("user", text), run_id=run_id)
             memory.record_message(
                 Message("user", text), message_id=row, session_id=session, run_id=run_id,
-                iteration=0,
+                iteration=0, log_epoch=log.identity.epoch_for(row),
             )  # fmt: skip
         memory.worker.drain(timeout=600)
         for batch in memory.store.recent_events(turns * 2):

@@ -384,6 +384,16 @@ class SessionLog:
         return [(RunMessageOwner(*map(str, row[:3])), _logged(row[3:])) for row in rows]
 
     @_locked
+    def sessions_of(self, rows: Sequence[int]) -> dict[int, str]:
+        """The session each of these message rows is in (rows not logged are left out)."""
+        found: dict[int, str] = {}
+        for row in dict.fromkeys(rows):
+            hit = self._db.execute("SELECT session_id FROM messages WHERE id=?", (row,)).fetchone()
+            if hit is not None:
+                found[row] = str(hit[0])
+        return found
+
+    @_locked
     def last_message_id(self) -> int:
         row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()
         return int(row[0])

@@ -39,7 +39,12 @@ def test_the_next_open_finishes_a_forget_killed_half_way(settings: Settings) -> 
         run = log.start_run(session, text)
         row = log.append(session, Message("user", text), run_id=run)
         memory.record_message(
-            Message("user", text), message_id=row, session_id=session, run_id=run, iteration=0
+            Message("user", text),
+            message_id=row,
+            session_id=session,
+            run_id=run,
+            iteration=0,
+            log_epoch=log.identity.epoch_for(row),
         )
     assert memory.worker.drain(timeout=120)
     found = memory.search(SECRET, mode="keyword", limit=5)

@@ -43,7 +43,7 @@ from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.forget_journal import ForgetEntry, ForgetJournal, unique
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.segments import logged_rows
+from shiyi.memory.segments import logged_rows, parse_event_id
 from shiyi.sessions.log import SessionLog
 from shiyi.sessions.run_files import rewrite_run_files, runs_root
 
@@ -413,14 +413,20 @@ def _log_rows(
     log: SessionLog, event_ids: list[str], sessions: dict[str, str]
 ) -> list[tuple[int, str]]:
     """The ``(row, session)`` of this log behind each event made from one of its rows (an
-    event of an older log, moved aside, names no row of this one)."""
+    event of an older log, moved aside, names no row of this one).  An event whose session
+    the journal lacks is matched by its epoch alone, which names this log; a legacy id
+    (no epoch) then needs its session, since an older log's row has the same number."""
     who = log.identity
-    return [
-        (row, sessions[i])
-        for i in event_ids
-        if i in sessions
-        for row in logged_rows([i], who.epoch, who.legacy_through)
-    ]
+    pairs: list[tuple[int, str]] = []
+    unknown: list[int] = []
+    for event_id in event_ids:
+        for row in logged_rows([event_id], who.epoch, who.legacy_through):
+            if event_id in sessions:
+                pairs.append((row, sessions[event_id]))
+            elif (parsed := parse_event_id(event_id)) is not None and parsed.epoch:
+                unknown.append(row)
+    pairs += list(log.sessions_of(unknown).items())
+    return pairs
 
 
 def payload_editor(
