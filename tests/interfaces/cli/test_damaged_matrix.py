@@ -56,6 +56,11 @@ STORES: dict[str, tuple[str, list[tuple[str, ...]], str]] = {
         [("doctor",), ("kb", "search", "osprey")],
         "shiyi kb add",
     ),
+    "sessions.sqlite3": (
+        "sessions.sqlite3",
+        [("doctor",), ("sessions", "list"), ("run", "hello again")],
+        "restore it from a backup",
+    ),
 }
 
 
