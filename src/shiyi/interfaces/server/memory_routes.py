@@ -114,14 +114,33 @@ async def expand(
 
 @router.get("/health", response_model=MemoryHealth)
 async def health(service: Service, who: Caller) -> MemoryHealth:
-    """Store-wide counts (numbers only); ``sessions`` counts the caller's."""
-    memory = service.memory
+    """Counts of what the caller may read: their sessions and runs, the turns, facts,
+    entities and relations they may see (numbers only).  The store-wide queue, index and
+    cache numbers go to the server's own identity only: they grow with every user's
+    activity (issue 29: store-wide counts let one user watch another)."""
+    sessions = {s.id for s in service.log.list_sessions(limit=1_000_000, owner=who.owner)}
+    active = len(service.active_run_ids(sessions))
+    if service.memory is None:
+        return MemoryHealth(enabled=False, counts={}, sessions=len(sessions), active_runs=active)
+    memory = require_memory(service, who)
+    detail = await asyncio.to_thread(memory.visible_health)
+    detail.sessions = len(sessions)
+    counts = {
+        "events": detail.events,
+        "facts": detail.facts,
+        "entities": detail.entities,
+        "relations": detail.relations,
+        "sessions": detail.sessions,
+    }
+    if who.configured:
+        counts |= {f"embedded_{node}": n for node, n in detail.embedded.items()}
+        counts |= {"keyword_docs": detail.keyword_docs, "pending_jobs": detail.jobs_pending}
     return MemoryHealth(
-        enabled=memory is not None,
-        counts=memory.stats() if memory is not None else {},
-        sessions=len(service.log.list_sessions(limit=1_000_000, owner=who.owner)),
-        active_runs=len(service.active_run_ids()),
-        detail=health_detail(await asyncio.to_thread(memory.health)) if memory else None,
+        enabled=True,
+        counts=counts,
+        sessions=len(sessions),
+        active_runs=active,
+        detail=health_detail(detail),
     )
 
 
