@@ -111,6 +111,26 @@ def test_alices_relations_aliases_and_relation_only_names_never_reach_bob(two: T
         like_missing(two.b, name)
 
 
+def test_forgetting_a_name_only_alice_uses_answers_bob_like_a_missing_name(two: Two) -> None:
+    plant_alices_graph(two)
+
+    def forget(name: str) -> httpx.Response:
+        body = {"by": "entity", "text": name, "dry_run": True}
+        return two.b.post("/v1/memory/forget", json=body)
+
+    for name in ("thorvaldsen", "glimmerhaven", ALIAS):
+        got, missing = forget(name), forget("nope_0")
+        assert got.status_code == 404 == missing.status_code, got.text
+        message = got.json()["error"]["message"]
+        assert message.replace(name, "nope_0") == missing.json()["error"]["message"]
+    assert (
+        two.a.post(
+            "/v1/memory/forget", json={"by": "entity", "text": "thorvaldsen", "dry_run": True}
+        ).json()["events"]
+        == 1
+    )
+
+
 def test_the_configured_identity_keeps_relations_stored_before_owners(live: LiveFactory) -> None:
     server = live()
     assert server.service.memory is not None

@@ -232,12 +232,15 @@ async def forget_memories(service: Service, who: Caller, body: ForgetIn) -> Forg
     """Forget what a search finds or an entity, of the caller's (what others may see or write
     stays), as ``shiyi memory forget --query/--entity`` does; ``dry_run`` only lists it."""
     memory = require_memory(service, who)
+    nothing = NotFound(f"nothing of yours matches {body.by} {body.text!r}")
     try:
         plan = await asyncio.to_thread(_forget_plan, memory, body)
-    except NothingToForget as exc:
-        raise NotFound(str(exc)) from None
+    except NothingToForget:
+        # One answer whether or not the name is stored at all: "no entity named X" for a
+        # missing name but not for another user's would tell which names they use (issue 29).
+        raise nothing from None
     if not plan.event_ids and not plan.fact_ids:
-        raise NotFound(f"nothing of yours matches {body.by} {body.text!r}")
+        raise nothing
     listed = ForgetPlanOut(
         target=plan.target,
         hits=[hit_out(hit) for hit in plan.hits],
