@@ -5,7 +5,7 @@ import time
 import pytest
 
 from shiyi.index.text import warm_up
-from shiyi.memory.entities import extract_entities, normalize_name
+from shiyi.memory.entities import MAX_TOKEN, extract_entities, normalize_name
 from shiyi.memory.models import EntityRecord
 
 
@@ -118,3 +118,51 @@ def test_fast_after_warm_up() -> None:
 def test_contractions_opening_sentences_are_not_names() -> None:
     text = "I've been busy. I've got news! It's great. It's done. I'll call Mel later."
     assert set(by_name(text)) == {"mel"}
+
+
+# --- linear time on hostile text (issue 29) -------------------------------------------------
+# The patterns themselves: tests/test_linear_patterns.py.  Here the Python around them, which
+# repeated work per name (copies of the text before it, of its word list, alias lists).
+
+
+def test_spellings_of_one_name_are_capped_not_collected_by_the_thousand() -> None:
+    spellings = [f"{a}{b}{c}{d}" for a in "kK" for b in "uU" for c in "zZ" for d in "uU"]
+    found = by_name(" ".join(f"see {s}." for s in spellings * 40))
+    assert len(found["kuzu"].aliases) <= 16
+
+
+def test_a_long_run_of_openers_and_names_yields_each_name_once() -> None:
+    text = "The " * 20_000 + "Alice met Bob. " * 5_000 + "Mr. Carol said hi. " * 5_000
+    found = by_name(text)
+    assert {"alice", "bob", "carol"} <= found.keys()
+    assert found["carol"].type == "person"
+
+
+def test_a_name_before_a_blanked_email_still_reads_what_follows() -> None:
+    found = by_name("we met Alice a.very.long.address@example.com said hello")
+    assert found["alice"].type == "person"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mail john.doe+x@example.co.uk now", "john.doe+x@example.co.uk"),
+        ("open src/shiyi/memory/entities.py, then", "src/shiyi/memory/entities.py"),
+        ("in a//b/c", "/b/c"),
+        ("x~/notes/today.md", "~/notes/today.md"),
+        ("call df.sum().agg(x)", "agg"),
+    ],
+)
+def test_structured_spans_found_as_before(text: str, expected: str) -> None:
+    assert normalize_name(expected) in by_name(text)
+
+
+def test_a_120k_base64_blob_is_no_entity_and_its_neighbours_still_are() -> None:
+    import base64
+    import random
+
+    blob = base64.b64encode(random.Random(29).randbytes(90_000)).decode()
+    assert len(blob) == 120_000
+    found = by_name(f"I think Alice pasted {blob} for Bob in Paris.")
+    assert found.keys() == {"alice", "bob", "paris"}
+    assert by_name(f"{blob[:MAX_TOKEN]} and {blob[: MAX_TOKEN - 1]}") != {}

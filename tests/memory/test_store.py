@@ -14,6 +14,7 @@ from shiyi.memory.kuzu import graph as kuzu_graph
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.scopes import Viewer
 from shiyi.memory.topics import specificity
 from tests.memory.conftest import (
     DIM,
@@ -322,3 +323,31 @@ def test_names_and_aliases_resolve_through_writes_deletes_and_a_reopen(
     reopened = open_store()
     assert [e.name for e in reopened.find_entities(["melly", "mel"])] == ["melanie"]
     assert reopened.find_entities(["mel gibson"]) == []
+
+
+# --- relations have owners (issue 29) ---------------------------------------------------------
+
+
+def test_relations_are_kept_per_owner_and_walked_only_as_allowed(small_graph: MemoryStore) -> None:
+    alice, bob, configured = Viewer("alice"), Viewer("bob"), Viewer()
+    small_graph.add_relations([
+        RelationRecord("kuzu", "numpy", "rivals", 0.9, user_id="alice", agent_id="shiyi"),
+        RelationRecord("kuzu", "numpy", "rivals", 0.2, user_id="bob", agent_id="shiyi"),
+        RelationRecord("kuzu", "python", "binding", 0.4, user_id="alice", agent_id="shiyi"),
+    ])  # fmt: skip
+    assert small_graph.counts()["relations"] == 5  # the same edge twice: one per owner
+
+    def seen(viewer: Viewer) -> set[tuple[str, str, str, float]]:
+        around = small_graph.neighbourhood(
+            ["kuzu"], hops=2, limit=10, follows=viewer.relations(configured)
+        )
+        return {(r.src, r.dst, r.user_id, r.weight) for r in around.relations}
+
+    assert seen(bob) == {("kuzu", "numpy", "bob", 0.2)}
+    assert seen(alice) == {("kuzu", "numpy", "alice", 0.9), ("kuzu", "python", "alice", 0.4)}
+    # The owner-less edges of older stores: the configured identity's only.
+    assert seen(configured) == {("kuzu", "python", "", 0.5)}
+    walked = small_graph.neighbourhood(
+        ["kuzu"], 2, 10, follows=Viewer("carol").relations(configured)
+    )
+    assert walked.relations == [] and walked.entities == ["kuzu"]

@@ -36,12 +36,15 @@ from collections.abc import Callable, Iterator
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 
-# Order matters: the first alternative that matches at a position wins.
+# Order matters: the first alternative that matches at a position wins.  Linear time: the
+# email and path alternatives begin only where a run of their characters begins (or at a
+# "~" or "/"), as an attempt from inside a run would rescan it to its end (issue 29: a run of
+# 16k "-" took seconds); a run an earlier token stopped inside is read as words.
 _TOKEN = re.compile(
     r"(?P<url>(?:https?|ftp)://[^\s<>\"'()\[\]{}]+|www\.[\w-]+(?:\.[\w-]+)+[^\s<>\"'()]*)"
-    r"|(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+    r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
     r"|(?P<date>\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)|\d{1,2}:\d{2}(?::\d{2})?(?!\d))"
-    r"|(?P<path>(?:~|\.{1,2})?/?[\w.-]+(?:/[\w.-]+)+/?|/[\w.-]+)"
+    r"|(?P<path>(?:(?<![\w.-])|(?=[~/])|(?=\.{1,2}/))(?:~|\.{1,2})?/?[\w.-]+(?:/[\w.-]+)+/?|/[\w.-]+)"
     r"|(?P<word>\w+(?:[.\-]\w+)*)"
 )
 _SEPARATORS = re.compile(r"[._\-/@:+~]+")

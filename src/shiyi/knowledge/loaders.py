@@ -91,10 +91,18 @@ def _paragraphs(text: str) -> Iterator[str]:
 
 # --- Markdown ------------------------------------------------------------------------------
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+# The closing "#"s are stripped in Python (:func:`_atx_title`): as a lazy title before
+# "[ \t]*#*[ \t]*$" the regex took cubic time on a long heading line (issue 29).
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FRONT_TITLE = re.compile(r"^title:\s*[\"']?(.+?)[\"']?\s*$", re.MULTILINE)
+
+
+def _atx_title(rest: str) -> str:
+    """The heading's text without its closing sequence: ``Title ##`` -> ``Title``."""
+    title = rest.rstrip(" \t").rstrip("#").rstrip(" \t") or rest[:1]
+    return title.strip()
 
 
 def load_markdown(path: Path, text: str) -> LoadedDocument:
@@ -123,7 +131,7 @@ def load_markdown(path: Path, text: str) -> LoadedDocument:
             continue
         if heading:
             flush()
-            blocks.append(Block("heading", heading.group(2).strip(), len(heading.group(1))))
+            blocks.append(Block("heading", _atx_title(heading.group(2)), len(heading.group(1))))
         elif setext and len(paragraph) == 1 and paragraph[0].strip():
             title = paragraph.pop().strip()
             blocks.append(Block("heading", title, 1 if setext.group(1)[0] == "=" else 2))

@@ -43,12 +43,26 @@ _ORG_SUFFIXES = word_set("inc corp ltd llc gmbh university company foundation la
 _POS_TYPES = {"nr": "person", "nrfg": "person", "nrt": "org", "ns": "place", "nt": "org"}
 _POS_TYPES |= {"nz": "concept", "n": "concept"}
 
+# Linear time on any input (issue 29: one 16k-character token took 15.7 s): a pattern whose
+# match may begin inside a run of its own characters, then scans to the run's end and fails,
+# costs run length squared.  So each of these starts only where such a run starts (the
+# lookbehinds) or at a separator it cannot cross back over; tests/memory/test_entities_linear
+# feeds every pattern long runs of every character class.
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>\"'()\[\]{}]+[^\s<>\"'()\[\]{}.,;:!?]")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _HANDLE = re.compile(r"(?<![\w@])[@#][\w][\w.-]*\w|(?<![\w@])[@#]\w")
-_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*\w")
+# Starts: after a non-path character, at "~", or at the second "/" of "//" (the old pattern
+# found "/b/c" in "a//b/c"; a start after one "/" would rescan "-/-/-/..." from every "-").
+_PATH = re.compile(r"(?:(?<![\w.~/-])|(?=~)|(?<=/)(?=/))~?/?(?:[\w.-]+/)+[\w.-]*\w")
+# A run this long of URL/base64/hex characters is a blob (a key, an encoded file), never a
+# name: blanked before anything else reads it, so it yields no entities (a 120k-character
+# base64 paste gave a thousand junk ones).
+MAX_TOKEN = 256
+_BLOB_CHAR = r"[A-Za-z0-9+/=_.:%~?&#-]"
+_BLOB = re.compile(rf"(?<!{_BLOB_CHAR}){_BLOB_CHAR}{{{MAX_TOKEN},}}")
 _BACKTICK = re.compile(r"`([^`\n]{2,80})`")
-_CALL = re.compile(r"\b[A-Za-z_][\w.]*(?=\()")
+# The name (group 1) starts after any leading dots: ".agg(" in "df.sum().agg(" is a call.
+_CALL = re.compile(r"(?<![\w.])\.*([A-Za-z_][\w.]*)(?=\()")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _SNAKE = re.compile(r"\b_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*\b")
 _CAMEL = re.compile(
@@ -66,6 +80,11 @@ _PERSON_BEFORE = re.compile(
 )
 _PERSON_AFTER = re.compile(r"^\s*(?:'s\b|said|says|asked|told|wants|likes|prefers|thinks|wrote)")
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|visit|visited)\s+$")
+
+MAX_ALIASES = 16
+"""Spellings of one entity kept from one text (beyond them, a text is playing games)."""
+_CONTEXT = 24
+"""Characters around a name that :func:`_name_kind` and :func:`_at_sentence_start` read."""
 
 _pos_lock = threading.Lock()
 _pos_cut: Callable[..., list[Any]] | None = None
@@ -104,6 +123,7 @@ class _Collector:
 
     def __init__(self) -> None:
         self.records: dict[str, EntityRecord] = {}
+        self._spellings: dict[str, set[str]] = {}
 
     def add(self, display: str, kind: str) -> None:
         display = display.strip()
@@ -115,7 +135,12 @@ class _Collector:
         known = self.records.get(name)
         if known is None:
             self.records[name] = EntityRecord(name=name, type=kind, display=display)
-        elif display != known.display and display not in known.aliases:
+            self._spellings[name] = {display}
+            return
+        spellings = self._spellings[name]
+        # A set, and a cap: "aB", "Ab", "AB"... thousands of spellings are no aliases.
+        if display not in spellings and len(known.aliases) < MAX_ALIASES:
+            spellings.add(display)
             known.aliases.append(display)
 
 
@@ -150,7 +175,7 @@ def _structured(work: str, out: _Collector) -> str:
     take(_HANDLE, lambda s: "person" if s.startswith("@") else "concept")
     take(_PATH, lambda _: "file")
     take(_BACKTICK, lambda s: _dotted_kind(s) if "." in s else "identifier", group=1)
-    take(_CALL, lambda _: "identifier")
+    take(_CALL, lambda _: "identifier", group=1)
     take(_DOTTED, _dotted_kind)
     take(_SNAKE, lambda _: "identifier")
     take(_CAMEL, lambda _: "identifier")
@@ -162,23 +187,35 @@ def _trimmed_names(work: str) -> Iterator[tuple[int, str]]:
     for match in _PROPER.finditer(work):
         words = match.group().split()
         offsets = [m.start() + match.start() for m in re.finditer(r"\S+", match.group())]
-        while words and normalize_name(words[0]) in _NOT_NAMES:
-            words, offsets = words[1:], offsets[1:]
-        while words and normalize_name(words[-1]) in _NOT_NAMES:
-            words, offsets = words[:-1], offsets[:-1]
-        if words:
-            yield offsets[0], " ".join(words)
+        # Indices, not slices: "The The The ..." would copy the list once per word.
+        first, last = 0, len(words)
+        while first < last and normalize_name(words[first]) in _NOT_NAMES:
+            first += 1
+        while last > first and normalize_name(words[last - 1]) in _NOT_NAMES:
+            last -= 1
+        if first < last:
+            yield offsets[first], " ".join(words[first:last])
 
 
 def _at_sentence_start(work: str, start: int) -> bool:
-    before = work[:start].rstrip(" \t")
+    # Walk back over blanks by index (never copy or search all the text before each name:
+    # that is quadratic in names); the blanks before different names do not overlap.
+    end = start
+    while end > 0 and work[end - 1] in " \t":
+        end -= 1
+    before = work[max(0, end - _CONTEXT) : end]
     if _HONORIFIC.search(before):  # "Dr. Smith": the dot ends an abbreviation, not a sentence
         return False
     return not before or before[-1] in _SENTENCE_END
 
 
 def _name_kind(work: str, start: int, name: str) -> str:
-    before, after = work[max(0, start - 12) : start].lower(), work[start + len(name) :]
+    # After the blanks (an email blanked out leaves a long run), by index: the blanks after
+    # different names do not overlap, so this stays linear in the text.
+    end = start + len(name)
+    while end < len(work) and work[end].isspace():
+        end += 1
+    before, after = work[max(0, start - 12) : start].lower(), work[end : end + _CONTEXT]
     if name.split()[-1].lower().rstrip(".") in _ORG_SUFFIXES:
         return "org"
     if _PERSON_BEFORE.search(before) or _PERSON_AFTER.match(after):
@@ -222,7 +259,8 @@ def _chinese(text: str, out: _Collector) -> None:
 def extract_entities(text: str) -> list[EntityRecord]:
     """Entities mentioned in ``text``, de-duplicated by :func:`normalize_name`, in order."""
     out = _Collector()
-    work = _structured(unicodedata.normalize("NFKC", text), out)
+    work = _BLOB.sub(" ", unicodedata.normalize("NFKC", text))
+    work = _structured(work, out)
     _proper_nouns(work, out)
     _technologies(work, out)
     _chinese(work, out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal, TypeAlias
 
@@ -80,6 +81,28 @@ class RelationRecord:
     weight: float = 1.0
     valid_from: float | None = None
     valid_to: float | None = None
+    user_id: str = ""
+    agent_id: str = ""
+    """Whose conversation said it: a relation is private like the turns it came from (issue
+    29: entities told one user what another's conversations named).  Empty: stored before
+    relations had owners; only the configured identity sees those."""
+
+
+RelationFilter: TypeAlias = Callable[[RelationRecord], bool]
+"""Which relations a reader may see (see ``MemoryStore.neighbourhood``)."""
+
+
+@dataclass(slots=True)
+class VisibleCounts:
+    """What one viewer may read, counted (see ``MemoryStore.visible_counts``)."""
+
+    events: int = 0
+    entities: int = 0
+    """Entities a visible turn mentions, a visible fact is about or an own relation ties."""
+    relations: int = 0
+    fact_groups: list[tuple[str, str, str, str, int, float]] = field(default_factory=list)
+    """(kind, tier, scope, status, count, average confidence) as ``fact_groups``."""
+    open_conflicts: int = 0
 
 
 @dataclass(slots=True)

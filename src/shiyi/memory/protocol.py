@@ -13,9 +13,12 @@ from shiyi.memory.models import (
     FactRecord,
     Neighbourhood,
     NodeKind,
+    RelationFilter,
     RelationRecord,
     Scored,
+    VisibleCounts,
 )
+from shiyi.memory.scopes import Viewer
 
 
 @runtime_checkable
@@ -65,8 +68,15 @@ class MemoryStore(Protocol):
         ...
 
     def neighbourhood(
-        self, entity_names: Sequence[str], hops: int, limit: int
-    ) -> Neighbourhood: ...
+        self,
+        entity_names: Sequence[str],
+        hops: int,
+        limit: int,
+        follows: RelationFilter | None = None,
+    ) -> Neighbourhood:
+        """``follows``: which RELATED_TO edges may be returned and walked (hops=2); default
+        all (maintenance).  Readers pass the viewer's (:meth:`Viewer.sees_relation`)."""
+        ...
 
     def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]: ...
     def get_events(self, ids: Sequence[str]) -> list[EventRecord]: ...
@@ -129,6 +139,10 @@ class MemoryStore(Protocol):
     def delete_entities(self, names: Sequence[str]) -> int: ...
     def delete_orphan_sessions(self, user_id: str) -> int: ...
     def counts(self) -> dict[str, int]: ...
+    def visible_counts(self, viewer: Viewer, legacy: bool) -> VisibleCounts:
+        """What ``viewer`` may read, counted; ``legacy``: also relations without an owner."""
+        ...
+
     def compact(self) -> None:
         """Reclaim the space (and bytes) of deleted records; no other call may run meanwhile."""
         ...

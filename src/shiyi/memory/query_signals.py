@@ -44,7 +44,11 @@ _MONTH = (
 _DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b")
 _MONTH_FIRST = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
 _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b")
-_MONTH_ALONE = re.compile(rf"\b(?:in|during|since|by|until|of)\s+{_MONTH}(?![\w\s,]*\d{{4}})")
+# The year looked for after a month is within 200 characters: an unbounded look ahead per
+# month mention was quadratic in the text ("in may in may ...", issue 29).
+_MONTH_ALONE = re.compile(
+    rf"\b(?:in|during|since|by|until|of)\s+{_MONTH}(?![\w\s,]{{0,200}}\d{{4}})"
+)
 _YEAR = re.compile(r"\b(?:in|during|since|of|by)\s+((?:19|20)\d\d)\b")
 _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b")
 _SPANS = {"day": 1, "week": 7, "weekend": 3, "month": 31, "year": 366}
@@ -65,9 +69,13 @@ _TEMPORAL = re.compile(
     r"|什么时候|哪天|哪一年|多久"
 )
 _MULTI_HOP = re.compile(
-    r"\bboth\b|\bin common\b|\ball\s+the\b|\bwhat\s+(?:\w+\s+)?(?:has|have)\b.*\bdone\b"
+    r"\bboth\b|\bin common\b|\ball\s+the\b"
     r"|\bhow many\b|\bwhich\s+\w+\s+(?:has|have)\b|\beach\b|都|共同"
 )
+# "what has X done": one "done" search after the first "what ... has", as ".*\bdone\b"
+# after each of them was quadratic in the text ("what has what has ...", issue 29).
+_WHAT_HAS = re.compile(r"\bwhat\s+(?:\w+\s+)?(?:has|have)\b")
+_DONE = re.compile(r"\bdone\b")
 _PREFERENCE = re.compile(
     r"\b(prefer|prefers|preferred|favou?rite|like|likes|love|loves|enjoy|enjoys|hate|hates"
     r"|dislike)\b|喜欢|偏好|讨厌"
@@ -159,12 +167,18 @@ def _relative(text: str, anchor: datetime) -> list[tuple[datetime, datetime]]:
     return found
 
 
+def _what_done(text: str) -> bool:
+    """ "what has X done" (``text`` is one line: :func:`understand` joins it)."""
+    what = _WHAT_HAS.search(text)
+    return what is not None and _DONE.search(text, what.end()) is not None
+
+
 def _intent(text: str, timed: bool) -> Intent:
     if _PROCEDURE.search(text):
         return "procedure"
     if _TEMPORAL.search(text):
         return "temporal"
-    if _MULTI_HOP.search(text):
+    if _MULTI_HOP.search(text) or _what_done(text):
         return "multi_hop"
     if _PREFERENCE.search(text):
         return "preference"

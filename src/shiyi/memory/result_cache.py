@@ -32,7 +32,8 @@ READS = frozenset({
     "get_events", "event_owners", "get_facts", "fact_ids", "find_entities", "expand",
     "events_missing_embeddings", "slot_candidates", "mentioned_entities", "superseded_by",
     "session_window", "facts_derived_from", "fact_groups", "open_conflicts",
-    "facts_by_status", "entity_footprint", "user_footprint", "counts", "close",
+    "facts_by_status", "entity_footprint", "user_footprint", "counts", "visible_counts",
+    "close",
     "touch",
 })  # fmt: skip
 """Store calls that leave the answer to a search unchanged.  ``touch`` writes access times,

@@ -25,7 +25,14 @@ from shiyi.memory.boosts import Boosts, apply_boosts
 from shiyi.memory.contextual import speaker_name
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.fusion import RerankWeights, rerank, score_fusion
-from shiyi.memory.models import Anchor, EventRecord, MemoryHit, NodeKind, Scored
+from shiyi.memory.models import (
+    Anchor,
+    EventRecord,
+    MemoryHit,
+    NodeKind,
+    RelationFilter,
+    Scored,
+)
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.query_signals import QuerySignals, understand
 from shiyi.memory.recall_paths import Found, Records, run_paths, touch_later
@@ -61,8 +68,11 @@ class Retriever:
         *,
         fusion: Fusion = "score",
         boosts: Boosts | None = None,
+        configured: Viewer | None = None,
     ) -> None:
         self.store = store
+        self.configured = configured or Viewer()
+        """The store's own identity: the only one that walks relations stored without owner."""
         self.embedder = embedder
         self.weights = weights or RerankWeights()
         self.candidates = candidates
@@ -91,7 +101,10 @@ class Retriever:
         who = viewer or Viewer()
         signals = understand(query, self._now)
         past = signals.history if history is None else history
-        found, records = run_paths(self.store, _PATHS[mode], lambda name: self._path(name, query))
+        follows = who.relations(self.configured)
+        found, records = run_paths(
+            self.store, _PATHS[mode], lambda name: self._path(name, query, follows)
+        )
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
@@ -160,7 +173,7 @@ class Retriever:
 
     # --- recall paths ------------------------------------------------------------------
 
-    def _path(self, name: str, query: str) -> Found:
+    def _path(self, name: str, query: str, follows: RelationFilter) -> Found:
         if name == "vector":
             return self._vector(query)
         if name == "keyword":
@@ -171,7 +184,7 @@ class Retriever:
                 {s.id for s in found if s.node == "fact"},
             )
         if name == "graph":
-            return self._graph(query)
+            return self._graph(query, follows)
         recent = {e.id: e for e in self.store.recent_events(RECENT_DEPTH)}
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
@@ -202,11 +215,13 @@ class Retriever:
         known = self.store.find_entities(sorted(n for n in names if n))
         return [entity.name for entity in known]
 
-    def _graph(self, query: str) -> Found:
+    def _graph(self, query: str, follows: RelationFilter) -> Found:
+        """Turns and facts around the query's entities and, one RELATED_TO hop on, the
+        entities the viewer's own relations tie them to (never another user's relations)."""
         names = self.query_entities(query)
         if not names:
             return Found([])
-        around = self.store.neighbourhood(names, hops=2, limit=self.candidates)
+        around = self.store.neighbourhood(names, hops=2, limit=self.candidates, follows=follows)
         merged = [*around.event_ids, *around.fact_ids]
         return Found(
             sorted(merged, key=lambda s: s.score, reverse=True)[: self.candidates],

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shiyi.errors import ScopeDenied
-from shiyi.memory.models import EventRecord, FactRecord, Scope
+from shiyi.memory.models import EventRecord, FactRecord, RelationFilter, RelationRecord, Scope
 
 
 @dataclass(slots=True, frozen=True)
@@ -35,6 +35,19 @@ class Viewer:
         if fact.scope == "agent":
             return fact.user_id == self.user_id and fact.agent_id == self.agent_id
         return fact.user_id == self.user_id
+
+    def sees_relation(self, relation: RelationRecord, *, legacy: bool = False) -> bool:
+        """A relation is private like the turns it was extracted from; ``legacy``: also the
+        ones stored before relations had owners (for the configured identity)."""
+        if not relation.user_id:
+            return legacy
+        return relation.user_id == self.user_id and relation.agent_id == self.agent_id
+
+    def relations(self, configured: Viewer) -> RelationFilter:
+        """The relations this viewer may see and walk; the owner-less (older) ones only when
+        it is the store's ``configured`` identity."""
+        legacy = (self.user_id, self.agent_id) == (configured.user_id, configured.agent_id)
+        return lambda relation: self.sees_relation(relation, legacy=legacy)
 
     def may_write(self, scope: Scope, writers: Sequence[str]) -> bool:
         return scope != "workspace" or "*" in writers or self.agent_id in writers

@@ -22,7 +22,12 @@ from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation, normalize_key
 from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, Forgetter
 from shiyi.memory.lifecycle.forget_journal import journal_dir
-from shiyi.memory.lifecycle.health import MemoryHealth, collect_health
+from shiyi.memory.lifecycle.health import (
+    MemoryHealth,
+    add_store_wide,
+    collect_health,
+    collect_visible_health,
+)
 from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
 from shiyi.memory.lifecycle.resolution import Mention
 from shiyi.memory.models import (
@@ -31,6 +36,7 @@ from shiyi.memory.models import (
     FactKind,
     FactRecord,
     MemoryHit,
+    RelationFilter,
     Scope,
     as_read_at,
 )
@@ -89,6 +95,7 @@ class Memory:
             ),
             candidates=settings.candidates,
             fusion=settings.fusion,
+            configured=self.viewer,
         )
 
     @classmethod
@@ -334,8 +341,23 @@ class Memory:
             if running:
                 self.worker.start()
 
+    def follows(self) -> RelationFilter:
+        """The relations this memory's viewer may see (its own; the owner-less older ones
+        only as the configured identity)."""
+        return self.viewer.relations(self.retriever.configured)
+
     def health(self) -> MemoryHealth:
+        """The whole store (``shiyi memory health`` on the data directory)."""
         return collect_health(self.store, self.jobs)
+
+    def visible_health(self) -> MemoryHealth:
+        """What this memory's viewer may read; the store-wide queue, index and cache numbers
+        only for the configured identity (``GET /v1/memory/health``)."""
+        configured = self.viewer == self.retriever.configured
+        health = collect_visible_health(self.store, self.viewer, configured)
+        if configured:
+            add_store_wide(health, self.store, self.jobs)
+        return health
 
     # --- reading -----------------------------------------------------------------------
 

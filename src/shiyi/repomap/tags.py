@@ -45,7 +45,9 @@ _NOTHING = _Generic(frozenset(), frozenset(), "")
 _DEF = "definition."
 _REF = "reference."
 _OPEN_PAREN = re.compile(r"([(\[])\s+")
-_CLOSE_PAREN = re.compile(r",?\s+([)\]])")
+# Whitespace runs begin a match only at their start (or after the comma): from inside a run
+# every attempt rescanned it, quadratic in the run (issue 29).
+_CLOSE_PAREN = re.compile(r",?(?<!\s)\s+([)\]])")
 _PREFIX_STOP = re.compile(rb"[{};=]")
 
 

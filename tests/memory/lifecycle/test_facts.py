@@ -167,6 +167,8 @@ def test_entities_merge_by_alias_and_by_embedding(open_memory: MemoryFactory) ->
     assert [(r.src, r.dst, r.type) for r in around.relations] == [
         ("robert smith", "acme corporation", "works_at")
     ]
+    # Owned by the conversation's user and agent (issue 29): private like that turn.
+    assert (around.relations[0].user_id, around.relations[0].agent_id) == ("default", "shiyi")
     # Same spelling, incompatible type: a different entity, not merged into the company.
     people = [e for e in memory.store.find_entities(["acme corp"]) if e.type == "person"]
     assert len(people) == 0 or people[0].name != "acme corporation"

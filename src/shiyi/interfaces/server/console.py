@@ -16,7 +16,13 @@ from typing import Literal
 
 from shiyi.errors import Conflict, NotFound
 from shiyi.memory.entities import normalize_name
-from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord, as_read_at
+from shiyi.memory.models import (
+    EntityRecord,
+    EventRecord,
+    FactRecord,
+    RelationRecord,
+    as_read_at,
+)
 from shiyi.memory.service import Memory
 
 SCAN_LIMIT = 5000
@@ -136,20 +142,39 @@ class EntitySurroundings:
 
 def entity_view(memory: Memory, name: str, limit: int) -> EntitySurroundings | None:
     """The entity (by name or alias), the visible facts about it and events mentioning it
-    (newest first), and its RELATED_TO neighbours.  Entities and relations carry no owner:
-    they are shared structure; what was said about them is filtered by the viewer."""
+    (newest first), and its RELATED_TO neighbours: all only through what the viewer may read
+    (issue 29).  Entity nodes are shared by every user (one node per name), so an entity no
+    visible turn, fact or own relation names is None, exactly as a name never stored; its
+    aliases and display spelling show only as the viewer's own records spell them, and a
+    lookup by an alias the viewer never used finds nothing."""
     found = memory.store.find_entities([name])
     if not found:
         return None
     key = normalize_name(name)
     entity = next((e for e in found if e.name == key), found[0])
-    around = memory.store.neighbourhood([entity.name], 1, limit)
+    around = memory.store.neighbourhood([entity.name], 1, limit, follows=memory.follows())
     facts = visible_facts(memory, [s.id for s in around.fact_ids])
     events = memory.store.get_events([s.id for s in around.event_ids])
     seen = [e for e in events if memory.viewer.sees(e)]
-    if (around.fact_ids or around.event_ids) and not (facts or seen):
+    if not (facts or seen or around.relations):
         return None  # only other users speak of it: its very name is theirs
-    return EntitySurroundings(entity, facts, _neighbours(entity.name, around.relations), seen)
+    spoken = _spoken(facts, seen)
+    if key != entity.name and key not in spoken:
+        return None  # found by an alias only another user's records use
+    shown = EntityRecord(
+        name=entity.name,
+        type=entity.type,
+        display=entity.display if normalize_name(entity.display) in spoken else entity.name,
+        aliases=[a for a in entity.aliases if normalize_name(a) in spoken],
+    )
+    return EntitySurroundings(shown, facts, _neighbours(entity.name, around.relations), seen)
+
+
+def _spoken(facts: Sequence[FactRecord], events: Sequence[EventRecord]) -> str:
+    """The visible records' words, normalised like names, for "was this spelling said"."""
+    texts = [e.content for e in events] + [f.text for f in facts]
+    texts += [name for f in facts for name in f.entities]
+    return "\n".join(normalize_name(text) for text in texts)
 
 
 def _neighbours(name: str, relations: Sequence[RelationRecord]) -> list[Neighbour]:

@@ -114,14 +114,33 @@ async def expand(
 
 @router.get("/health", response_model=MemoryHealth)
 async def health(service: Service, who: Caller) -> MemoryHealth:
-    """Store-wide counts (numbers only); ``sessions`` counts the caller's."""
-    memory = service.memory
+    """Counts of what the caller may read: their sessions and runs, the turns, facts,
+    entities and relations they may see (numbers only).  The store-wide queue, index and
+    cache numbers go to the server's own identity only: they grow with every user's
+    activity (issue 29: store-wide counts let one user watch another)."""
+    sessions = {s.id for s in service.log.list_sessions(limit=1_000_000, owner=who.owner)}
+    active = len(service.active_run_ids(sessions))
+    if service.memory is None:
+        return MemoryHealth(enabled=False, counts={}, sessions=len(sessions), active_runs=active)
+    memory = require_memory(service, who)
+    detail = await asyncio.to_thread(memory.visible_health)
+    detail.sessions = len(sessions)
+    counts = {
+        "events": detail.events,
+        "facts": detail.facts,
+        "entities": detail.entities,
+        "relations": detail.relations,
+        "sessions": detail.sessions,
+    }
+    if who.configured:
+        counts |= {f"embedded_{node}": n for node, n in detail.embedded.items()}
+        counts |= {"keyword_docs": detail.keyword_docs, "pending_jobs": detail.jobs_pending}
     return MemoryHealth(
-        enabled=memory is not None,
-        counts=memory.stats() if memory is not None else {},
-        sessions=len(service.log.list_sessions(limit=1_000_000, owner=who.owner)),
-        active_runs=len(service.active_run_ids()),
-        detail=health_detail(await asyncio.to_thread(memory.health)) if memory else None,
+        enabled=True,
+        counts=counts,
+        sessions=len(sessions),
+        active_runs=active,
+        detail=health_detail(detail),
     )
 
 
@@ -213,12 +232,15 @@ async def forget_memories(service: Service, who: Caller, body: ForgetIn) -> Forg
     """Forget what a search finds or an entity, of the caller's (what others may see or write
     stays), as ``shiyi memory forget --query/--entity`` does; ``dry_run`` only lists it."""
     memory = require_memory(service, who)
+    nothing = NotFound(f"nothing of yours matches {body.by} {body.text!r}")
     try:
         plan = await asyncio.to_thread(_forget_plan, memory, body)
-    except NothingToForget as exc:
-        raise NotFound(str(exc)) from None
+    except NothingToForget:
+        # One answer whether or not the name is stored at all: "no entity named X" for a
+        # missing name but not for another user's would tell which names they use (issue 29).
+        raise nothing from None
     if not plan.event_ids and not plan.fact_ids:
-        raise NotFound(f"nothing of yours matches {body.by} {body.text!r}")
+        raise nothing
     listed = ForgetPlanOut(
         target=plan.target,
         hits=[hit_out(hit) for hit in plan.hits],

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -293,8 +293,14 @@ class AgentService:
             raise NotFound(f"no run {run_id!r}")
         return _run_info(record, active=self._owner_of(run_id) is not None)
 
-    def active_run_ids(self) -> list[str]:
-        return [run.run_id for agent in self._agents.values() for run in agent.active_runs()]
+    def active_run_ids(self, sessions: Collection[str] | None = None) -> list[str]:
+        """Runs going now (only those of ``sessions``, when given)."""
+        return [
+            run.run_id
+            for session_id, agent in self._agents.items()
+            if sessions is None or session_id in sessions
+            for run in agent.active_runs()
+        ]
 
     def _owner_of(self, run_id: str) -> str | None:
         for session_id, agent in self._agents.items():

@@ -37,6 +37,7 @@ from shiyi.memory.models import (
     FactRecord,
     Neighbourhood,
     NodeKind,
+    RelationFilter,
     RelationRecord,
     Scored,
 )
@@ -229,13 +230,14 @@ class KuzuGraph:
                 schema.execute(conn, "COPY MENTIONS FROM $t", {"t": q.pairs_arrow(new)})
 
     def add_relations(self, relations: Sequence[RelationRecord]) -> None:
-        # Same (src, dst, type) twice in one batch: the last one wins, as in sequential calls.
-        rows = {(r.src, r.dst, r.type): r for r in relations}
+        # Same edge twice in one batch: the last one wins, as in sequential calls.
+        rows = {(r.src, r.dst, r.type, r.user_id, r.agent_id): r for r in relations}
         if not rows:
             return
         params = [
             {"src": r.src, "dst": r.dst, "type": r.type, "weight": float(r.weight),
-             "valid_from": r.valid_from, "valid_to": r.valid_to}
+             "valid_from": r.valid_from, "valid_to": r.valid_to, "user_id": r.user_id,
+             "agent_id": r.agent_id}
             for r in rows.values()
         ]  # fmt: skip
         with self._transaction() as conn:
@@ -335,11 +337,12 @@ class KuzuGraph:
         hops: int,
         limit: int,
         mentions: q.MentionIndex | None = None,
+        follows: RelationFilter | None = None,
     ) -> Neighbourhood:
         """See :func:`~shiyi.memory.kuzu.queries.neighbourhood`; ``mentions``: a faster copy
         of the MENTIONS edges to read instead of the graph's."""
         seeds = self._resolve(entity_names)
-        return q.neighbourhood(self._reader(), seeds, min(hops, 2), limit, mentions)
+        return q.neighbourhood(self._reader(), seeds, min(hops, 2), limit, mentions, follows)
 
     def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
         """Newest first.

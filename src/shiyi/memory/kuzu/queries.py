@@ -18,6 +18,7 @@ from shiyi.memory.models import (
     FactRecord,
     FactStatus,
     Neighbourhood,
+    RelationFilter,
     RelationRecord,
     Scope,
     Scored,
@@ -120,7 +121,7 @@ LINK_MENTIONS = (
 EVENT_MENTIONS = "MATCH (e:Event)-[:MENTIONS]->(n:Entity) WHERE e.id IN $ids RETURN e.id, n.name"
 MERGE_RELATIONS = (
     "UNWIND $rows AS r MATCH (a:Entity {name: r.src}), (b:Entity {name: r.dst})"
-    " MERGE (a)-[x:RELATED_TO {type: r.type}]->(b)"
+    " MERGE (a)-[x:RELATED_TO {type: r.type, user_id: r.user_id, agent_id: r.agent_id}]->(b)"
     " ON CREATE SET x.weight = CAST(r.weight AS DOUBLE),"
     " x.valid_from = CAST(r.valid_from AS DOUBLE), x.valid_to = CAST(r.valid_to AS DOUBLE)"
     " ON MATCH SET x.weight = CAST(r.weight AS DOUBLE),"
@@ -368,7 +369,7 @@ def chain_order(rows: Iterable[Sequence[Any]]) -> dict[str, list[str]]:
 
 _RELATIONS_OF = (
     "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) WHERE a.name IN $names OR b.name IN $names"
-    " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to"
+    " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to, r.user_id, r.agent_id"
 )
 # Entity first: Kuzu otherwise scans every event's mentions for the names (at 100k turns of
 # real conversation, counting four entities' mentions took 60 ms that way, 3.4 ms this way).
@@ -425,6 +426,7 @@ def neighbourhood(
     hops: int,
     limit: int,
     mentions: MentionIndex | None = None,
+    follows: RelationFilter | None = None,
 ) -> Neighbourhood:
     """Events and facts around ``seeds``: hop 1 = touching a seed, hop 2 = touching an entity
     RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
@@ -438,6 +440,7 @@ def neighbourhood(
         return Neighbourhood(list(seeds), [], [], [])
     edges = mentions or KuzuMentions(conn)
     relations = [_relation(r) for r in prepared(conn, _RELATIONS_OF, {"names": seeds})]
+    relations = [r for r in relations if follows is None or follows(r)]
     weights = dict.fromkeys(seeds, DIRECT_SCORE)
     if hops >= 2:
         for rel in relations:
@@ -459,6 +462,8 @@ def _relation(row: Sequence[Any]) -> RelationRecord:
         weight=float(row[3] if row[3] is not None else 1.0),
         valid_from=row[4],
         valid_to=row[5],
+        user_id=str(row[6] or "") if len(row) > 6 else "",
+        agent_id=str(row[7] or "") if len(row) > 7 else "",
     )
 
 

@@ -181,7 +181,13 @@ def _v2_fact_lifecycle(conn: kuzu.Connection, dimension: int) -> None:
         execute(conn, f"ALTER TABLE Fact ADD {column}")
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_fact_lifecycle]
+def _v3_relation_owners(conn: kuzu.Connection, dimension: int) -> None:
+    """Relations carry whose conversation said them (old ones: '', the configured identity's)."""
+    for column in ("user_id STRING DEFAULT ''", "agent_id STRING DEFAULT ''"):
+        execute(conn, f"ALTER TABLE RELATED_TO ADD {column}")
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_fact_lifecycle, _v3_relation_owners]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -22,6 +22,7 @@ from shiyi.index.sqlite_file import (
     stamp_clean_close,
 )
 from shiyi.memory.contextual import indexed_texts
+from shiyi.memory.kuzu import visible
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.kuzu.graph import KuzuGraph
 from shiyi.memory.kuzu.guard import check_graph_file, damaged_sqlite_message
@@ -35,9 +36,12 @@ from shiyi.memory.models import (
     FactRecord,
     Neighbourhood,
     NodeKind,
+    RelationFilter,
     RelationRecord,
     Scored,
+    VisibleCounts,
 )
+from shiyi.memory.scopes import Viewer
 
 GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"
@@ -170,8 +174,14 @@ class EmbeddedStore:
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         return self.keywords.search(query, limit)
 
-    def neighbourhood(self, entity_names: Sequence[str], hops: int, limit: int) -> Neighbourhood:
-        return self.graph.neighbourhood(entity_names, hops, limit, self.mention_rows)
+    def neighbourhood(
+        self,
+        entity_names: Sequence[str],
+        hops: int,
+        limit: int,
+        follows: RelationFilter | None = None,
+    ) -> Neighbourhood:
+        return self.graph.neighbourhood(entity_names, hops, limit, self.mention_rows, follows)
 
     def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
         return self.graph.recent_events(limit, session_id)
@@ -260,6 +270,9 @@ class EmbeddedStore:
 
     def counts(self) -> dict[str, int]:
         return {**self.graph.counts(), "keyword_docs": self.keywords.count()}
+
+    def visible_counts(self, viewer: Viewer, legacy: bool) -> VisibleCounts:
+        return visible.visible_counts(self.graph._reader(), viewer, legacy)
 
     def compact(self) -> None:
         """Rewrite the graph file without the bytes of deleted rows (after a forget)."""

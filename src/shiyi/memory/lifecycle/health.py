@@ -1,6 +1,8 @@
 """Memory health: what is stored, in what state, and what the background queue still owes.
 
-``shiyi memory health`` prints it; ``GET /v1/memory/health`` returns it as JSON.
+``shiyi memory health`` prints it for the whole store (it reads the files); ``GET
+/v1/memory/health`` returns what the caller may read (:func:`collect_visible_health`), and
+the store-wide queue, index and cache numbers to the server's own identity only.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from shiyi.index.cache_stats import CacheRate, rate_text, snapshot
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.scopes import Viewer
 
 
 @dataclass(slots=True)
@@ -58,6 +61,33 @@ def collect_health(store: MemoryStore, jobs: JobQueue) -> MemoryHealth:
     _add_fact_groups(health, store.fact_groups())
     health.caches = snapshot()
     return health
+
+
+def collect_visible_health(store: MemoryStore, viewer: Viewer, legacy: bool) -> MemoryHealth:
+    """Counts of what ``viewer`` may read (``legacy``: it is the configured identity, which
+    sees relations stored before they had owners); store-wide numbers stay 0."""
+    seen = store.visible_counts(viewer, legacy)
+    health = MemoryHealth(
+        open_conflicts=seen.open_conflicts,
+        events=seen.events,
+        entities=seen.entities,
+        relations=seen.relations,
+    )
+    _add_fact_groups(health, seen.fact_groups)
+    return health
+
+
+def add_store_wide(health: MemoryHealth, store: MemoryStore, jobs: JobQueue) -> None:
+    """The operator's numbers: vectors, keyword documents, the job queue, this process's
+    caches (they grow with every user's activity)."""
+    counts = store.counts()
+    health.embedded = {
+        node: counts.get(f"embedded_{node}", 0) for node in ("events", "facts", "entities")
+    }
+    health.keyword_docs = counts.get("keyword_docs", 0)
+    health.jobs_pending = jobs.pending_count()
+    health.jobs_failed = sum(row.count for row in jobs.summary() if row.status == "failed")
+    health.caches = snapshot()
 
 
 def _add_fact_groups(

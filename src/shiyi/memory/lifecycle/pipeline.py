@@ -170,7 +170,15 @@ class Lifecycle:
         )
         canonical = self.resolver.resolve(list(names.values()))
         relations = [
-            RelationRecord(canonical[r.source], canonical[r.target], r.type, r.weight, said_at)
+            RelationRecord(
+                canonical[r.source],
+                canonical[r.target],
+                r.type,
+                r.weight,
+                said_at,
+                user_id=viewer.user_id,
+                agent_id=viewer.agent_id,
+            )
             for r in extraction.relations
             if r.source in canonical and r.target in canonical
         ]

@@ -59,8 +59,8 @@ _LAST_UNIT = re.compile(r"\b(last|next)\s+(week|month|year)\b", re.IGNORECASE)
 _CJK_SIMPLE = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0,
                "明天": 1, "后天": 2, "大后天": 3}  # fmt: skip
 _CJK_WEEKDAY = re.compile(r"(上上|上|这|本|下下|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
-_CJK_AGO = re.compile(
-    r"(\d+|[一两二三四五六七八九十几])\s*(个星期|个月|星期|天|日|周|月|年)(前|以前|之前|后|以后|之后)"
+_CJK_AGO = re.compile(  # (?<!\d): from inside a run of digits it would rescan the run
+    r"((?<!\d)\d+|[一两二三四五六七八九十几])\s*(个星期|个月|星期|天|日|周|月|年)(前|以前|之前|后|以后|之后)"
 )
 _CJK_LAST_UNIT = re.compile(r"(上|下)(?:个)?(周|星期|月)(?![一二三四五六日天])|(去年|明年|今年)")
 
@@ -109,9 +109,12 @@ def find_dates(text: str, ts: float) -> list[ResolvedDate]:
     """Every date phrase in ``text`` with the calendar day it means at time ``ts`` (UTC)."""
     anchor = _day(ts)
     found: list[ResolvedDate] = []
+    covered: set[int] = set()
+    """Positions inside a found phrase: a set, as scanning ``found`` per match is quadratic."""
 
     def add(match: re.Match[str], day: date) -> None:
         found.append(ResolvedDate(match.group(0), day, match.start(), match.end()))
+        covered.update(range(match.start(), match.end()))
 
     for m in _ISO.finditer(text):
         try:
@@ -131,7 +134,7 @@ def find_dates(text: str, ts: float) -> list[ResolvedDate]:
         add(m, anchor + timedelta(days=sign * _UNIT_DAYS[m.group(2).lower()]))
     for phrase, offset in _CJK_SIMPLE.items():
         for m in re.finditer(phrase, text):
-            if not any(f.start <= m.start() < f.end for f in found):
+            if m.start() not in covered:
                 add(m, anchor + timedelta(days=offset))
     for m in _CJK_WEEKDAY.finditer(text):
         add(m, _weekday(anchor, _CJK_WEEKDAYS[m.group(2)], m.group(1) or "这"))

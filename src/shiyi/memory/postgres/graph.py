@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from shiyi.memory.models import Neighbourhood, Scored
+from shiyi.memory.models import Neighbourhood, RelationFilter, Scored
 from shiyi.memory.postgres.rows import relation_from_row
 from shiyi.memory.postgres.schema import Conn
 from shiyi.memory.topics import specificity, within_budget
@@ -26,7 +26,7 @@ HUB_MENTIONS = 1000
 """Same cap as the embedded store's ``shiyi.memory.kuzu.queries.HUB_MENTIONS``."""
 
 _RELATIONS_OF = (
-    "SELECT src, dst, type, weight, valid_from, valid_to FROM relations"
+    "SELECT src, dst, type, weight, valid_from, valid_to, user_id, agent_id FROM relations"
     " WHERE src = ANY(%(names)s) OR dst = ANY(%(names)s) ORDER BY seq"
 )
 # The degree is counted only up to the cap + 1 (an index range scan), not over a hub's
@@ -51,12 +51,15 @@ ORDER BY score DESC, coalesce(f.updated_at, f.created_at, 0) DESC, f.id LIMIT %(
 """
 
 
-def neighbourhood(conn: Conn, seeds: list[str], hops: int, limit: int) -> Neighbourhood:
+def neighbourhood(
+    conn: Conn, seeds: list[str], hops: int, limit: int, follows: RelationFilter | None = None
+) -> Neighbourhood:
     """Events and facts around ``seeds`` (normalised entity names that exist)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
     rows = conn.execute(_RELATIONS_OF, {"names": seeds}).fetchall()
     relations = [relation_from_row(r) for r in rows]
+    relations = [r for r in relations if follows is None or follows(r)]
     weights = dict.fromkeys(seeds, DIRECT_SCORE)
     if hops >= 2:
         for rel in relations:

@@ -176,11 +176,21 @@ class Copier:
     def _relations(self) -> None:
         rows = self._rows(
             "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity)"
-            " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to"
+            " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to,"
+            " r.user_id, r.agent_id"
         )
         relations = [
-            RelationRecord(str(a), str(b), str(t), float(1.0 if w is None else w), vf, vt)
-            for a, b, t, w, vf, vt in rows
+            RelationRecord(
+                str(a),
+                str(b),
+                str(t),
+                float(1.0 if w is None else w),
+                vf,
+                vt,
+                str(user or ""),
+                str(agent or ""),
+            )
+            for a, b, t, w, vf, vt, user, agent in rows
         ]
         self._step("relations", _chunks(relations, self.batch), self.target.add_relations)
 

@@ -77,8 +77,10 @@ def entity_from_row(row: Sequence[Any]) -> EntityRecord:
 
 
 def relation_from_row(row: Sequence[Any]) -> RelationRecord:
+    owner = (str(row[6] or ""), str(row[7] or "")) if len(row) > 7 else ("", "")
     return RelationRecord(src=str(row[0]), dst=str(row[1]), type=str(row[2]),
-                          weight=float(row[3]), valid_from=row[4], valid_to=row[5])  # fmt: skip
+                          weight=float(row[3]), valid_from=row[4], valid_to=row[5],
+                          user_id=owner[0], agent_id=owner[1])  # fmt: skip
 
 
 def merged_entity(old: EntityRecord | None, new: EntityRecord) -> EntityRecord:

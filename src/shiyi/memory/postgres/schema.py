@@ -196,7 +196,22 @@ def _v1_initial(conn: Conn, dimension: int) -> None:
 
 
 Migration = Callable[[Conn, int], None]
-MIGRATIONS: list[tuple[str, Migration]] = [("initial schema", _v1_initial)]
+
+
+def _v2_relation_owners(conn: Conn, dimension: int) -> None:
+    """Relations carry whose conversation said them (old ones: '', the configured identity's);
+    each owner has its own edge."""
+    conn.execute(
+        "ALTER TABLE relations ADD COLUMN user_id text NOT NULL DEFAULT '',"
+        " ADD COLUMN agent_id text NOT NULL DEFAULT '',"
+        " DROP CONSTRAINT relations_pkey, ADD PRIMARY KEY (src, dst, type, user_id, agent_id)"
+    )
+
+
+MIGRATIONS: list[tuple[str, Migration]] = [
+    ("initial schema", _v1_initial),
+    ("relation owners", _v2_relation_owners),
+]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
 

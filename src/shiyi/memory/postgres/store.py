@@ -31,15 +31,18 @@ from shiyi.memory.models import (
     FactRecord,
     Neighbourhood,
     NodeKind,
+    RelationFilter,
     RelationRecord,
     Scored,
+    VisibleCounts,
 )
-from shiyi.memory.postgres import graph, keywords, reads, schema, writes
+from shiyi.memory.postgres import graph, keywords, reads, schema, visible, writes
 from shiyi.memory.postgres import lifecycle as lc
 from shiyi.memory.postgres.connect import connect, open_pool
 from shiyi.memory.postgres.keywords import IndexedNode
 from shiyi.memory.postgres.nul import nul_free
 from shiyi.memory.postgres.schema import Conn
+from shiyi.memory.scopes import Viewer
 
 SQLITE_NAME = "memory.sqlite3"
 _ESTIMATE_TTL = 10.0
@@ -275,10 +278,16 @@ class PostgresStore:
         with self._tx() as conn:
             return keywords.search(conn, query, limit)
 
-    def neighbourhood(self, entity_names: Sequence[str], hops: int, limit: int) -> Neighbourhood:
+    def neighbourhood(
+        self,
+        entity_names: Sequence[str],
+        hops: int,
+        limit: int,
+        follows: RelationFilter | None = None,
+    ) -> Neighbourhood:
         with self._tx() as conn:
             seeds = [e.name for e in reads.find_entities(conn, entity_names)]
-            return graph.neighbourhood(conn, seeds, min(hops, 2), limit)
+            return graph.neighbourhood(conn, seeds, min(hops, 2), limit, follows)
 
     def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
         with self._tx() as conn:
@@ -315,6 +324,10 @@ class PostgresStore:
     def counts(self) -> dict[str, int]:
         with self._tx() as conn:
             return reads.counts(conn)
+
+    def visible_counts(self, viewer: Viewer, legacy: bool) -> VisibleCounts:
+        with self._tx() as conn:
+            return visible.visible_counts(conn, viewer, legacy)
 
     # --- lifecycle -----------------------------------------------------------------------
 

@@ -192,19 +192,21 @@ def _link(
 
 def add_relations(conn: Conn, relations: Sequence[RelationRecord]) -> None:
     """RELATED_TO edges between existing entities; a repeat updates the weight and fills in
-    validity bounds it did not have.  The last of a repeated (src, dst, type) wins."""
-    latest = {(r.src, r.dst, r.type): r for r in relations}
+    validity bounds it did not have.  Each owner has its own edge (see RelationRecord); the
+    last of a repeated (src, dst, type, owner) wins."""
+    latest = {(r.src, r.dst, r.type, r.user_id, r.agent_id): r for r in relations}
     if not latest:
         return
     rows = list(latest.values())
     conn.execute(
-        "INSERT INTO relations (src, dst, type, weight, valid_from, valid_to)"
-        " SELECT r.src, r.dst, r.type, r.weight, r.valid_from, r.valid_to FROM unnest("
-        " %s::text[], %s::text[], %s::text[], %s::float8[], %s::float8[], %s::float8[])"
-        " WITH ORDINALITY AS r(src, dst, type, weight, valid_from, valid_to, n)"
+        "INSERT INTO relations (src, dst, type, weight, valid_from, valid_to, user_id, agent_id)"
+        " SELECT r.src, r.dst, r.type, r.weight, r.valid_from, r.valid_to, r.u, r.a"
+        " FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::float8[],"
+        " %s::float8[], %s::text[], %s::text[])"
+        " WITH ORDINALITY AS r(src, dst, type, weight, valid_from, valid_to, u, a, n)"
         " WHERE EXISTS (SELECT 1 FROM entities WHERE name = r.src)"
         " AND EXISTS (SELECT 1 FROM entities WHERE name = r.dst) ORDER BY r.n"
-        " ON CONFLICT (src, dst, type) DO UPDATE SET weight = excluded.weight,"
+        " ON CONFLICT (src, dst, type, user_id, agent_id) DO UPDATE SET weight = excluded.weight,"
         " valid_from = coalesce(excluded.valid_from, relations.valid_from),"
         " valid_to = coalesce(excluded.valid_to, relations.valid_to)",
         (
@@ -214,6 +216,8 @@ def add_relations(conn: Conn, relations: Sequence[RelationRecord]) -> None:
             [float(r.weight) for r in rows],
             [r.valid_from for r in rows],
             [r.valid_to for r in rows],
+            [r.user_id for r in rows],
+            [r.agent_id for r in rows],
         ),
     )
 

@@ -19,7 +19,9 @@ import bashlex
 
 _OPERATOR_CHARS = ";&|()<>\n"
 # A fork bomb in any spacing, named or ':', for the text bashlex could not parse.
-_FORK_BOMB = re.compile(r"([\w:.-]+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&")
+# The name starts where its run starts: from inside a run every attempt rescanned it, quadratic
+# in the command (issue 29).
+_FORK_BOMB = re.compile(r"(?<![\w:.-])([\w:.-]+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&")
 
 
 @dataclass(slots=True)
