@@ -16,6 +16,7 @@ from shiyi.memory.segments import event_id
 from shiyi.memory.service import Memory
 from shiyi.memory.worker import INGEST
 from shiyi.sessions.log import SessionLog
+from tests.support.records import log_and_record
 
 
 @pytest.fixture
@@ -35,20 +36,6 @@ def log(settings: Settings) -> Iterator[SessionLog]:
     opened.close()
 
 
-def _record(memory: Memory, log: SessionLog, session: str, run: str, message: Message) -> int:
-    """What the agent does: log, then queue for memory."""
-    row = log.append(session, message, run_id=run)
-    memory.record_message(
-        message,
-        message_id=row,
-        session_id=session,
-        run_id=run,
-        iteration=0,
-        log_epoch=log.identity.epoch_for(row),
-    )
-    return row
-
-
 def _id(log: SessionLog, row: int, segment: int = 0) -> str:
     return event_id(row, segment, log.identity.epoch_for(row))
 
@@ -56,7 +43,7 @@ def _id(log: SessionLog, row: int, segment: int = 0) -> str:
 def test_only_what_memory_never_heard_of_is_queued(memory: Memory, log: SessionLog) -> None:
     session = log.create_session()
     run = log.start_run(session, "deploy")
-    stored = _record(memory, log, session, run, Message("user", "deploy the app"))
+    stored = log_and_record(memory, log, session, run, Message("user", "deploy the app"))
     assert memory.worker.drain(timeout=60)
     thinking = Message(
         "assistant",
@@ -64,7 +51,7 @@ def test_only_what_memory_never_heard_of_is_queued(memory: Memory, log: SessionL
         reasoning="the user wants a deploy",
         tool_calls=(ToolCall("c1", "bash", '{"cmd": "make deploy"}'),),
     )
-    queued = _record(memory, log, session, run, thinking)  # queued, not yet ingested
+    queued = log_and_record(memory, log, session, run, thinking)  # queued, not yet ingested
     # Killed between the log and the queue: two messages memory never heard of.
     result_message = Message("tool", "deployed", tool_call_id="c1", name="bash")
     lost = [
@@ -111,7 +98,7 @@ def test_reconciled_messages_keep_their_sessions_owner(
 def test_a_clean_close_leaves_nothing_to_compare(memory: Memory, log: SessionLog) -> None:
     session = log.create_session()
     run = log.start_run(session, "x")
-    _record(memory, log, session, run, Message("user", "queued in the same call"))
+    log_and_record(memory, log, session, run, Message("user", "queued in the same call"))
     mark_reconciled(log)
     assert reconcile(log, memory.store, memory.jobs).checked == 0
     assert memory.jobs.pending_count([INGEST]) == 1

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from shiyi.llm.types import Message
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
+from shiyi.sessions.log import SessionLog
 
 BASE_TS = 1_700_000_000.0
 
@@ -41,3 +43,20 @@ def seed(memory: Memory, events: Sequence[EventRecord], *, timeout: float = 120)
     """Import ``events`` and wait until the worker has indexed, embedded and linked them."""
     memory.import_events(events)
     assert memory.worker.drain(timeout=timeout), "the memory worker did not finish in time"
+
+
+def log_and_record(
+    memory: Memory, log: SessionLog, session: str, run: str, message: Message
+) -> int:
+    """What the agent does with a message: log it, then queue it for memory under the log's
+    epoch; returns its log row."""
+    row = log.append(session, message, run_id=run)
+    memory.record_message(
+        message,
+        message_id=row,
+        session_id=session,
+        run_id=run,
+        iteration=0,
+        log_epoch=log.identity.epoch_for(row),
+    )
+    return row

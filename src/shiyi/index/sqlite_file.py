@@ -197,6 +197,16 @@ def closed_cleanly(path: Path, wal_name: str | None = None) -> bool:
         return False
 
 
+def quick_check(path: Path) -> list[str]:
+    """SQLite's ``PRAGMA quick_check`` rows for ``path`` (``["ok"]`` when sound), read-only;
+    raises :class:`sqlite3.Error` when the file cannot be read at all."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+    try:
+        return [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+    finally:
+        conn.close()
+
+
 def integrity_damage(path: Path) -> str | None:
     """SQLite's ``quick_check`` verdict (None when "ok"), for a file not closed cleanly:
     pages garbled inside a file with a sound header are otherwise only found when a read
@@ -204,11 +214,7 @@ def integrity_damage(path: Path) -> str | None:
     if not path.exists() or closed_cleanly(path):
         return None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-        try:
-            verdict = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
-        finally:
-            conn.close()
+        verdict = quick_check(path)
     except sqlite3.OperationalError:
         return None  # locked or busy: not a verdict on the file
     except sqlite3.Error as exc:

@@ -24,7 +24,7 @@ from shiyi.memory.service import Memory
 from shiyi.memory.worker import EMBED
 from shiyi.sessions.log import SessionLog
 from tests.support.postgres import database_files
-from tests.support.records import seed, turn
+from tests.support.records import log_and_record, seed, turn
 
 SECRET = "zebra-7731"
 SECRET_TEXT = f"my {SECRET} password is in the blue vault"
@@ -73,16 +73,7 @@ def chat(memory: Memory, forget_settings: Settings) -> Iterator[Chat]:
     rows = []
     for text in [SECRET_TEXT, *OTHER_TEXTS]:
         run_id = log.start_run(session_id, text)
-        row = log.append(session_id, Message("user", text), run_id=run_id)
-        memory.record_message(
-            Message("user", text),
-            message_id=row,
-            session_id=session_id,
-            run_id=run_id,
-            iteration=0,
-            log_epoch=log.identity.epoch_for(row),
-        )
-        rows.append(row)
+        rows.append(log_and_record(memory, log, session_id, run_id, Message("user", text)))
     memory.store.upsert_facts([SECRET_FACT])
     memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [SECRET_FACT.id]})
     assert memory.worker.drain(timeout=120)
@@ -289,15 +280,7 @@ def test_forgetting_a_message_takes_the_run_archive_quoting_it(
     run = log.start_run(session, SECRET_TEXT)
     ids = []
     for message in (Message("user", SECRET_TEXT), Message("assistant", "Stored it safely.")):
-        row = log.append(session, message, run_id=run)
-        memory.record_message(
-            message,
-            message_id=row,
-            session_id=session,
-            run_id=run,
-            iteration=0,
-            log_epoch=log.identity.epoch_for(row),
-        )
+        row = log_and_record(memory, log, session, run, message)
         ids.append(logged_id(log, row))
     log.close()
     assert memory.worker.drain(timeout=120)

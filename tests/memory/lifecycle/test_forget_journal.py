@@ -12,6 +12,7 @@ from shiyi.config import Settings
 from shiyi.llm.types import Message
 from shiyi.memory.service import Memory
 from shiyi.sessions.log import SessionLog
+from tests.support.records import log_and_record
 
 SECRET = "heron-5519"
 TEXTS = [f"the gate code is {SECRET}", "Alice moved the standup to ten", "Bob likes green tea"]
@@ -37,15 +38,7 @@ def test_the_next_open_finishes_a_forget_killed_half_way(settings: Settings) -> 
     session = log.create_session()
     for text in TEXTS:
         run = log.start_run(session, text)
-        row = log.append(session, Message("user", text), run_id=run)
-        memory.record_message(
-            Message("user", text),
-            message_id=row,
-            session_id=session,
-            run_id=run,
-            iteration=0,
-            log_epoch=log.identity.epoch_for(row),
-        )
+        log_and_record(memory, log, session, run, Message("user", text))
     assert memory.worker.drain(timeout=120)
     found = memory.search(SECRET, mode="keyword", limit=5)
     ids = [hit.id for hit in found if SECRET in hit.text]

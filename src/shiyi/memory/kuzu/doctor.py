@@ -18,7 +18,7 @@ from pathlib import Path
 
 from shiyi.errors import StorageError
 from shiyi.index.embeddings.cache import EmbeddingCache
-from shiyi.index.sqlite_file import EMPTY, file_damage
+from shiyi.index.sqlite_file import EMPTY, file_damage, quick_check
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu.guard import damaged_sqlite_message
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
@@ -147,11 +147,7 @@ def _sqlite_damage(path: Path) -> str | None:
     if damage is not None:
         return damage
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-        try:
-            verdict = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
-        finally:
-            conn.close()
+        verdict = quick_check(path)
     except sqlite3.Error as exc:
         verdict = [str(exc)]
     return None if verdict == ["ok"] else "; ".join(verdict[:3])
