@@ -268,3 +268,32 @@ def test_malformed_call_text_keeps_the_raw_arguments() -> None:
 def test_importing_the_module_does_not_import_llama_cpp() -> None:
     code = "import sys, shiyi.llm.local; assert 'llama_cpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# Loads the model in a thread while the main thread prints numbered lines to stdout: every
+# line must arrive (llama-cpp-python's verbose=False redirected fd 1 to /dev/null meanwhile).
+PRINT_WHILE_LOADING = """
+import sys, threading
+from shiyi.config.settings import ModelSettings
+from shiyi.llm.local import LocalModel
+model = LocalModel(ModelSettings())
+loader = threading.Thread(target=model.load)
+loader.start()
+n = 0
+while loader.is_alive() or n < 100:
+    print(n, flush=True)
+    n += 1
+loader.join()
+print("printed", n, flush=True)
+"""
+
+
+def test_loading_the_model_loses_no_line_another_thread_prints() -> None:
+    ran = subprocess.run(
+        [sys.executable, "-c", PRINT_WHILE_LOADING], capture_output=True, text=True, timeout=300
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    printed = int(lines[-1].split()[1])
+    assert lines[:-1] == [str(n) for n in range(printed)]
+    assert ran.stderr == ""

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import importlib.util
+import io
 import logging
 import os
 import threading
@@ -297,13 +299,21 @@ def _load_llama(settings: ModelSettings, weights_dir: Path | None) -> tuple[Any,
 def _open(llama_cpp: Any, path: Path, settings: ModelSettings) -> Any:
     threads = _threads(settings)
     try:
-        return llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=min(settings.context_window, _MAX_CONTEXT),
-            n_threads=threads,
-            n_threads_batch=threads,
-            verbose=False,
-        )
+        # verbose=False would have llama-cpp-python dup2 /dev/null over fds 1 and 2 while it
+        # loads: process-wide, so a line another thread printed meanwhile (`shiyi run
+        # --json`'s run_start, pytest's summary) was lost.  Its Python-side chatter goes to a
+        # sink instead; llama.cpp's own log lines pass its callback, quiet at ERROR.
+        with contextlib.redirect_stderr(io.StringIO()):
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=min(settings.context_window, _MAX_CONTEXT),
+                n_threads=threads,
+                n_threads_batch=threads,
+                verbose=True,
+            )
+        llama.verbose = False
+        logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)
+        return llama
     except Exception as exc:  # llama.cpp reports unreadable or foreign files as ValueError
         raise ModelUnavailable(
             f"Could not load the local model {path} ({exc}). Point models.main.model_path "
