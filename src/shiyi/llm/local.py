@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import contextlib
+import ctypes
 import importlib.util
-import io
 import logging
 import os
 import threading
@@ -269,6 +268,7 @@ def _load_llama(settings: ModelSettings, weights_dir: Path | None) -> tuple[Any,
             f"The local model needs llama-cpp-python, which is not installed ({exc}). "
             f"Install it with: {LLAMA_INSTALL}"
         ) from exc
+    _route_llama_logs(llama_cpp)
     # Before llama.cpp's own search, which would look in the workspace.
     log.info("llama.cpp CPU backend: %s", load_cpu_backend())
     source = _model_file(settings)
@@ -296,23 +296,55 @@ def _load_llama(settings: ModelSettings, weights_dir: Path | None) -> tuple[Any,
     return llama, formatter, path
 
 
+_LOG_ERROR = 3  # ggml_log_level GGML_LOG_LEVEL_ERROR
+_log_callback: Any = None  # kept referenced: llama.cpp calls it for the process's life
+
+
+def _route_llama_logs(llama_cpp: Any) -> None:
+    """Keep llama.cpp quiet without touching this process's stdout and stderr.
+
+    llama-cpp-python silences a load by dup2-ing /dev/null over fds 1 and 2: process-wide,
+    so lines other threads printed meanwhile (`shiyi run --json`'s run_start, pytest's
+    summary) were lost.  Its redirect is made a no-op here, and llama.cpp's log lines go to
+    this module's logger (errors only) instead of its callback's prints."""
+    global _log_callback
+    if _log_callback is not None:
+        return
+
+    def route(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+        if level == _LOG_ERROR:
+            log.error("llama.cpp: %s", text.decode("utf-8", "replace").rstrip())
+
+    _log_callback = llama_cpp.llama_log_callback(route)
+    llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+    for module in (llama_cpp.llama, llama_cpp._internals):
+        if hasattr(module, "suppress_stdout_stderr"):
+            module.suppress_stdout_stderr = _KeepOutput
+
+
+class _KeepOutput:
+    """llama-cpp-python's ``suppress_stdout_stderr`` without the redirect."""
+
+    def __init__(self, disable: bool = True) -> None:
+        self.disable = disable
+
+    def __enter__(self) -> _KeepOutput:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
 def _open(llama_cpp: Any, path: Path, settings: ModelSettings) -> Any:
     threads = _threads(settings)
     try:
-        # verbose=False would have llama-cpp-python dup2 /dev/null over fds 1 and 2 while it
-        # loads: process-wide, so a line another thread printed meanwhile (`shiyi run
-        # --json`'s run_start, pytest's summary) was lost.  Its Python-side chatter goes to a
-        # sink instead; llama.cpp's own log lines pass its callback, quiet at ERROR.
-        with contextlib.redirect_stderr(io.StringIO()):
-            llama = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=min(settings.context_window, _MAX_CONTEXT),
-                n_threads=threads,
-                n_threads_batch=threads,
-                verbose=True,
-            )
-        llama.verbose = False
-        logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)
+        llama = llama_cpp.Llama(
+            model_path=str(path),
+            n_ctx=min(settings.context_window, _MAX_CONTEXT),
+            n_threads=threads,
+            n_threads_batch=threads,
+            verbose=False,
+        )
         return llama
     except Exception as exc:  # llama.cpp reports unreadable or foreign files as ValueError
         raise ModelUnavailable(
