@@ -206,7 +206,18 @@ class FactIn(_In):
 
 
 class FactPatch(_In):
-    value: str | None = Field(default=None, min_length=1, max_length=100_000)
+    key: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The slot, e.g. 'lives in' (empty: none); the page shows 'key: value'.",
+    )
+    value: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100_000,
+        description="A leading copy of the key ('lives in: Paris' for key 'lives in') is "
+        "dropped: the value is stored as 'Paris'.",
+    )
     kind: FactKind | None = None
     confidence: float | None = Field(default=None, ge=0, le=1)
 
@@ -262,6 +273,16 @@ class MemoryHealth(BaseModel):
 # --- the memory page (/v1/memory/facts, entities, timeline, conflicts, expired) ----------
 
 
+class FactReplacement(BaseModel):
+    """The fact that superseded another (its newer version)."""
+
+    id: str
+    key: str
+    value: str
+    status: str
+    valid_from: float | None
+
+
 class FactDetail(FactOut):
     """A fact as the memory page shows it: scope, owner, tags (its entities) and provenance."""
 
@@ -281,6 +302,15 @@ class FactDetail(FactOut):
     access_count: int
     trigger: str
     steps: list[str]
+    source_turns: int = Field(
+        default=0,
+        description="Source turns (of source_events) still remembered and readable: what "
+        "the fact was learned from; evidence_count counts observations instead.",
+    )
+    source_sessions: int = Field(default=0, description="Sessions those turns belong to.")
+    replaced_by: FactReplacement | None = Field(
+        default=None, description="A superseded fact's newer version (when readable)."
+    )
 
 
 class JobCount(BaseModel):

@@ -44,6 +44,9 @@ class FactFilter:
     until: float | None = None
     """Bounds on ``created_at`` (seconds since the epoch, inclusive)."""
     ids: Sequence[str] = ()
+    sources: Sequence[str] = ()
+    """Only these sources (explicit, extraction, consolidation, archive, import)."""
+    not_sources: Sequence[str] = ()
 
     def matches(self, fact: FactRecord) -> bool:
         checks = (
@@ -53,6 +56,8 @@ class FactFilter:
             (self.tiers, fact.tier),
         )
         if any(wanted and value not in wanted for wanted, value in checks):
+            return False
+        if (self.sources and fact.source not in self.sources) or fact.source in self.not_sources:
             return False
         if self.since is not None and fact.created_at < self.since:
             return False

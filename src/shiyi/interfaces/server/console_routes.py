@@ -30,7 +30,7 @@ from shiyi.api.schemas import (
     TimelineEvent,
 )
 from shiyi.errors import NotFound, SessionNotFound
-from shiyi.interfaces.server import console
+from shiyi.interfaces.server import console, fact_views
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
@@ -59,6 +59,14 @@ async def list_facts(
     ids: Annotated[
         list[str] | None, Query(max_length=200, description="These facts, in this order.")
     ] = None,
+    source: Annotated[
+        list[str] | None,
+        Query(description="Only facts from these sources (explicit, extraction, archive...)."),
+    ] = None,
+    not_source: Annotated[
+        list[str] | None,
+        Query(description="Leave out these sources (the page lists run archives apart)."),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> FactPage:
@@ -73,12 +81,13 @@ async def list_facts(
         since=since,
         until=until,
         ids=ids or (),
+        sources=source or (),
+        not_sources=not_source or (),
     )
-    found = await asyncio.to_thread(
-        console.list_facts, require_memory(service, who), wanted, limit, offset
-    )
+    memory = require_memory(service, who)
+    found = await asyncio.to_thread(console.list_facts, memory, wanted, limit, offset)
     return FactPage(
-        facts=[fact_detail(f) for f in found.facts],
+        facts=await asyncio.to_thread(fact_views.shown, memory, found.facts),
         total=found.total,
         limit=limit,
         offset=offset,
@@ -106,8 +115,10 @@ async def overview(service: Service, who: Caller) -> MemoryOverview:
 async def entity(
     service: Service, who: Caller, name: str, limit: Annotated[int, Query(ge=1, le=500)] = 100
 ) -> EntityView:
-    """An entity (by name or alias) with its facts, RELATED_TO neighbours and mentions."""
-    found = await asyncio.to_thread(console.entity_view, require_memory(service, who), name, limit)
+    """An entity (by name or alias) with its facts (current versions first; a superseded one
+    says what replaced it), RELATED_TO neighbours and mentions."""
+    memory = require_memory(service, who)
+    found = await asyncio.to_thread(console.entity_view, memory, name, limit)
     if found is None:
         raise NotFound(f"no remembered entity is called {name!r}")
     record = found.entity
@@ -115,7 +126,9 @@ async def entity(
         entity=EntityOut(
             name=record.name, type=record.type, display=record.display, aliases=record.aliases
         ),
-        facts=[fact_detail(f) for f in found.facts],
+        facts=await asyncio.to_thread(
+            fact_views.shown, memory, fact_views.current_first(found.facts)
+        ),
         neighbours=[
             NeighbourOut(name=n.name, relation=n.relation, direction=n.direction, weight=n.weight)
             for n in found.neighbours
@@ -131,10 +144,10 @@ async def session_timeline(
     session_id: str,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> SessionTimeline:
-    """A session's remembered turns in order, with the facts derived from them."""
-    events, facts = await asyncio.to_thread(
-        console.timeline, require_memory(service, who), session_id, limit
-    )
+    """A session's remembered turns in order, with the facts derived from them (current
+    versions first; a superseded one says what replaced it)."""
+    memory = require_memory(service, who)
+    events, facts = await asyncio.to_thread(console.timeline, memory, session_id, limit)
     title = ""
     try:
         title = service.log.get_session(session_id, owner=who.owner).title
@@ -145,7 +158,7 @@ async def session_timeline(
         session_id=session_id,
         title=title,
         events=[TimelineEvent(**event_out(e).model_dump(), anchor=e.anchor.key()) for e in events],
-        facts=[fact_detail(f) for f in facts],
+        facts=await asyncio.to_thread(fact_views.shown, memory, fact_views.current_first(facts)),
     )
 
 

@@ -28,12 +28,14 @@ from shiyi.api.schemas import (
     MemoryHits,
     MemoryJobs,
 )
-from shiyi.errors import Conflict, NotFound, NothingToForget
+from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
 from shiyi.interfaces.server.deps import get_service, require_memory
+from shiyi.interfaces.server.fact_views import strip_key_prefix
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_detail, fact_out, health_detail, hit_out
 from shiyi.memory.export import export_lines
+from shiyi.memory.lifecycle.facts import normalize_key
 from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetPlan, ForgetReport
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.retriever import Mode
@@ -62,9 +64,12 @@ async def search(
 async def remember(service: Service, who: Caller, body: FactIn) -> FactOut:
     """Remember a fact explicitly (long term, full confidence), like the remember tool."""
     memory = require_memory(service, who)
+    text = strip_key_prefix(body.key, body.text)
+    if not text:
+        raise ShiyiError(f"the text {body.text!r} holds only the key {body.key!r}: give the value")
     fact = await asyncio.to_thread(
         memory.remember,
-        body.text,
+        text,
         kind=body.kind,
         key=body.key,
         scope=body.scope,
@@ -199,10 +204,9 @@ async def patch_memory(
     if found is None:
         raise NotFound(f"no memory {memory_id!r}")
     memory.viewer.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
-    changes = patch.model_dump(exclude_none=True)
-    fact = dataclasses.replace(found, **changes, updated_at=time.time())
+    fact = _patched(found, patch)
     memory.store.upsert_facts([fact])
-    if "value" in changes and memory.embedder is not None:
+    if fact.text != found.text and memory.embedder is not None:
         from shiyi.memory.worker import EMBED
 
         memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})
@@ -276,6 +280,29 @@ async def import_conversation(service: Service, who: Caller, body: ImportIn) -> 
     claimed = await asyncio.to_thread(memory.import_conversation, body.session_id, events)
     renamed = claimed.original if claimed.renamed else ""
     return ImportOut(session_id=claimed.session_id, renamed_from=renamed, queued=len(events))
+
+
+def _patched(found: FactRecord, patch: FactPatch) -> FactRecord:
+    """``found`` with the patch applied: the key normalised like every slot's, the value
+    without a copy of its key (what the page shows, "lives in: Paris", typed back as the
+    value would be stored as "lives in: lives in: Paris")."""
+    key = found.key if patch.key is None else normalize_key(patch.key)
+    value = found.value
+    if patch.value is not None:
+        value = strip_key_prefix(key, patch.value)
+        if not value:
+            raise ShiyiError(
+                f"the value {patch.value!r} holds only the key {key!r}: "
+                "give the value alone (the key has its own field)"
+            )
+    return dataclasses.replace(
+        found,
+        key=key,
+        value=value,
+        kind=patch.kind or found.kind,
+        confidence=found.confidence if patch.confidence is None else patch.confidence,
+        updated_at=time.time(),
+    )
 
 
 def _forget_plan(memory: Memory, body: ForgetIn) -> ForgetPlan:

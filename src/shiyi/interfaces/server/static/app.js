@@ -4,7 +4,7 @@ import { ApiError, Memory, hasToken, onTokenNeeded, setToken } from "./api.js";
 import { loadCaches } from "./caches.js";
 import { installKnowledge, loadKnowledge } from "./knowledge.js";
 import { installTimeline, loadSessions } from "./timeline.js";
-import { FAMILIES, age, card, factText, familyOf, h, percent, when } from "./ui.js";
+import { FAMILIES, age, card, factLine, factText, familyOf, h, percent, versionCount, when } from "./ui.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const TAB_KINDS = { ...FAMILIES, all: [], shared: [] };
@@ -160,6 +160,7 @@ async function refresh() {
     until: f.until,
   };
   let items;
+  let runsTotal = null;
   if (f.q) {
     const kinds = f.kinds.length ? f.kinds : undefined;
     const { hits } = await Memory.search(f.q, { limit: 50, kind: kinds });
@@ -170,19 +171,49 @@ async function refresh() {
       .map((hit) => (hit.node === "fact" ? byId.get(hit.id) : eventAllowed(hit, f) ? hit : null))
       .filter(Boolean);
   } else {
-    const page = await Memory.facts({ ...params, limit: 200 });
-    items = page.facts.map((fact) => ({ ...fact, node: "fact" }));
+    // Run archives (one per finished run) are listed apart, so that they neither crowd out
+    // nor use up the page's room for the other memories.
+    const [page, runs] = await Promise.all([
+      Memory.facts({ ...params, not_source: "archive", limit: 200 }),
+      Memory.facts({ ...params, source: "archive", limit: RUNS_SHOWN }),
+    ]);
+    items = [...page.facts, ...runs.facts].map((fact) => ({ ...fact, node: "fact" }));
+    runsTotal = runs.total;
   }
-  render(items, f);
+  render(items, f, runsTotal);
+}
+
+const RUNS_SHOWN = 50;
+const isRun = (item) => item.node === "fact" && item.source === "archive";
+
+// "Past runs (N)": the run archives in one group, collapsed while browsing, open for a
+// search that found some (a search never hides them).
+function runsGroup(runs, total, searching) {
+  const more = total > runs.length ? ` (newest ${runs.length} shown)` : "";
+  return h(
+    "li",
+    { class: "runs" },
+    h(
+      "details",
+      { open: searching },
+      h("summary", {}, `Past runs (${total})${more}`),
+      h("ul", { class: "cards", "aria-label": "Past runs" }, runs.map((item) => card(item, handlers))),
+    ),
+  );
 }
 
 const handlers = { edit: openEdit, remove: confirmDelete, entity: openEntity };
 
-function render(items, f) {
+function render(items, f, runsTotal = null) {
   state.items = items;
   const list = $("#results");
-  list.replaceChildren(...items.map((item) => card(item, handlers)));
-  const count = `${items.length} ${items.length === 1 ? "memory" : "memories"}`;
+  const runs = items.filter(isRun);
+  const others = items.filter((item) => !isRun(item));
+  const total = runsTotal === null ? runs.length : runsTotal;
+  list.replaceChildren(...others.map((item) => card(item, handlers)));
+  if (total) list.append(runsGroup(runs, total, Boolean(f.q)));
+  let count = `${others.length} ${others.length === 1 ? "memory" : "memories"}`;
+  if (total) count += ` and ${total} past ${total === 1 ? "run" : "runs"}`;
   $("#status").textContent = f.q ? `${count} found for “${f.q}”` : count;
   if (!items.length) {
     list.append(h("li", { class: "empty" }, f.q ? "Nothing matches this search." : "No memories here yet."));
@@ -211,6 +242,7 @@ let editing = null;
 function openEdit(fact, opener) {
   editing = fact;
   const form = $("#edit-form");
+  form.elements.key.value = fact.key;
   form.elements.value.value = fact.value;
   form.elements.kind.value = fact.kind;
   form.elements.confidence.value = String(Math.round(fact.confidence * 100));
@@ -222,6 +254,9 @@ $("#edit-form").addEventListener("submit", async (event) => {
   const dialog = $("#edit-dialog");
   const form = event.currentTarget;
   const body = {
+    key: form.elements.key.value.trim(),
+    // A copy of the key typed before the value ("lives in: Paris", as the card shows it)
+    // is dropped by the server.
     value: form.elements.value.value.trim(),
     kind: form.elements.kind.value,
     confidence: Number(form.elements.confidence.value) / 100,
@@ -411,9 +446,8 @@ async function openEntity(name, opener) {
       entity.aliases.length ? ` · Also called: ${entity.aliases.join(", ")}` : ""),
     h("h3", {}, `Neighbours (${neighbours.length})`),
     neighbours.length ? h("ul", { class: "neighbours" }, neighbourItems) : h("p", {}, "No related entities."),
-    h("h3", {}, `Memories (${facts.length})`),
-    h("ul", { class: "mini entity-facts" },
-      facts.map((fact) => h("li", {}, `[${fact.kind}] ${factText(fact)}`))),
+    h("h3", {}, `Memories (${versionCount(facts)})`),
+    h("ul", { class: "mini entity-facts" }, facts.map((fact) => factLine(fact))),
     h("h3", {}, `Mentioned in ${events.length} ${events.length === 1 ? "turn" : "turns"}`),
     h("ul", { class: "mini" },
       events.slice(0, 20).map((e) => h("li", {}, `${e.role}: ${e.content.slice(0, 160)}`))),

@@ -1,7 +1,7 @@
 // The Sessions tab: a session's remembered turns in order, and the memories derived from
 // them, each linking to the turn (anchor run:iteration:segment) it came from.
 import { Memory } from "./api.js";
-import { age, factText, h, when } from "./ui.js";
+import { age, factLine, h, versionCount, when } from "./ui.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 
@@ -34,10 +34,9 @@ async function loadTimeline(id) {
   const derived = facts.map((fact) => {
     const turn = turnFor(fact, events);
     if (turn) derivedCount.set(turn.id, (derivedCount.get(turn.id) || 0) + 1);
-    return h(
-      "li",
-      { "data-fact": fact.id },
-      h("span", { class: "badge" }, fact.kind), " ", factText(fact), " ",
+    return factLine(
+      fact,
+      " ",
       turn
         ? h("a", { href: `#turn-${turn.id}`, class: "turn-link", onclick: (ev) => jump(ev, turn.id) },
             `from turn ${turn.anchor}`)
@@ -46,7 +45,7 @@ async function loadTimeline(id) {
   });
   box.replaceChildren(
     h("h2", {}, title || id),
-    h("h3", {}, `Memories derived from this session (${facts.length})`),
+    h("h3", {}, `Memories derived from this session (${versionCount(facts)})`),
     facts.length ? h("ul", { class: "derived" }, derived) : h("p", {}, "None yet."),
     h("h3", {}, `Turns (${events.length})`),
     h(

@@ -67,22 +67,22 @@ export function familyOf(kind, scope) {
   return "semantic";
 }
 
-export function age(seconds) {
-  const diff = Math.max(0, Date.now() / 1000 - seconds);
-  const steps = [
-    [60, "s"], [3600, "min"], [86400, "h"], [86400 * 30, "d"], [86400 * 365, "mo"],
-  ];
-  if (diff < 60) return "just now";
-  let unit = "y";
-  let value = diff / (86400 * 365);
-  for (let i = 1; i < steps.length; i++) {
-    if (diff < steps[i][0]) {
-      value = diff / steps[i - 1][0];
-      unit = steps[i - 1][1];
-      break;
-    }
-  }
-  return `${Math.floor(value)} ${unit} ago`;
+// Units of age(), largest first: a difference is told in the largest unit it reaches
+// (40 days: 1 month, not 40 days' worth of the next smaller unit's name).
+const AGE_UNITS = [
+  [86400 * 365, "y"], [86400 * 30, "mo"], [86400, "d"], [3600, "h"], [60, "min"],
+];
+
+// How long ago `seconds` (epoch) was, seen at `now` (epoch seconds; default: this moment).
+// A time ahead of the clock (another machine's skew, a scheduled date) says "in …".
+export function age(seconds, now = Date.now() / 1000) {
+  if (seconds === null || seconds === undefined || !Number.isFinite(Number(seconds))) return "–";
+  const diff = now - Number(seconds);
+  const size = Math.abs(diff);
+  if (size < 60) return "just now";
+  const [step, unit] = AGE_UNITS.find(([unitSeconds]) => size >= unitSeconds);
+  const count = Math.floor(size / step);
+  return diff < 0 ? `in ${count} ${unit}` : `${count} ${unit} ago`;
 }
 
 export function when(seconds) {
@@ -95,13 +95,66 @@ export function factText(fact) {
   return fact.key ? `${fact.key}: ${fact.value}` : fact.value;
 }
 
+export const plural = (count, word) => `${count} ${count === 1 ? word : `${word}s`}`;
+
+// Where a fact came from, counted from its source turns (not its evidence count, which
+// counts observations: one turn read twice is two observations).
+const ORIGINS = {
+  explicit: "Saved on request",
+  import: "Imported",
+  archive: "Run archive",
+};
+
+export function sourceText(fact) {
+  const origin = fact.source_turns
+    ? `From ${plural(fact.source_turns, "turn")} in ${plural(fact.source_sessions, "session")}`
+    : ORIGINS[fact.source] || "Source turns no longer remembered";
+  return fact.evidence_count > 1 ? `${origin}, observed ${fact.evidence_count} times` : origin;
+}
+
+// The status a fact is in, when it is not simply current: superseded, pending (a conflict
+// when it contradicts an active fact) or expired.
+export function statusBadge(fact) {
+  if (fact.status === "active") return null;
+  const conflict = fact.status === "pending" && fact.conflicts_with;
+  const label = conflict ? "conflict" : fact.status;
+  return h("span", { class: `badge status ${fact.status}${conflict ? " conflict" : ""}` }, label);
+}
+
+// What ended a superseded version: its newer version and when.
+export function endedNote(fact) {
+  if (fact.status !== "superseded") return null;
+  const parts = [];
+  if (fact.replaced_by) parts.push(`replaced by “${factText(fact.replaced_by)}”`);
+  if (fact.valid_to) parts.push(`ended ${age(fact.valid_to)}`);
+  if (!parts.length) parts.push("replaced by a newer version");
+  return h("span", { class: "ended", title: fact.valid_to ? when(fact.valid_to) : undefined },
+    parts.join(", "));
+}
+
+// "3" or "2 current, 1 superseded": how many of a list's facts are past versions.
+export function versionCount(facts) {
+  const past = facts.filter((fact) => fact.status === "superseded").length;
+  return past ? `${facts.length - past} current, ${past} superseded` : String(facts.length);
+}
+
+// One fact in a list (entity view, session timeline): kind, status, text, what replaced it.
+export function factLine(fact, ...extra) {
+  return h(
+    "li",
+    { "data-fact": fact.id, class: `fact-line ${fact.status}` },
+    h("span", { class: "badge" }, fact.kind), " ", statusBadge(fact), " ",
+    h("span", { class: "fact-text" }, factText(fact)), " ",
+    endedNote(fact), ...extra,
+  );
+}
+
 // A memory card: a fact (editable) or a remembered turn (an event: read-only).
 export function card(item, handlers) {
   const isFact = item.node === "fact";
   const kind = isFact ? item.kind : "episodic";
   const family = familyOf(kind, isFact ? item.scope : "user");
   const text = isFact ? factText(item) : item.text;
-  const sources = isFact ? Math.max(item.evidence_count, item.source_events.length) : 1;
   const label = text.length > 60 ? `${text.slice(0, 60)}…` : text;
   const head = h(
     "div",
@@ -109,9 +162,7 @@ export function card(item, handlers) {
     icon(family),
     h("span", { class: "badge" }, isFact ? kind : "turn"),
     family === "shared" ? h("span", { class: "badge" }, "shared") : null,
-    isFact && item.status !== "active"
-      ? h("span", { class: `badge status ${item.status}` }, item.status)
-      : null,
+    isFact ? statusBadge(item) : null,
     h(
       "span",
       { class: "meta-right" },
@@ -127,7 +178,7 @@ export function card(item, handlers) {
   const caption = h(
     "p",
     { class: "caption" },
-    `Sources: ${sources} ${sources === 1 ? "conversation" : "conversations"}`,
+    isFact ? sourceText(item) : "A remembered turn",
     " · ",
     `Agent: ${isFact ? item.agent_id : "shiyi"}`,
     tags.length ? " · Tags:" : null,
@@ -148,9 +199,11 @@ export function card(item, handlers) {
     {},
     h(
       "article",
-      { class: `card ${family}`, "data-id": item.id, "aria-label": `${kind} memory` },
+      { class: `card ${family}`, "data-id": item.id, "aria-label": `${kind} memory`,
+        "data-status": isFact ? item.status : undefined },
       head,
       h("p", { class: "body", title: text }, text),
+      isFact ? endedNote(item) : null,
       h("div", { class: "card-foot" }, caption, actions),
     ),
   );
