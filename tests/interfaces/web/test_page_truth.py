@@ -148,6 +148,7 @@ def test_session_timeline_marks_superseded_versions(page: Page, site: Site) -> N
     expect(past.locator(".badge.status")).to_have_text("superseded")
     expect(past).to_contain_text("replaced by “dana lives in: Munich”")
     expect(past.get_by_role("link", name=f"from turn {turns[0].anchor.key()}")).to_be_visible()
+    expect(page.locator("#timeline")).not_to_contain_text("null")  # no group: nothing shown
     opacity = past.locator(".fact-text").evaluate("e => getComputedStyle(e).opacity")
     assert float(opacity) < 1
     shot(page, "timeline-versions")
@@ -225,3 +226,12 @@ def test_run_archives_are_grouped_and_still_found(page: Page, site: Site) -> Non
     expect(page.locator("#status")).to_contain_text("found for")
     expect(card(page, archives[0])).to_be_visible()
     expect(page.locator("#results .runs details")).to_have_attribute("open", "")
+    # The session's timeline keeps them apart and collapsed too.
+    page.get_by_role("tab", name="Sessions 会话").click()
+    page.get_by_label("Session 会话").select_option(session)
+    expect(page.locator("#timeline")).to_contain_text("Memories derived from this session (0)")
+    runs = page.locator("#timeline details.runs")
+    expect(runs.locator("summary")).to_have_text("Past runs (3)")
+    expect(runs.locator(f'li[data-fact="{archives[0]}"]')).to_be_hidden()
+    runs.locator("summary").click()
+    expect(runs.locator(f'li[data-fact="{archives[0]}"]')).to_contain_text("rotate the TLS")

@@ -31,7 +31,7 @@ async function loadTimeline(id) {
   if (!id) return box.replaceChildren();
   const { title, events, facts } = await Memory.timeline(id);
   const derivedCount = new Map();
-  const derived = facts.map((fact) => {
+  const line = (fact) => {
     const turn = turnFor(fact, events);
     if (turn) derivedCount.set(turn.id, (derivedCount.get(turn.id) || 0) + 1);
     return factLine(
@@ -42,11 +42,18 @@ async function loadTimeline(id) {
             `from turn ${turn.anchor}`)
         : h("span", { class: "caption" }, "(turn not remembered)"),
     );
-  });
+  };
+  // Run archives (one per finished run) apart and collapsed, as on the memory list.
+  const runs = facts.filter((fact) => fact.source === "archive");
+  const learned = facts.filter((fact) => fact.source !== "archive");
   box.replaceChildren(
     h("h2", {}, title || id),
-    h("h3", {}, `Memories derived from this session (${versionCount(facts)})`),
-    facts.length ? h("ul", { class: "derived" }, derived) : h("p", {}, "None yet."),
+    h("h3", {}, `Memories derived from this session (${versionCount(learned)})`),
+    learned.length ? h("ul", { class: "derived" }, learned.map(line)) : h("p", {}, "None yet."),
+    ...(runs.length
+      ? [h("details", { class: "runs" }, h("summary", {}, `Past runs (${runs.length})`),
+          h("ul", { class: "derived" }, runs.map(line)))]
+      : []),
     h("h3", {}, `Turns (${events.length})`),
     h(
       "ol",

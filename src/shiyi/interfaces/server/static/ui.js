@@ -106,9 +106,12 @@ const ORIGINS = {
 };
 
 export function sourceText(fact) {
-  const origin = fact.source_turns
-    ? `From ${plural(fact.source_turns, "turn")} in ${plural(fact.source_sessions, "session")}`
-    : ORIGINS[fact.source] || "Source turns no longer remembered";
+  let origin = ORIGINS[fact.source] || "No source turn recorded";
+  if (fact.source_turns) {
+    origin = `From ${plural(fact.source_turns, "turn")} in ${plural(fact.source_sessions, "session")}`;
+  } else if (fact.source_events.length) {
+    origin = "Source turns no longer remembered";
+  }
   return fact.evidence_count > 1 ? `${origin}, observed ${fact.evidence_count} times` : origin;
 }
 
