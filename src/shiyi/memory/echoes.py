@@ -13,11 +13,14 @@ leaves them out (:mod:`shiyi.memory.retriever`), extraction windows skip them (t
 (:mod:`shiyi.memory.lifecycle.forget`).
 
 Quoting is detected by overlap, per memory shown (one hint line, one line of a tool result):
-a reply quotes a memory when it holds :data:`SHARED_SHARE` of the memory's search terms
-(stemmed, stop words out; at least :data:`MIN_SHARED` of them), or :data:`RUN_WORDS`
-consecutive words of it.  "You live in Berlin." quotes "I live in Berlin" (live, berlin);
-"I don't know where you live" does not (live alone).  A reply marked wrongly is still in the
-log and in ``expand``; only recall and extraction pass it by.
+a reply quotes a memory when the search terms both share (stemmed, stop words out; at least
+:data:`MIN_SHARED`) make up :data:`SHARED_SHARE` of the shorter one's terms, or when it
+repeats :data:`RUN_WORDS` consecutive words of it.  "You live in Berlin." quotes "I live in
+Berlin near the old canal" (live, berlin: all of the reply's terms); "I don't know where you
+live" does not (live alone).  The shorter side counts so that a partial quote ("You live in
+Berlin.") and a tool result holding a memory among others are both echoes.  A reply marked
+wrongly is still in the log and in ``expand``; only recall and extraction pass it by.
+A forget takes the derived turns that quote what it forgets by the same measure.
 
 Stores written before the mark existed derive it where the record says enough: a memory
 tool's call or result starts with the tool's name (:func:`legacy_mark`); an old reply's
@@ -95,11 +98,11 @@ def terms(text: str) -> frozenset[str]:
 
 def quotes(reply: str, memory: str) -> bool:
     """Whether ``reply`` repeats ``memory`` (see the module's note for the measure)."""
-    wanted = terms(memory)
-    if not wanted:
+    wanted, said = terms(memory), terms(reply)
+    if not wanted or not said:
         return False
-    shared = len(wanted & terms(reply))
-    if shared >= MIN_SHARED and shared >= SHARED_SHARE * len(wanted):
+    shared = len(wanted & said)
+    if shared >= MIN_SHARED and shared >= SHARED_SHARE * min(len(wanted), len(said)):
         return True
     return _shares_run(_words(reply), _words(memory))
 
