@@ -14,12 +14,13 @@ import pytest
 
 from shiyi.app import App
 from shiyi.config import Settings
-from shiyi.llm.scripted import ScriptedModel, ScriptedReply, call, reply
+from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
 from shiyi.memory.echoes import MEMORY_TOOL, QUOTES_MEMORY, quotes, shown_texts
 from shiyi.memory.models import EventRecord
 from shiyi.memory.scripts import Script, remember_script
 from shiyi.memory.service import Memory
 from tests.conftest import collect
+from tests.memory.lifecycle.conftest import extraction, fact
 from tests.support.requests import run_context
 
 DEPLOY = Script(
@@ -135,6 +136,41 @@ def rows_saying(path: Path, word: str) -> list[str]:
     return [str(c) for row in rows for c in row if word in str(c).lower()]
 
 
+def lives_in(request: ScriptedRequest) -> ScriptedReply:
+    """A rule-based extraction model: "live(s) in X" in any line of the window is a fact."""
+    found = re.findall(r"\blives? in (\w+)", request.messages[-1].content)
+    facts = [fact("lives in", city, about=["user"]) for city in dict.fromkeys(found)]
+    return extraction(facts)
+
+
+async def test_extraction_does_not_learn_from_the_models_echo(
+    vectorless_settings: Settings,
+) -> None:
+    fast = ScriptedModel([lives_in], repeat_last=True)
+    memory = Memory.open(vectorless_settings, start_worker=False, extraction_model=lambda: fast)
+    try:
+        await ask(vectorless_settings, memory, "I live in Berlin.", reply("Noted."))
+        steps = [
+            reply("", call("query_memory", query="where do I live", mode="keyword")),
+            reply("You live in Berlin."),
+            reply("Glad to help."),
+        ]
+        model = ScriptedModel(steps)
+        with App.open(vectorless_settings, model=model, memory=memory, start_worker=False) as app:
+            agent = app.agent()
+            await collect(agent.send("where do I live?"))
+            await collect(agent.send("thanks, that is all"))
+        assert memory.worker.drain(timeout=60)
+        second = [e.id for e in session_events(memory, "where do I live?")]
+        second += [e.id for e in session_events(memory, "thanks, that is all")]
+        learned = memory.store.get_facts(memory.store.facts_derived_from(second))
+        assert [f.text for f in learned if f.source != "archive"] == []
+        (berlin,) = [f for f in memory.history(key="lives in") if f.status == "active"]
+        assert not set(berlin.source_events) & set(second)  # no "confirmation" by the echo
+    finally:
+        memory.close()
+
+
 async def test_the_hint_does_not_offer_run_archives_unless_asked_about_runs(
     vectorless_settings: Settings, memory: Memory
 ) -> None:
@@ -151,6 +187,20 @@ async def test_the_hint_does_not_offer_run_archives_unless_asked_about_runs(
     plain, about_runs = (run_context(r) for r in model.requests)
     assert not re.search(r"run [0-9a-f]+: summarise", plain), plain
     assert re.search(r"run [0-9a-f]+: summarise", about_runs), about_runs
+
+
+async def test_run_archives_rank_below_the_facts_they_repeat(
+    vectorless_settings: Settings, memory: Memory
+) -> None:
+    home = memory.remember("I live in Berlin", key="home city")
+    await ask(vectorless_settings, memory, "where do I live?", reply("You live in Berlin."))
+    hits = memory.search("where do I live?", limit=10)
+    kinds = [h.source or h.node for h in hits]
+    assert "archive" in kinds, kinds
+    assert kinds.index("explicit") < kinds.index("archive"), [h.text[:50] for h in hits]
+    assert hits[kinds.index("explicit")].id == home.id
+    asked = memory.search("what did we do last time: where do I live?", limit=10)
+    assert asked[0].source == "archive"  # a question about earlier runs: full weight
 
 
 def test_quoting_is_told_by_overlap_with_what_was_shown() -> None:

@@ -57,9 +57,12 @@ BRIDGE_SHARE = 0.3
 """What a bridged turn gains, as a share of its seed's fused score."""
 SUPERSEDED_WEIGHT = 0.8
 """History questions still prefer what is current, by a little."""
-ARCHIVE_WEIGHT = 0.3
+ARCHIVE_WEIGHT = 0.1
 """A run archive ("run ...: goal -> answer") repeats its run's turns: below what they and
-the facts say, unless the question is about earlier runs (issue 30)."""
+the facts say, unless the question is about earlier runs (issue 30).  Fused scores are
+exp(z): at 0.3 the archive of "where do I live?" still led the fact it repeated (1.11 vs
+0.98); at 0.1 it fell below it (0.37) and, past the facts, archives are also put after every
+fact found (:func:`_archives_after_facts`)."""
 
 
 class Retriever:
@@ -122,7 +125,8 @@ class Retriever:
             for h in self._materialize(scores, ranks, who, past, records, archives)
             if _kind_matches(h, kinds)
         ]
-        best = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)[:limit]
+        order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
+        best = (order if archives == 1.0 else _archives_after_facts(order))[:limit]
         if touch and best:
             self._touch(best)
         return best
@@ -331,6 +335,17 @@ class Retriever:
                 )
             )
         return hits
+
+
+def _archives_after_facts(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` with no run archive ahead of another fact: an archive repeats what its run
+    said, the facts are what is known (other orders kept)."""
+    facts = [i for i, h in enumerate(hits) if h.node == "fact" and h.source != "archive"]
+    if not facts:
+        return hits
+    head = hits[: facts[-1] + 1]
+    moved = [h for h in head if h.source == "archive"]
+    return [h for h in head if h.source != "archive"] + moved + hits[facts[-1] + 1 :]
 
 
 def _named_in(text: str) -> list[str]:
