@@ -105,6 +105,17 @@ async def test_memory_tool_turns_and_quoting_replies_are_marked_and_kept(
     assert not {h.id for h in found} & {e.id for e in stored if e.derived}
 
 
+async def test_a_reply_quoting_the_runs_hint_is_an_echo(
+    vectorless_settings: Settings, memory: Memory
+) -> None:
+    await ask(vectorless_settings, memory, "I live in Berlin near the old canal.", reply("Ok."))
+    await ask(vectorless_settings, memory, "where do I live now?", reply("You live in Berlin."))
+    await ask(vectorless_settings, memory, "do I live near water?", reply("I cannot say."))
+    (quoted,) = [e for e in session_events(memory, "where do I live now?") if e.role != "user"]
+    (fresh,) = [e for e in session_events(memory, "do I live near water?") if e.role != "user"]
+    assert (quoted.derived, fresh.derived) == (QUOTES_MEMORY, "")
+
+
 async def test_forgetting_a_turn_takes_its_echoes_along(
     vectorless_settings: Settings, memory: Memory
 ) -> None:

@@ -33,6 +33,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from shiyi.index.text import stem_word, tokenize
 from shiyi.memory.models import EventRecord
@@ -91,8 +92,10 @@ def shown_texts(text: str) -> list[str]:
     return [t for t in found if t]
 
 
+@lru_cache(maxsize=4096)
 def terms(text: str) -> frozenset[str]:
-    """Search terms as stems (as the keyword index and a forget by query compare them)."""
+    """Search terms as stems (as the keyword index and a forget by query compare them);
+    cached, since every reply of a run is compared with the same shown memories."""
     return frozenset(stem_word(term) for term in tokenize(text))
 
 
