@@ -116,8 +116,9 @@ async def test_a_reply_quoting_the_runs_hint_is_an_echo(
     assert (quoted.derived, fresh.derived) == (QUOTES_MEMORY, "")
 
 
+@pytest.mark.parametrize("by", ["id", "query", "entity"])
 async def test_forgetting_a_turn_takes_its_echoes_along(
-    vectorless_settings: Settings, memory: Memory
+    vectorless_settings: Settings, memory: Memory, by: str
 ) -> None:
     said = "I live in Berlin near the old canal."
     await ask(vectorless_settings, memory, said, reply("Noted."))
@@ -129,7 +130,12 @@ async def test_forgetting_a_turn_takes_its_echoes_along(
         reply("You live in Berlin."),
     )
     original = [e for e in memory.store.recent_events(100) if e.content == said]
-    report = memory.forget_ids([original[0].id])
+    if by == "id":
+        report = memory.forget_ids([original[0].id])
+    elif by == "query":
+        report = memory.forget_query("I live in Berlin")
+    else:
+        report = memory.forget_entity("Berlin")
     assert report.events == 3  # the turn, the tool result and the reply quoting it
     left = [e.content for e in memory.store.recent_events(100)]
     assert not [text for text in left if "berlin" in text.lower()], left

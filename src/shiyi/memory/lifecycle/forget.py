@@ -239,8 +239,11 @@ class Forgetter:
 
     def _echoes(self, event_ids: list[str], fact_ids: list[str], *texts: str) -> list[str]:
         """Derived turns quoting what goes (:mod:`~shiyi.memory.lifecycle.forget_echoes`)."""
+        # Echoes of echoes do not count: a derived turn's or a run archive's words would
+        # take along other derived turns that only share the tool's name.
         said = [e.content for e in self.store.get_events(event_ids) if not e.derived]
-        said += [f.text for f in self.store.get_facts(fact_ids)] + list(texts)
+        facts = self.store.get_facts(fact_ids)
+        said += [f.text for f in facts if f.source != "archive"] + list(texts)
         return echoes_of(self.store, said, {*event_ids})
 
     def _derived_only_from(self, event_ids: list[str], fact_ids: list[str]) -> list[str]:
