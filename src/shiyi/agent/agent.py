@@ -347,7 +347,7 @@ class Agent:
         context.start_run(
             message,
             guidance=guidance_for(self.complexity.assess(message, previous)),
-            memory_hint=self._memory_hint(message),
+            memory_hint=self._memory_hint(message, run_id),
             continued=seed,
         )
         return RunLoop(
@@ -391,7 +391,7 @@ class Agent:
             return None
         return embedder.embed
 
-    def _memory_hint(self, message: str) -> str:
+    def _memory_hint(self, message: str, run_id: str) -> str:
         if self.memory is None:
             return ""
         from shiyi.memory.intent import detect_intent
@@ -411,6 +411,8 @@ class Agent:
         except Exception:
             log.exception("memory prefetch failed")
             return ""
+        # A reply quoting the hint is an echo, not news (shiyi.memory.echoes).
+        self.memory.writer.shown(run_id, [hit.text for hit in hits])
         handles = "expand_memory" in self.tools.names()
         hint = format_hits(hits, handles=handles) if hits else ""
         return "\n".join(filter(None, [hint, self._document_hint(intent, message)]))

@@ -55,6 +55,11 @@ class EventRecord:
     summary: str = ""
     user_id: str = "default"
     agent_id: str = "shiyi"
+    derived: str = ""
+    """Why this turn only repeats memory ("" if it does not): ``memory_tool`` (a memory
+    tool's call or result), ``quotes_memory`` (a reply quoting memories shown to the model).
+    Derived turns stay in the log and ``expand`` but are no evidence: recall and extraction
+    pass them by (see :mod:`shiyi.memory.echoes`)."""
 
     @property
     def anchor(self) -> Anchor:
@@ -184,6 +189,8 @@ class MemoryHit:
     tier: Tier = "long"
     scope: Scope = "user"
     valid_to: float | None = None
+    source: str = ""
+    """A fact's source (``archive`` for a run archive); "" for events."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from shiyi.memory.echoes import asks_about_runs
 from shiyi.memory.intent import IntentKind, MessageIntent
 from shiyi.memory.models import MemoryHit
 from shiyi.memory.protocol import MemoryStore
@@ -142,3 +143,26 @@ def agent_procedures(
     hits = retriever.search(query, mode="keyword", kinds=["procedural"], touch=False, viewer=other)
     # the agent's own (agent scope): the user's procedures are in the main draw already
     return [h for h in hits if h.scope == "agent" and h.confidence >= threshold and keep(h)][:1]
+
+
+def offered(message: str, hits: Sequence[MemoryHit], keep: Keep) -> list[MemoryHit]:
+    """The hits a hint may offer, best first: those ``keep`` keeps, one per run, and run
+    archives only for a message about earlier runs (issue 30: each run's archive came back
+    as the next run's hint, and a weak model's answers fed on its own earlier ones)."""
+    runs = asks_about_runs(message)
+    return one_per_run([h for h in hits if keep(h) and (runs or h.source != "archive")])
+
+
+def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
+    """The best hit of each run: a run's archive and its messages say the same thing, and a
+    hint has room for two memories."""
+    seen: set[str] = set()
+    kept: list[MemoryHit] = []
+    for hit in hits:
+        run = hit.anchor.run_id if hit.anchor is not None else ""
+        if run in seen:
+            continue
+        if run:
+            seen.add(run)
+        kept.append(hit)
+    return kept

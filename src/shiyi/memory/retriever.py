@@ -23,6 +23,7 @@ from shiyi.index.fusion import rrf
 from shiyi.index.text import query_terms, stem_word
 from shiyi.memory.boosts import Boosts, apply_boosts
 from shiyi.memory.contextual import speaker_name
+from shiyi.memory.echoes import asks_about_runs
 from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.fusion import RerankWeights, rerank, score_fusion
 from shiyi.memory.models import (
@@ -56,6 +57,12 @@ BRIDGE_SHARE = 0.3
 """What a bridged turn gains, as a share of its seed's fused score."""
 SUPERSEDED_WEIGHT = 0.8
 """History questions still prefer what is current, by a little."""
+ARCHIVE_WEIGHT = 0.1
+"""A run archive ("run ...: goal -> answer") repeats its run's turns: below what they and
+the facts say, unless the question is about earlier runs (issue 30).  Fused scores are
+exp(z): at 0.3 the archive of "where do I live?" still led the fact it repeated (1.11 vs
+0.98); at 0.1 it fell below it (0.37) and, past the facts, archives are also put after every
+fact found (:func:`_archives_after_facts`)."""
 
 
 class Retriever:
@@ -112,12 +119,14 @@ class Retriever:
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
         abstain = _unscored(found, records, shown)
         scores, ranks = self._fuse(ranked, records, signals, abstain, single=len(ranked) == 1)
+        archives = 1.0 if asks_about_runs(query) else ARCHIVE_WEIGHT
         hits = [
             h
-            for h in self._materialize(scores, ranks, who, past, records)
+            for h in self._materialize(scores, ranks, who, past, records, archives)
             if _kind_matches(h, kinds)
         ]
-        best = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)[:limit]
+        order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
+        best = (order if archives == 1.0 else _archives_after_facts(order))[:limit]
         if touch and best:
             self._touch(best)
         return best
@@ -277,13 +286,16 @@ class Retriever:
         viewer: Viewer,
         history: bool,
         records: Records,
+        archives: float = 1.0,
     ) -> list[MemoryHit]:
         """Records for the fused ids, keeping only what ``viewer`` may see: the one place
-        every recall path passes through, so no path can leak another user's memories."""
+        every recall path passes through, so no path can leak another user's memories.
+        Echoes (derived turns) are no memories of their own; run archives weigh
+        ``archives``."""
         ids = list(scores)
         hits: list[MemoryHit] = []
         for event in records.events_in(ids):
-            if not viewer.sees(event):
+            if not viewer.sees(event) or event.derived:
                 continue
             hits.append(
                 MemoryHit(
@@ -301,6 +313,7 @@ class Retriever:
             if fact.status not in shown or not viewer.sees_fact(fact):
                 continue
             weight = SUPERSEDED_WEIGHT if fact.status == "superseded" else 1.0
+            weight *= archives if fact.source == "archive" else 1.0
             hits.append(
                 MemoryHit(
                     id=fact.id,
@@ -318,9 +331,21 @@ class Retriever:
                     scope=fact.scope,
                     valid_to=fact.valid_to,
                     anchor=_fact_anchor(fact.anchor, fact.created_at),
+                    source=fact.source,
                 )
             )
         return hits
+
+
+def _archives_after_facts(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` with no run archive ahead of another fact: an archive repeats what its run
+    said, the facts are what is known (other orders kept)."""
+    facts = [i for i, h in enumerate(hits) if h.node == "fact" and h.source != "archive"]
+    if not facts:
+        return hits
+    head = hits[: facts[-1] + 1]
+    moved = [h for h in head if h.source == "archive"]
+    return [h for h in head if h.source != "archive"] + moved + hits[facts[-1] + 1 :]
 
 
 def _named_in(text: str) -> list[str]:
@@ -331,7 +356,9 @@ def _named_in(text: str) -> list[str]:
 
 def _showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -> set[str]:
     statuses = ("active", "pending", "superseded") if history else ("active", "pending")
-    events = {e.id for e in records.events_in(ids) if viewer.sees(e)}
+    # Echoes out before ranking: a query_memory result repeating five memories must not take
+    # a path's ranks (and so its share of the fusion) from the memories themselves.
+    events = {e.id for e in records.events_in(ids) if viewer.sees(e) and not e.derived}
     facts = {f.id for f in records.facts_in(ids) if f.status in statuses and viewer.sees_fact(f)}
     return events | facts
 

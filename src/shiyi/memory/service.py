@@ -160,7 +160,11 @@ class Memory:
         view = copy.copy(self)
         view.viewer = viewer
         view.writer = MemoryWriter(
-            self.jobs, self.worker.wake, user_id=viewer.user_id, agent_id=viewer.agent_id
+            self.jobs,
+            self.worker.wake,
+            user_id=viewer.user_id,
+            agent_id=viewer.agent_id,
+            echoes=self.writer.echoes,
         )
         view.own_queue = False
         return view
@@ -431,7 +435,7 @@ class Memory:
             touch=False,
             viewer=self.viewer,
         )
-        return one_per_run([hit for hit in hits if keep(hit)])[: self.settings.prefetch_limit]
+        return prefetch.offered(message, hits, keep)[: self.settings.prefetch_limit]
 
     def _prefetch_for(
         self,
@@ -445,7 +449,7 @@ class Memory:
         found = self.retriever.search(
             query, mode="keyword", limit=self.settings.candidates, touch=False, viewer=self.viewer
         )
-        candidates = one_per_run([hit for hit in found if keep(hit)])
+        candidates = prefetch.offered(message, found, keep)
         chosen = prefetch.draw(candidates, prefetch.PLANS[intent.kind], limit, threshold)
         if len(chosen) < limit:  # the second search costs ~5 ms: only for room left
             taken = {c.id for c in chosen}
@@ -585,18 +589,3 @@ def parse_anchor(key: str) -> Anchor:
         raise ShiyiError(
             f"{key!r} is not an anchor; anchors look like run_abc123:2:0 (run:iteration:segment)"
         ) from None
-
-
-def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
-    """The best hit of each run: a run's archive and its messages say the same thing, and a
-    hint has room for two memories."""
-    seen: set[str] = set()
-    kept: list[MemoryHit] = []
-    for hit in hits:
-        run = hit.anchor.run_id if hit.anchor is not None else ""
-        if run in seen:
-            continue
-        if run:
-            seen.add(run)
-        kept.append(hit)
-    return kept

@@ -7,9 +7,10 @@ the reply.  A queued job survives ``kill -9``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from shiyi.llm.types import Message
+from shiyi.memory.echoes import Echoes
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.segments import to_events
@@ -24,8 +25,11 @@ class MemoryWriter:
         *,
         user_id: str = "default",
         agent_id: str = "shiyi",
+        echoes: Echoes | None = None,
     ) -> None:
         self.jobs = jobs
+        self.echoes = echoes or Echoes()
+        """What memory showed each run's model: the turns repeating it are marked derived."""
         self.wake = wake
         self.user_id = user_id
         self.agent_id = agent_id
@@ -57,8 +61,14 @@ class MemoryWriter:
         )
         if events:
             self._next_segment[key] = events[-1].segment + 1
+            self.echoes.mark(events)
             self.record_events(events)
         return events
+
+    def shown(self, run_id: str, texts: Sequence[str]) -> None:
+        """Memory texts the run's model was shown outside a tool (its hint): a reply
+        quoting them is an echo (:mod:`shiyi.memory.echoes`)."""
+        self.echoes.show(run_id, texts)
 
     def record_events(self, events: list[EventRecord]) -> None:
         self.jobs.enqueue(INGEST, event_payload(events))

@@ -27,7 +27,7 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: st
     PostgresStore(postgres_url, dimension=4, embedding_model="m").close()  # nothing to do
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         rows = conn.execute("SELECT version, description FROM schema_migrations").fetchall()
-        assert rows == [(1, "initial schema"), (2, "relation owners")]
+        assert rows == [(1, "initial schema"), (2, "relation owners"), (3, "derived events")]
         conn.execute(
             "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",
             (schema.LATEST_VERSION + 1,),

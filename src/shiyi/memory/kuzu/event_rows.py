@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import cast
 
 from shiyi.index.sqlite_file import SqliteFile
+from shiyi.memory.echoes import MEMORY_TOOL, legacy_prefixes
 from shiyi.memory.models import EventRecord, SegmentType
 
 _SCHEMA = """
@@ -30,16 +31,17 @@ CREATE TABLE IF NOT EXISTS ev_rows (
     segment INTEGER NOT NULL,
     segment_type TEXT NOT NULL,
     user_id TEXT NOT NULL,
-    agent_id TEXT NOT NULL
+    agent_id TEXT NOT NULL,
+    derived TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ev_rows_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS ev_rows_session ON ev_rows(session_id);
 """
 _COLUMNS = (
     "id, session_id, run_id, ts, role, content, summary, iteration, segment, segment_type, "
-    "user_id, agent_id"
+    "user_id, agent_id, derived"
 )
-_INSERT = f"INSERT OR IGNORE INTO ev_rows({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+_INSERT = f"INSERT OR IGNORE INTO ev_rows({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _BATCH = 500  # ids per SELECT: far below SQLite's 32766 bound on parameters
 _COMPLETE = "complete"
 
@@ -58,6 +60,7 @@ def _row(event: EventRecord) -> tuple[object, ...]:
         event.segment_type,
         event.user_id,
         event.agent_id,
+        event.derived,
     )
 
 
@@ -75,6 +78,7 @@ def _record(row: Sequence[object]) -> EventRecord:
         segment_type=cast(SegmentType, row[9]),
         user_id=str(row[10]),
         agent_id=str(row[11]),
+        derived=str(row[12]),
     )
 
 
@@ -85,6 +89,25 @@ class EventRows:
         self._file = file
         with file.errors("create the event table"):
             file.conn().executescript(_SCHEMA)
+        self._add_derived()
+
+    def _add_derived(self) -> None:
+        """A mirror from before echoes were marked gets the column, and the marks its rows'
+        text tells (a memory tool's call or result: :func:`~shiyi.memory.echoes.legacy_mark`);
+        the graph's migration marks the same rows the same way."""
+        with self._file.errors("read the event table's columns"):
+            columns = {str(r[1]) for r in self._file.conn().execute("PRAGMA table_info(ev_rows)")}
+        if "derived" in columns:
+            return
+        with self._file.write("mark the memory tools' events") as conn:
+            conn.execute("ALTER TABLE ev_rows ADD COLUMN derived TEXT NOT NULL DEFAULT ''")
+            for segment_type in ("tool_call", "tool_result"):
+                for prefix in legacy_prefixes(segment_type):
+                    conn.execute(
+                        "UPDATE ev_rows SET derived = ? WHERE segment_type = ?"
+                        " AND substr(content, 1, ?) = ?",
+                        (MEMORY_TOOL, segment_type, len(prefix), prefix),
+                    )
 
     def add(self, events: Iterable[EventRecord]) -> None:
         rows = [_row(e) for e in events]

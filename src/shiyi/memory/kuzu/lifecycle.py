@@ -43,7 +43,7 @@ DELETE_SESSIONS = "MATCH (s:Session) WHERE s.id IN $ids DETACH DELETE s"
 # every event of every session.
 SESSION_WINDOW = (
     "MATCH (e:Event)-[:IN_SESSION]->(s:Session {id: $sid})"
-    " WHERE e.ts <= $until AND e.segment_type IN $types"
+    " WHERE e.ts <= $until AND e.segment_type IN $types AND e.derived = ''"
     " RETURN e.id ORDER BY e.ts DESC, e.iteration DESC, e.segment DESC LIMIT $n"
 )
 DERIVED_FROM_EVENT = "MATCH (f:Fact)-[:DERIVED_FROM]->(e:Event {id: $id}) RETURN f.id"

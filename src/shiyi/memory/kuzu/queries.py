@@ -44,8 +44,10 @@ EVENT_COLUMNS = (
     "segment_type",
     "user_id",
     "agent_id",
+    "derived",
 )
-"""The Event columns an EventRecord carries, in table order (COPY maps columns by position)."""
+"""The Event columns an EventRecord carries, in table order (COPY maps columns by position;
+``derived`` came with schema version 4, after ``access_count`` and ``last_accessed``)."""
 
 EVENT_RETURN = ", ".join(f"e.{c}" for c in EVENT_COLUMNS)
 FACT_COLUMNS = (
@@ -82,7 +84,7 @@ CREATE_EVENTS = (
     "UNWIND $rows AS r CREATE (:Event {id: r.id, session_id: r.session_id, run_id: r.run_id,"
     " ts: CAST(r.ts AS DOUBLE), role: r.role, content: r.content, summary: r.summary,"
     " iteration: r.iteration, segment: r.segment, segment_type: r.segment_type, user_id: r.user_id,"
-    " agent_id: r.agent_id, access_count: 0})"
+    " agent_id: r.agent_id, access_count: 0, derived: r.derived})"
 )
 MERGE_SESSIONS = (
     "UNWIND $rows AS r MERGE (s:Session {id: r.id}) ON CREATE SET s.title = '',"
@@ -218,11 +220,12 @@ def event_from_row(row: Sequence[Any]) -> EventRecord:
 def events_arrow(events: Sequence[EventRecord]) -> pa.Table:
     """A pyarrow table laid out exactly like the Event node table, for ``COPY Event FROM``."""
     columns: dict[str, pa.Array] = {}
-    for name in EVENT_COLUMNS:
+    for name in EVENT_COLUMNS[:-1]:
         values = [getattr(e, name) for e in events]
         columns[name] = pa.array(values, type=_arrow_type(name))
     columns["access_count"] = pa.array([0] * len(events), type=pa.int64())
     columns["last_accessed"] = pa.nulls(len(events), type=pa.float64())
+    columns["derived"] = pa.array([e.derived for e in events], type=pa.string())
     return pa.table(columns)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import kuzu
 
 from shiyi.errors import StorageError
+from shiyi.memory.echoes import MEMORY_TOOL, legacy_prefixes
 from shiyi.memory.kuzu.guard import GRAPH_HOLDS, damaged_graph_fix
 from shiyi.memory.models import NodeKind
 
@@ -187,7 +188,26 @@ def _v3_relation_owners(conn: kuzu.Connection, dimension: int) -> None:
         execute(conn, f"ALTER TABLE RELATED_TO ADD {column}")
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_fact_lifecycle, _v3_relation_owners]
+def _v4_event_derived(conn: kuzu.Connection, dimension: int) -> None:
+    """Events say whether they only repeat memory (:mod:`shiyi.memory.echoes`); older ones
+    are marked where their text tells: a memory tool's call or result."""
+    execute(conn, "ALTER TABLE Event ADD derived STRING DEFAULT ''")
+    for segment_type in ("tool_call", "tool_result"):
+        execute(
+            conn,
+            "MATCH (e:Event) WHERE e.segment_type = $type"
+            " AND any(p IN $prefixes WHERE starts_with(e.content, p))"
+            " SET e.derived = $mark",
+            {"type": segment_type, "prefixes": legacy_prefixes(segment_type), "mark": MEMORY_TOOL},
+        )
+
+
+MIGRATIONS: list[Migration] = [
+    _v1_initial,
+    _v2_fact_lifecycle,
+    _v3_relation_owners,
+    _v4_event_derived,
+]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
 

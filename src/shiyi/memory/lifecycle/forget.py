@@ -10,6 +10,8 @@ the hits of a search, or everything of one user.  What :meth:`Forgetter.execute`
 * the SQLite FTS5 keyword index, then ``optimize`` so the tokens leave the index segments;
 * the embedding cache: rows keyed by the content hash of every forgotten text;
 * the job queue: forgotten ids and events out of every payload (any status), empty jobs deleted;
+* the echoes of what goes: derived turns quoting it (a ``query_memory`` result, a reply
+  repeating it; :mod:`~shiyi.memory.lifecycle.forget_echoes`), with all of the below;
 * facts derived from them: those every source of which is forgotten, and every run archive
   citing one of them (an archive quotes its run's goal and answer verbatim); a fact with
   other, remaining sources only loses its DERIVED_FROM edge to the forgotten event;
@@ -40,6 +42,7 @@ from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content
 from shiyi.index.text import stem_word, tokenize
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.jobs import JobQueue
+from shiyi.memory.lifecycle.forget_echoes import echoes_of
 from shiyi.memory.lifecycle.forget_journal import ForgetEntry, ForgetJournal, unique
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
@@ -182,6 +185,7 @@ class Forgetter:
         facts = [f.id for f in self.store.get_facts(wanted)]
         known = {*events, *facts}
         queued = [i for i in wanted if i not in known]
+        events += self._echoes(events, facts)
         facts += self._derived_only_from(events, facts)
         return ForgetPlan(f"ids {', '.join(wanted)}", events, facts, queued_ids=queued)
 
@@ -198,6 +202,7 @@ class Forgetter:
             about, mentioning = self.store.entity_footprint(entity)
             facts.update(dict.fromkeys(about))
             events.update(dict.fromkeys(mentioning))
+        events.update(dict.fromkeys(self._echoes(list(events), list(facts))))
         facts.update(dict.fromkeys(self._derived_only_from(list(events), list(facts))))
         return ForgetPlan(f"entity {name!r}", list(events), list(facts), entity_names=entities)
 
@@ -219,6 +224,7 @@ class Forgetter:
             )
         events = [h.id for h in hits if h.node == "event"]
         facts = [h.id for h in hits if h.node == "fact"]
+        events += self._echoes(events, facts, query)
         facts += self._derived_only_from(events, facts)
         return ForgetPlan(f"query {query!r}", events, facts, texts=[query], hits=hits)
 
@@ -230,6 +236,15 @@ class Forgetter:
                 "configuration of the agent that recorded them"
             )
         return ForgetPlan(f"user {user_id!r}", events, facts, user_id=user_id)
+
+    def _echoes(self, event_ids: list[str], fact_ids: list[str], *texts: str) -> list[str]:
+        """Derived turns quoting what goes (:mod:`~shiyi.memory.lifecycle.forget_echoes`)."""
+        # Echoes of echoes do not count: a derived turn's or a run archive's words would
+        # take along other derived turns that only share the tool's name.
+        said = [e.content for e in self.store.get_events(event_ids) if not e.derived]
+        facts = self.store.get_facts(fact_ids)
+        said += [f.text for f in facts if f.source != "archive"] + list(texts)
+        return echoes_of(self.store, said, {*event_ids})
 
     def _derived_only_from(self, event_ids: list[str], fact_ids: list[str]) -> list[str]:
         """Facts that would repeat what is forgotten: those learned only from these events,

@@ -59,6 +59,7 @@ def session_window(
     return _ids(
         conn,
         "SELECT id FROM events WHERE session_id = %s AND ts <= %s AND segment_type = ANY(%s)"
+        " AND derived = ''"
         " ORDER BY ts DESC, iteration DESC, segment DESC, id DESC LIMIT %s",
         (session_id, until, list(types), max(limit, 0)),
     )

@@ -28,6 +28,7 @@ import psycopg
 from psycopg.rows import TupleRow
 
 from shiyi.errors import StorageError
+from shiyi.memory.echoes import MEMORY_TOOL, legacy_prefixes
 
 Conn = psycopg.Connection[TupleRow]
 
@@ -208,9 +209,22 @@ def _v2_relation_owners(conn: Conn, dimension: int) -> None:
     )
 
 
+def _v3_event_derived(conn: Conn, dimension: int) -> None:
+    """Events say whether they only repeat memory (:mod:`shiyi.memory.echoes`); older ones
+    are marked where their text tells: a memory tool's call or result."""
+    conn.execute("ALTER TABLE events ADD COLUMN derived text NOT NULL DEFAULT ''")
+    for segment_type in ("tool_call", "tool_result"):
+        conn.execute(
+            "UPDATE events SET derived = %s WHERE segment_type = %s AND EXISTS"
+            " (SELECT 1 FROM unnest(%s::text[]) AS p WHERE left(content, length(p)) = p)",
+            (MEMORY_TOOL, segment_type, legacy_prefixes(segment_type)),
+        )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
+    ("derived events", _v3_event_derived),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
