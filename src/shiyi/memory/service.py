@@ -147,7 +147,7 @@ class Memory:
         except BaseException:
             memory.close(flush=False)
             raise
-        memory.lifecycle.discard_impossible()
+        memory.lifecycle.on_open()
         if start_worker:
             memory.worker.start()
         return memory

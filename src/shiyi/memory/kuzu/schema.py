@@ -187,7 +187,18 @@ def _v3_relation_owners(conn: kuzu.Connection, dimension: int) -> None:
         execute(conn, f"ALTER TABLE RELATED_TO ADD {column}")
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_fact_lifecycle, _v3_relation_owners]
+def _v4_statement_time(conn: kuzu.Connection, dimension: int) -> None:
+    """Facts carry when they were said and by which turns (old ones: unknown, empty)."""
+    for column in ("said_at DOUBLE", "said_in STRING[] DEFAULT []"):
+        execute(conn, f"ALTER TABLE Fact ADD {column}")
+
+
+MIGRATIONS: list[Migration] = [
+    _v1_initial,
+    _v2_fact_lifecycle,
+    _v3_relation_owners,
+    _v4_statement_time,
+]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
 

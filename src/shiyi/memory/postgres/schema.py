@@ -208,9 +208,18 @@ def _v2_relation_owners(conn: Conn, dimension: int) -> None:
     )
 
 
+def _v3_statement_time(conn: Conn, dimension: int) -> None:
+    """Facts carry when they were said and by which turns (old ones: unknown, empty)."""
+    conn.execute(
+        "ALTER TABLE facts ADD COLUMN said_at double precision,"
+        " ADD COLUMN said_in text[] NOT NULL DEFAULT '{}'"
+    )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
+    ("statement time", _v3_statement_time),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
