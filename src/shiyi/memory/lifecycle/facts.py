@@ -283,13 +283,23 @@ class FactWriter:
         if self.embedder is None or not obs.about:
             return None
         text = f"{obs.key}: {obs.value}"
+        mine = self.attributes(obs.key).name
         others = [
             f
             for f in self.store.slot_candidates(obs.about, [], LIVE)
-            if set(f.entities) == set(obs.about) and f.scope == obs.scope and viewer.sees_fact(f)
+            if set(f.entities) == set(obs.about)
+            and f.scope == obs.scope
+            and viewer.sees_fact(f)
+            and not self._other_attribute(mine, f)
         ]
         near = [f for f in others if negated(f.value) == negated(obs.value)]
         return self._most_similar(text, near, lambda f: f.text)
+
+    def _other_attribute(self, mine: str, fact: FactRecord) -> bool:
+        """Two known, different attributes ("lives in: Berlin", "works in: Berlin") read
+        alike but never repeat each other."""
+        theirs = self.attributes(fact.key).name
+        return bool(mine and theirs and mine != theirs)
 
     def _most_similar(
         self, text: str, facts: Sequence[FactRecord], field: Callable[[FactRecord], str]
