@@ -22,10 +22,16 @@ Fact = dict[str, Any]
 @dataclass(slots=True)
 class Rule:
     pattern: str
-    make: Callable[[re.Match[str]], Fact]
+    make: Callable[[re.Match[str]], Any]
+    many: bool = False
+    """``make`` returns a list of facts."""
 
     def facts(self, text: str) -> list[Fact]:
-        return [self.make(m) for m in re.finditer(self.pattern, text, re.IGNORECASE)]
+        found: list[Fact] = []
+        for match in re.finditer(self.pattern, text, re.IGNORECASE):
+            made = self.make(match)
+            found += made if self.many else [made]
+        return found
 
 
 def lives(keys: dict[str, str] | None = None, about_value: bool = True) -> Rule:
@@ -39,6 +45,16 @@ def lives(keys: dict[str, str] | None = None, about_value: bool = True) -> Rule:
                 "about": about}  # fmt: skip
 
     return Rule(r"\bI (?:live in|moved to|now live in|am living in) (?P<city>[A-Z]\w+)", make)
+
+
+def moved_from(key: str = "city") -> Rule:
+    """ "I moved from X to Y": Y, and (as a sloppy model does) X too, both as ``key``."""
+
+    def make(m: re.Match[str]) -> list[Fact]:
+        return [{"key": key, "value": city, "confidence": 0.9, "about": [city]}
+                for city in (m.group("old"), m.group("city"))]  # fmt: skip
+
+    return Rule(r"\bI moved from (?P<old>[A-Z]\w+) to (?P<city>[A-Z]\w+)", make, many=True)
 
 
 def works() -> Rule:

@@ -25,7 +25,7 @@ from tests.memory.lifecycle.conftest import (
     say,
     user_event,
 )
-from tests.memory.lifecycle.rule_extractor import RuleExtractor, likes, lives, works
+from tests.memory.lifecycle.rule_extractor import RuleExtractor, likes, lives, moved_from, works
 
 ALL = ["active", "pending", "superseded", "expired"]
 DAY = 86400.0
@@ -157,6 +157,26 @@ def test_duplicate_and_out_of_order_jobs_leave_one_live_fact_per_slot(
     by_value = {f.value: f for f in facts(hold.memory)}
     assert by_value["Paris"].evidence_count == 1  # re-read five times, said once
     assert by_value["Berlin"].evidence_count == 1
+
+
+@pytest.mark.parametrize("window", [3, 2])
+def test_a_turn_naming_old_and_new_value_dates_only_the_new_one(
+    settings: Settings, open_memory: MemoryFactory, window: int
+) -> None:
+    """ "I moved from Berlin to Paris", re-read by later windows with a model that reports
+    Berlin from it too: Berlin keeps its own, older turn (window 3: "I live in Berlin" is
+    in the window) or, when the window only holds the move (window 2), a re-read of the
+    turn that stated Paris cannot replace Paris."""
+    settings.memory.lifecycle.window = window
+    memory = open_memory(model=RuleExtractor([lives({"Berlin": "city"}), moved_from()]).model())
+    berlin = user_event(1, "I live in Berlin.", ts=MONDAY)
+    say(memory, berlin)
+    say(memory, user_event(2, "I moved from Berlin to Paris.", ts=MONDAY + DAY))
+    say(memory, user_event(3, "anyway, how are you?", ts=MONDAY + 2 * DAY))
+
+    assert live(memory) == [("city", "Paris")]
+    [old] = [f for f in facts(memory) if f.value == "Berlin"]
+    assert old.status == "superseded" and old.said_in[0] == berlin.id
 
 
 # --- 3. slot identity ----------------------------------------------------------------------

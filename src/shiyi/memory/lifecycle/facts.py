@@ -116,13 +116,24 @@ def combine_confidence(a: float, b: float) -> float:
     return min(0.99, 1.0 - (1.0 - a) * (1.0 - b))
 
 
+def _counted(fact: FactRecord) -> set[str]:
+    """Turns already counted for ``fact`` (facts stored before ``said_in``: their window)."""
+    return set(fact.said_in) if fact.said_in else set(fact.source_events)
+
+
 def independent(fact: FactRecord, obs: Observation) -> bool:
-    """Whether ``obs`` is new evidence for ``fact``: it names a stating turn not counted yet
-    (facts stored before ``said_in`` count their whole source window)."""
-    if not obs.said_in:
-        return True
-    counted = set(fact.said_in) if fact.said_in else set(fact.source_events)
-    return not set(obs.said_in) <= counted
+    """Whether ``obs`` is new evidence for ``fact``: it names a stating turn not counted yet."""
+    return not obs.said_in or not set(obs.said_in) <= _counted(fact)
+
+
+def said_before(obs: Observation, current: FactRecord) -> bool:
+    """Whether ``obs`` was said before ``current``'s last statement, or by a turn that
+    already stated ``current`` (re-read, it cannot replace what that turn said)."""
+    assert obs.said_at is not None
+    last = said_time(current)
+    if obs.said_at != last:
+        return obs.said_at < last
+    return bool(obs.said_in) and set(obs.said_in) <= _counted(current)
 
 
 @dataclass(slots=True)
@@ -202,7 +213,7 @@ class FactWriter:
                 self._settle(self._slot(obs, viewer, users), now, report)
             return
         current = slot.current() if slot.slotted else None
-        if current is not None and obs.said_at < said_time(current):
+        if current is not None and said_before(obs, current):
             self._historical(obs, status, slot, viewer, now, report)
             return
         fact = self._new_fact(obs, status, viewer, now, self._stored_key(obs, slot))

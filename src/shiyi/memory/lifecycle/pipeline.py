@@ -21,7 +21,13 @@ from shiyi.errors import JobDeferred, ModelNotReady
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.lifecycle.consolidation import CONSOLIDATION_PROMPT, archive_fact, used_fact_ids
-from shiyi.memory.lifecycle.extraction import Extraction, WindowMessage, extract, render_window
+from shiyi.memory.lifecycle.extraction import (
+    ExtractedFact,
+    Extraction,
+    WindowMessage,
+    extract,
+    render_window,
+)
 from shiyi.memory.lifecycle.facts import FactWriter, Observation, WriteReport
 from shiyi.memory.lifecycle.lifetimes import clear_default_lifetimes
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
@@ -194,22 +200,33 @@ class Lifecycle:
         if relations:
             self.store.add_relations(relations)
         observations = [
-            self._observation(f, canonical, window, source, long_term) for f in extraction.facts
+            self._observation(f, canonical, window, source, long_term, self._rivals(f, extraction))
+            for f in extraction.facts
         ]
         report = self.facts.write(observations, viewer)
         if report.created and self.embeds:
             self.jobs.enqueue(EMBED, {"node": "fact", "ids": report.created})
         return report
 
+    def _rivals(self, fact: ExtractedFact, extraction: Extraction) -> list[str]:
+        """Other values this extraction gives ``fact``'s attribute."""
+        attribute = self.facts.attributes(fact.key)
+        return [
+            other.value
+            for other in extraction.facts
+            if other.value != fact.value and self.facts.attributes(other.key).same(attribute)
+        ]
+
     @staticmethod
     def _observation(
-        fact: Any,
+        fact: ExtractedFact,
         canonical: dict[str, str],
         window: Sequence[EventRecord],
         source: str,
         long_term: bool,
+        rivals: Sequence[str],
     ) -> Observation:
-        stated = stating_turn(fact.key, fact.value, window)
+        stated = stating_turn(fact.key, fact.value, window, rivals)
         said_at = stated.ts
         value, in_value = resolve_relative(fact.value, said_at)
         when = find_dates(fact.when, said_at) if fact.when else []

@@ -6,7 +6,8 @@ that shares the most of its words (the value's words count double: the key's wor
 in", recur in every turn about the attribute).  Ties go to the newest turn (a repeated
 statement is dated by its latest saying), and a fact that shares no word with any turn (a
 paraphrase, another language) falls back to the newest user turn: the turn that made the
-extraction run.
+extraction run.  Values the same extraction gives the same attribute count against a turn
+(see :func:`stating_turn`).
 """
 
 from __future__ import annotations
@@ -40,16 +41,28 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def stating_turn(key: str, value: str, window: Sequence[EventRecord]) -> EventRecord:
-    """The turn of ``window`` (oldest first, not empty) that states ``key: value``."""
+def stating_turn(
+    key: str, value: str, window: Sequence[EventRecord], rivals: Sequence[str] = ()
+) -> EventRecord:
+    """The turn of ``window`` (oldest first, not empty) that states ``key: value``.
+
+    ``rivals``: other values the same extraction gave the same attribute.  A turn naming
+    one of them too ("I moved from Berlin to Paris") is a weaker witness for this value
+    than a turn naming it alone ("I live in Berlin"), so an old value re-read from the
+    window keeps its own, older turn."""
     value_words, key_words = words(value), words(key)
-    best: tuple[int, int] = (0, -1)
+    others = [w for w in (words(r) - value_words for r in rivals) if w]
+    best: tuple[int, int] | None = None
+    chosen = -1
     for position, event in enumerate(window):
         said = words(event.content)
-        score = 2 * len(value_words & said) + len(key_words & said)
-        if score and (score, position) >= best:
-            best = (score, position)
-    if best[1] >= 0:
-        return window[best[1]]
+        matched = 2 * len(value_words & said) + len(key_words & said)
+        if not matched:
+            continue
+        rank = (matched - sum(1 for other in others if other & said), position)
+        if best is None or rank >= best:
+            best, chosen = rank, position
+    if chosen >= 0:
+        return window[chosen]
     users = [e for e in window if e.role == "user"]
     return (users or list(window))[-1]
