@@ -179,6 +179,18 @@ def test_a_turn_naming_old_and_new_value_dates_only_the_new_one(
     assert old.status == "superseded" and old.said_in[0] == berlin.id
 
 
+def test_one_turn_with_old_and_new_value_read_alone(open_memory: MemoryFactory) -> None:
+    """Only "I moved from Berlin to Paris" was said: the extraction lists Berlin, then
+    Paris, both from that turn; re-reading it later changes nothing."""
+    memory = open_memory(model=RuleExtractor([moved_from()]).model())
+    say(memory, user_event(1, "I moved from Berlin to Paris.", ts=MONDAY))
+    assert live(memory) == [("city", "Paris")]
+    say(memory, user_event(2, "what should I visit?", ts=MONDAY + 600))
+    memory.consolidate("s1")
+    assert memory.worker.drain(timeout=60)
+    assert states(memory) == [("Berlin", "superseded"), ("Paris", "active")]
+
+
 # --- 3. slot identity ----------------------------------------------------------------------
 
 
@@ -227,6 +239,14 @@ def test_different_attributes_stay_separate(open_memory: MemoryFactory, office: 
     say(memory, user_event(1, "I live in Berlin.", ts=MONDAY))
     say(memory, user_event(1, f"I work in {office}.", session="s2", ts=MONDAY + DAY))
     assert live(memory) == [("lives in", "Berlin"), ("works in", office)]
+
+
+def test_many_valued_keys_keep_their_values_apart(open_memory: MemoryFactory) -> None:
+    """ "likes sushi" about [sushi], "likes ramen" about [ramen]: two likes, not versions."""
+    memory = open_memory(model=RuleExtractor([likes()]).model())
+    say(memory, user_event(1, "I really like sushi", ts=MONDAY))
+    say(memory, user_event(1, "I really like ramen", session="s2", ts=MONDAY + DAY))
+    assert live(memory) == [("likes", "likes ramen"), ("likes", "likes sushi")]
 
 
 def test_the_same_attribute_of_different_subjects_stays_separate(

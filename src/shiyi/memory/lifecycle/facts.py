@@ -34,6 +34,7 @@ from shiyi.memory.lifecycle.slots import (
     USER_NAMES,
     Attribute,
     AttributeResolver,
+    many_valued,
     normalize_key,
     subject_of,
 )
@@ -126,14 +127,17 @@ def independent(fact: FactRecord, obs: Observation) -> bool:
     return not obs.said_in or not set(obs.said_in) <= _counted(fact)
 
 
-def said_before(obs: Observation, current: FactRecord) -> bool:
+def said_before(obs: Observation, current: FactRecord, batch: Sequence[str]) -> bool:
     """Whether ``obs`` was said before ``current``'s last statement, or by a turn that
-    already stated ``current`` (re-read, it cannot replace what that turn said)."""
+    already stated ``current`` in an earlier write (re-read, it cannot replace what that
+    turn said).  Within one write (``batch``: the ids it created), values one turn gives
+    one attribute follow each other in the order the extraction listed them."""
     assert obs.said_at is not None
     last = said_time(current)
     if obs.said_at != last:
         return obs.said_at < last
-    return bool(obs.said_in) and set(obs.said_in) <= _counted(current)
+    repeated = bool(obs.said_in) and set(obs.said_in) <= _counted(current)
+    return repeated and current.id not in batch
 
 
 @dataclass(slots=True)
@@ -150,9 +154,10 @@ class _Slot:
     def live(self) -> list[FactRecord]:
         return [f for f in self.versions if f.status in LIVE]
 
-    def current(self) -> FactRecord | None:
+    def current(self, prefer: str = "") -> FactRecord | None:
+        """The newest stated active version (on a tie, ``prefer``: the one just written)."""
         active = [f for f in self.versions if f.status == "active"]
-        return max(active, key=lambda f: (said_time(f), f.created_at), default=None)
+        return max(active, key=lambda f: (said_time(f), f.id == prefer, f.created_at), default=None)
 
 
 class FactWriter:
@@ -213,7 +218,7 @@ class FactWriter:
                 self._settle(self._slot(obs, viewer, users), now, report)
             return
         current = slot.current() if slot.slotted else None
-        if current is not None and said_before(obs, current):
+        if current is not None and said_before(obs, current, report.created):
             self._historical(obs, status, slot, viewer, now, report)
             return
         fact = self._new_fact(obs, status, viewer, now, self._stored_key(obs, slot))
@@ -224,7 +229,7 @@ class FactWriter:
         report.created.append(fact.id)
         if slot.slotted:
             slot.versions.append(fact)
-            self._settle(slot, now, report)
+            self._settle(slot, now, report, prefer=fact.id)
 
     def _band(self, confidence: float) -> str | None:
         if confidence >= self.settings.active_threshold:
@@ -238,7 +243,8 @@ class FactWriter:
         if not key or obs.kind in ACCUMULATING_KINDS:
             return _Slot(Attribute("", key), (), self._same_key(obs, key, viewer), False)
         attribute = self.attributes(key)
-        subject = subject_of(obs.about, obs.value, users)
+        multi = not attribute.name and many_valued(key)
+        subject = subject_of(obs.about, obs.value, users, keep_objects=multi)
         if subject:  # every fact about the subject; their keys decide below
             candidates = self.store.slot_candidates(list(subject), [], VERSIONS)
         else:
@@ -250,7 +256,7 @@ class FactWriter:
             and f.scope == obs.scope
             and viewer.sees_fact(f)
             and self.attributes(f.key).same(attribute)
-            and subject_of(f.entities, f.value, users) == subject
+            and subject_of(f.entities, f.value, users, keep_objects=multi) == subject
         ]
         return _Slot(attribute, subject, versions, True)
 
@@ -379,8 +385,11 @@ class FactWriter:
         if status == "pending":  # an unsure statement about the past: not worth a version
             report.dropped += 1
             return
+        # The version that followed it: the oldest said later (or, re-read from the turn
+        # that stated the current value, the current one).
         later = [f for f in slot.versions if said_time(f) > obs.said_at]
-        successor = min(later, key=said_time)
+        successor = min(later, key=said_time) if later else slot.current()
+        assert successor is not None  # only called when the slot has a current version
         fact = self._new_fact(obs, "active", viewer, now, self._stored_key(obs, slot))
         fact.status = "superseded"
         fact.valid_to = successor.valid_from if successor.valid_from is not None else now
@@ -389,10 +398,10 @@ class FactWriter:
         report.created.append(fact.id)
         report.historical.append(fact.id)
 
-    def _settle(self, slot: _Slot, now: float, report: WriteReport) -> None:
+    def _settle(self, slot: _Slot, now: float, report: WriteReport, prefer: str = "") -> None:
         """One active version per slot: the newest stated; older live versions (active, or
         pending contradictions said before it) are superseded by it."""
-        current = slot.current()
+        current = slot.current(prefer)
         if current is None:
             return
         older = [f for f in slot.live if f.id != current.id and said_time(f) <= said_time(current)]

@@ -5,7 +5,9 @@ A slot is (attribute, subject, scope, owner), however the extraction model worde
 * **subject**: the ``about`` entities that are not the fact's value/object.  A model writes
   ``about: ["Berlin"]`` for "I live in Berlin" and ``about: ["Paris"]`` for "I moved to
   Paris"; Berlin and Paris appear in the values, so neither defines the slot.  No entity
-  left, or only the user ("user", "me", the user's name): the subject is the user.
+  left, or only the user ("user", "me", the user's name): the subject is the user.  Keys of
+  many-valued attributes ("likes", "hobbies", "speaks") keep the value's entities in the
+  subject: "likes sushi" and "likes ramen" are two facts, not two versions.
 * **attribute**: the normalised key, where differently worded keys of a known attribute
   ("lives_in", "city", "home city", "current city", "residence") are one attribute.
 
@@ -102,17 +104,38 @@ def _core(key: str) -> str:
 _LEXICAL = {_core(k): name for name, keys in ATTRIBUTES.items() for k in keys}
 
 
-def subject_of(about: Iterable[str], value: str, user_names: Iterable[str]) -> tuple[str, ...]:
+# Keys of attributes with many values at once ("likes: sushi", "likes: ramen"): there the
+# value's entity does tell the facts apart, as it did before slots ignored value entities.
+_MANY_VALUED = frozenset(
+    {"like", "likes", "love", "loves", "enjoy", "enjoys", "dislike", "dislikes", "hate",
+     "hates", "has", "have", "own", "owns", "play", "plays", "speak", "speaks", "know", "knows",
+     "visited", "visit", "use", "uses", "want", "wants", "interest", "interests", "interested",
+     "hobby", "hobbies", "skill", "skills", "language", "languages", "allergy", "allergies",
+     "allergic", "pet", "pets", "friend", "friends", "child", "children", "kids", "tool",
+     "tools"}
+)  # fmt: skip
+
+
+def many_valued(key: str) -> bool:
+    """A key naming one of several values ("likes", "hobbies", "speaks"), by its first word."""
+    words = normalize_key(key).split()
+    return bool(words) and words[0] in _MANY_VALUED
+
+
+def subject_of(
+    about: Iterable[str], value: str, user_names: Iterable[str], *, keep_objects: bool = False
+) -> tuple[str, ...]:
     """The slot's subject: the ``about`` entities that are neither the user nor the value's
     object (an entity named inside the value, unless the value starts with it followed by a
-    verb: "Tofu is 7").  Empty: the user."""
+    verb: "Tofu is 7"; ``keep_objects``: objects count too, for many-valued keys).  Empty:
+    the user."""
     value_words = _words(value)
     users = {normalize_name(n) for n in user_names}
     subject = []
     for name in dict.fromkeys(normalize_name(a) for a in about):
         if not name or name in users:
             continue
-        if _is_object(_words(name), value_words):
+        if not keep_objects and _is_object(_words(name), value_words):
             continue
         subject.append(name)
     return tuple(sorted(subject))
