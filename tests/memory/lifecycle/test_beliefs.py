@@ -241,6 +241,27 @@ def test_different_attributes_stay_separate(open_memory: MemoryFactory, office: 
     assert live(memory) == [("lives in", "Berlin"), ("works in", office)]
 
 
+def test_numbered_and_qualified_keys_are_their_own_slots(open_memory: MemoryFactory) -> None:
+    """MiniLM places "employer 1" next to "employer" (and "works at"), but numbered or
+    qualified keys name something else than the user's own attribute."""
+    memory = open_memory(
+        extraction(facts=[fact("employer 1", "Acme")]),
+        extraction(facts=[fact("employer 2", "Globex")]),
+        extraction(facts=[fact("home city of project 4", "Lisbon")]),
+        extraction(facts=[fact("company", "Initech")]),
+    )
+    say(memory, user_event(1, "client one is Acme"))
+    say(memory, user_event(2, "client two is Globex"))
+    say(memory, user_event(3, "project 4 is based in Lisbon"))
+    say(memory, user_event(4, "I work at Initech"))
+    assert live(memory) == [
+        ("company", "Initech"),
+        ("employer 1", "Acme"),
+        ("employer 2", "Globex"),
+        ("home city of project 4", "Lisbon"),
+    ]
+
+
 def test_many_valued_keys_keep_their_values_apart(open_memory: MemoryFactory) -> None:
     """ "likes sushi" about [sushi], "likes ramen" about [ramen]: two likes, not versions."""
     memory = open_memory(model=RuleExtractor([likes()]).model())

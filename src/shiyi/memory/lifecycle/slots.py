@@ -122,6 +122,19 @@ def many_valued(key: str) -> bool:
     return bool(words) and words[0] in _MANY_VALUED
 
 
+_SPECIFIC = re.compile(r"\d|\b(of|for|at work|in the)\b")
+
+
+def _plain(key: str) -> bool:
+    """Whether an unlisted key may be placed by embedding: short, and not the attribute of
+    something it names ("home city of project 4", "editor 2"), which MiniLM would place by
+    its head word alone."""
+    return len(key.split()) <= _MAX_PLACED_WORDS and not _SPECIFIC.search(key)
+
+
+_MAX_PLACED_WORDS = 3
+
+
 def subject_of(
     about: Iterable[str], value: str, user_names: Iterable[str], *, keep_objects: bool = False
 ) -> tuple[str, ...]:
@@ -210,7 +223,7 @@ class AttributeResolver:
         if not key:
             return ""
         name = _LEXICAL.get(_core(key))
-        if name is None and self.embedder is not None:
+        if name is None and self.embedder is not None and _plain(key):
             name = self._nearest(key)
         return "" if name is None or name.startswith("-") else name
 
