@@ -240,11 +240,21 @@ class AgentSettings(_Strict):
 
 
 def _default_ttl_days() -> dict[str, float | None]:
-    # seed 001 2.2.1: preferences and decisions 7 days, todos 3, moods 1.
+    # seed 001 2.2.1: short-term memory holds preferences and decisions 7 days, todos 3,
+    # moods 1.  Seed 001 1.1 keeps episodic, semantic and procedural memory permanently, and
+    # project knowledge (conventions) is long-term memory: no TTL; they end when superseded
+    # or forgotten.
     return {
-        "preference": 7, "decision": 7, "todo": 3, "mood": 1, "semantic": 30,
-        "episodic": 14, "convention": 30, "procedural": 30,
+        "preference": 7, "decision": 7, "todo": 3, "mood": 1, "semantic": None,
+        "episodic": None, "convention": None, "procedural": None,
     }  # fmt: skip
+
+
+OLD_DEFAULT_TTL_DAYS: dict[str, float] = {
+    "semantic": 30, "episodic": 14, "convention": 30, "procedural": 30
+}  # fmt: skip
+"""Lifetimes shiyi gave long-term kinds before they stopped expiring (the store migration
+recognises facts that got them by default)."""
 
 
 class LifecycleSettings(_Strict):
@@ -260,7 +270,8 @@ class LifecycleSettings(_Strict):
     window: int = Field(default=3, ge=1, le=20, description="Messages an extraction reads.")
     ttl_days: dict[str, float | None] = Field(
         default_factory=_default_ttl_days,
-        description="Short-term lifetime per fact kind (null: never expires).",
+        description="Lifetime per fact kind in days; null: long-term, never expires"
+        " (default for semantic, episodic, procedural and convention).",
     )
     promote_after: int = Field(default=3, ge=1, description="Retrievals that promote to long.")
     sweep_interval: float = Field(default=60.0, gt=0, description="Seconds between sweeps.")

@@ -147,7 +147,15 @@ class FactRecord:
     entities: list[str] = field(default_factory=list)
     """Normalised entity names this fact is ABOUT."""
     source_events: list[str] = field(default_factory=list)
-    """Event ids this fact was DERIVED_FROM."""
+    """Event ids this fact was DERIVED_FROM (the whole window the extraction read)."""
+    said_at: float | None = None
+    """When the value was last *said*: the time of the newest turn that stated it (not of
+    the window an extraction read).  Versions of a slot are ordered by it: an older
+    statement never supersedes a newer one.  None: stored before statements were dated
+    (:func:`said_time` falls back to ``valid_from`` / ``created_at``)."""
+    said_in: list[str] = field(default_factory=list)
+    """Ids of the turns that stated it, each counted once as evidence: re-reading one of
+    them (a later window, the session's consolidation) confirms nothing."""
 
     @property
     def text(self) -> str:
@@ -157,6 +165,13 @@ class FactRecord:
             steps = "; ".join(f"{i}. {step}" for i, step in enumerate(self.steps, start=1))
             return f"{base}{when}" + (f" steps: {steps}" if steps else "")
         return base
+
+
+def said_time(fact: FactRecord) -> float:
+    """When ``fact`` was last stated, for facts stored before ``said_at`` too."""
+    if fact.said_at is not None:
+        return fact.said_at
+    return fact.valid_from if fact.valid_from is not None else fact.created_at
 
 
 def as_read_at(fact: FactRecord, now: float) -> FactRecord:

@@ -19,7 +19,7 @@ from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
-from shiyi.memory.lifecycle.facts import Observation, normalize_key
+from shiyi.memory.lifecycle.facts import Observation
 from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, Forgetter
 from shiyi.memory.lifecycle.forget_journal import journal_dir
 from shiyi.memory.lifecycle.health import (
@@ -147,7 +147,7 @@ class Memory:
         except BaseException:
             memory.close(flush=False)
             raise
-        memory.lifecycle.discard_impossible()
+        memory.lifecycle.on_open()
         if start_worker:
             memory.worker.start()
         return memory
@@ -513,11 +513,11 @@ class Memory:
         if entity and not names:
             raise ShiyiError(f"no remembered entity is called {entity!r}")
         statuses = ("active", "pending", "superseded", "expired")
-        keys = [normalize_key(key)] if key else []
-        facts = self.store.slot_candidates(names, keys, statuses)
-        wanted = normalize_key(key)
+        attribute = self.lifecycle.facts.attributes  # "city" finds "lives in" versions too
+        wanted = attribute(key)
+        facts = self.store.slot_candidates(names, wanted.lookup_keys if key else [], statuses)
         chosen = [
-            f for f in facts if who.sees_fact(f) and (not key or normalize_key(f.key) == wanted)
+            f for f in facts if who.sees_fact(f) and (not key or attribute(f.key).same(wanted))
         ]
         now = time.time()
         chosen = [as_read_at(f, now) for f in chosen]

@@ -30,8 +30,8 @@ def _ids(body: dict[str, list[dict[str, object]]], field: str = "facts") -> list
 def test_facts_are_listed_with_filters_and_only_when_visible(live: LiveFactory) -> None:
     server = live()
     memory, client = _memory(server), server.client
-    # Semantic: 30 days to live, so current after 10 (a preference's 7 would have expired).
-    old = observe(memory, "Green tea grows in Uji", kind="semantic", now=time.time() - 10 * DAY)
+    # A preference: 7 days to live (the one short-term fact here), so current after 6.
+    old = observe(memory, "Likes green tea from Uji", kind="preference", now=time.time() - 6 * DAY)
     deploy = memory.remember("Deploys go out with make release", kind="procedural")
     shared = memory.remember("Standups are at 9:30", kind="convention", scope="workspace")
     tagged = memory.remember("Alice leads the Kuzu migration", about=["Alice"])

@@ -1,4 +1,5 @@
-"""A store written before the lifecycle columns existed opens and keeps its facts."""
+"""A store written before the lifecycle columns (and statement times) existed opens and
+keeps its facts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import kuzu
 
 from shiyi.memory.kuzu import schema
 from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.models import said_time
 
 
 def test_version_1_store_migrates_to_the_lifecycle_schema(tmp_path: Path) -> None:
@@ -37,5 +39,7 @@ def test_version_1_store_migrates_to_the_lifecycle_schema(tmp_path: Path) -> Non
             "explicit",
             "",
         )
+        assert (old.said_at, old.said_in) == (None, [])  # unknown: dated by created_at
+        assert said_time(old) == 1.0
     finally:
         graph.close()

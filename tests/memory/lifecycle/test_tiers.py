@@ -52,8 +52,8 @@ def test_three_retrievals_promote_to_long_term(open_memory: MemoryFactory) -> No
 
 def test_remember_this_promotes_what_was_just_learned(open_memory: MemoryFactory) -> None:
     memory = open_memory(
-        extraction(facts=[fact("deploy_day", "Thursday", kind="convention")]),
-        extraction(facts=[fact("deploy_day", "Thursday", kind="convention")]),
+        extraction(facts=[fact("deploy_day", "Thursday", kind="decision")]),
+        extraction(facts=[fact("deploy_day", "Thursday", kind="decision")]),
     )
     say(memory, user_event(1, "We deploy on Thursdays."))
     [learned] = memory.store.get_facts(memory.store.facts_by_status(["active"], 5))

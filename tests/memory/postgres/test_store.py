@@ -11,7 +11,7 @@ import pytest
 
 from shiyi.config import load_settings
 from shiyi.errors import ConfigError, StorageError
-from shiyi.memory.models import EventRecord
+from shiyi.memory.models import EventRecord, said_time
 from shiyi.memory.postgres import reads, schema
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.service import Memory
@@ -27,13 +27,44 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: st
     PostgresStore(postgres_url, dimension=4, embedding_model="m").close()  # nothing to do
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         rows = conn.execute("SELECT version, description FROM schema_migrations").fetchall()
-        assert rows == [(1, "initial schema"), (2, "relation owners"), (3, "derived events")]
+        assert rows == [
+            (1, "initial schema"),
+            (2, "relation owners"),
+            (3, "derived events"),
+            (4, "statement time"),
+        ]
         conn.execute(
             "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",
             (schema.LATEST_VERSION + 1,),
         )
     with pytest.raises(StorageError, match="newer than this shiyi understands"):
         PostgresStore(postgres_url, dimension=4, embedding_model="m")
+
+
+def test_a_version_2_database_gets_statement_times(postgres_url: str) -> None:
+    """Facts stored before statement times open with none (dated by valid_from)."""
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY,"
+            " description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for number, (description, step) in enumerate(schema.MIGRATIONS[:2], start=1):
+            step(conn, 4)
+            conn.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (number, description))
+        schema.write_meta(conn, schema.META_MODEL, "m")
+        schema.write_meta(conn, schema.META_DIMENSION, "4")
+        conn.execute(
+            "INSERT INTO facts (id, key, value, kind, scope, confidence, status, tier,"
+            " created_at, valid_from, user_id, agent_id) VALUES ('fact_old', 'city', 'Oslo',"
+            " 'semantic', 'user', 0.9, 'active', 'long', 1.0, 2.0, 'default', 'shiyi')"
+        )
+    store = PostgresStore(postgres_url, dimension=4, embedding_model="m")
+    try:
+        [old] = store.get_facts(["fact_old"])
+        assert (old.value, old.said_at, old.said_in, said_time(old)) == ("Oslo", None, [], 2.0)
+    finally:
+        store.close()
 
 
 def test_unreachable_server_and_bad_urls_say_what_to_fix() -> None:

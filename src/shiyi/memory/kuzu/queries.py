@@ -77,6 +77,8 @@ FACT_COLUMNS = (
     "anchor",
     "source",
     "conflicts_with",
+    "said_at",
+    "said_in",
 )
 FACT_RETURN = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
 
@@ -133,10 +135,11 @@ MERGE_RELATIONS = (
 _FACT_CASTS = {
     **dict.fromkeys(
         ("confidence", "created_at", "updated_at", "valid_from", "valid_to", "expires_at",
-         "last_accessed", "success_rate"),
+         "last_accessed", "success_rate", "said_at"),
         "DOUBLE",
     ),
     "steps": "STRING[]",
+    "said_in": "STRING[]",
 }  # fmt: skip
 """Explicit casts: a None in a parameter struct is typed STRING and will not cast implicitly,
 and an empty list has no element type."""
@@ -310,6 +313,7 @@ def fact_from_row(row: Sequence[Any], entities: list[str], sources: list[str]) -
     values["usage_count"] = int(values["usage_count"] or 0)
     values["evidence_count"] = int(values["evidence_count"] or 1)
     values["steps"] = list(values["steps"] or [])
+    values["said_in"] = list(values["said_in"] or [])
     for text_column in ("workspace_id", "trigger", "anchor", "source", "conflicts_with"):
         values[text_column] = values[text_column] or ""
     values["workspace_id"] = values["workspace_id"] or "default"

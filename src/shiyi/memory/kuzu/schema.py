@@ -202,11 +202,18 @@ def _v4_event_derived(conn: kuzu.Connection, dimension: int) -> None:
         )
 
 
+def _v5_statement_time(conn: kuzu.Connection, dimension: int) -> None:
+    """Facts carry when they were said and by which turns (old ones: unknown, empty)."""
+    for column in ("said_at DOUBLE", "said_in STRING[] DEFAULT []"):
+        execute(conn, f"ALTER TABLE Fact ADD {column}")
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_fact_lifecycle,
     _v3_relation_owners,
     _v4_event_derived,
+    _v5_statement_time,
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)

@@ -43,6 +43,7 @@ def archive_fact(run_id: str, goal: str, status: str, events: Sequence[EventReco
         anchor=first.anchor.key(),
         source_events=[e.id for e in events],
         valid_from=first.ts,
+        said_at=first.ts,  # when the run happened, not when its archive job ran
     )
 
 

@@ -1,14 +1,22 @@
 """Writing observed facts: confidence bands, dedup, confirmation, conflicts and supersession.
 
-Candidates for "the same fact" are only facts in the same slot — about the same entities
-with the same (normalised) key — or, for differently worded keys, facts about the same
-entities whose text is nearly identical by embedding.  In a slot:
+Candidates for "the same fact" are the versions in the observation's slot (see
+:mod:`shiyi.memory.lifecycle.slots`: one attribute of one subject, however the model worded
+the key or filled ``about``) or, for differently worded keys, facts about the same entities
+whose text is nearly identical by embedding.  Versions are ordered by when they were *said*
+(``said_at``: the stating turn's time), never by when a job happened to run.  In a slot:
 
 * the same value again confirms the stored fact (evidence + 1, confidence combined; a
-  pending fact becomes active) instead of adding a duplicate;
-* a different value contradicts it: a confident new fact supersedes the old one (the old
-  one keeps its history with ``valid_to`` and a SUPERSEDES edge), a pending one is kept as
-  an open conflict until a second observation confirms it.
+  pending fact becomes active), but only from independent evidence: an observation whose
+  stating turn is already counted (``said_in``: a re-read window, the session's
+  consolidation, a duplicate job) changes nothing;
+* a different value said later contradicts the current one: a confident new fact supersedes
+  it (the old one keeps its history with ``valid_to`` and a SUPERSEDES edge), a pending one
+  is kept as an open conflict until a second observation confirms it;
+* a different value said *before* the current version is history, never the current value:
+  it confirms the older version that says it, or is kept as a superseded version.
+
+Whatever order the jobs ran in, a slot ends with one active fact: the newest stated one.
 """
 
 from __future__ import annotations
@@ -22,13 +30,25 @@ from dataclasses import dataclass, field
 
 from shiyi.config.settings import LifecycleSettings
 from shiyi.memory.entities import normalize_name
-from shiyi.memory.models import FactKind, FactRecord, Scope
+from shiyi.memory.lifecycle.slots import (
+    USER_NAMES,
+    Attribute,
+    AttributeResolver,
+    many_valued,
+    normalize_key,
+    subject_of,
+)
+from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
+
+__all__ = ["FactWriter", "Observation", "WriteReport", "normalize_key", "normalize_value"]
 
 # Kinds where a new value adds to the old ones rather than replacing them.
 ACCUMULATING_KINDS = frozenset({"todo", "episodic", "procedural"})
 LIVE = ("active", "pending")
+VERSIONS = (*LIVE, "superseded")
+_NAME_KEYS = ["name", "user name", "my name", "full name"]
 
 
 @dataclass(slots=True)
@@ -47,6 +67,10 @@ class Observation:
     source_events: list[str] = field(default_factory=list)
     long_term: bool = False
     """Confirmed by the user ("remember this"): long term at once, no expiry."""
+    said_at: float | None = None
+    """When the stating turn was said (None: now, e.g. an explicit ``remember``)."""
+    said_in: list[str] = field(default_factory=list)
+    """The stating turn(s); empty: no turn (explicit), always independent evidence."""
 
 
 @dataclass(slots=True)
@@ -56,18 +80,16 @@ class WriteReport:
     activated: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
+    """Facts observed again from turns already counted: no confirmation."""
+    historical: list[str] = field(default_factory=list)
+    """Created as superseded versions: said before the slot's current value."""
     dropped: int = 0
     downgraded: int = 0
 
     @property
     def written(self) -> list[str]:
-        return [*self.created, *self.confirmed]
-
-
-def normalize_key(key: str) -> str:
-    """``Lives_In``, ``lives in`` and `` lives-in `` are one slot, stored as ``lives in``
-    (words, so the keyword path can match them)."""
-    return " ".join(re.sub(r"[\W_]+", " ", key.lower(), flags=re.UNICODE).split())
+        return [*self.created, *self.confirmed, *self.repeated]
 
 
 def normalize_value(value: str) -> str:
@@ -95,6 +117,49 @@ def combine_confidence(a: float, b: float) -> float:
     return min(0.99, 1.0 - (1.0 - a) * (1.0 - b))
 
 
+def _counted(fact: FactRecord) -> set[str]:
+    """Turns already counted for ``fact`` (facts stored before ``said_in``: their window)."""
+    return set(fact.said_in) if fact.said_in else set(fact.source_events)
+
+
+def independent(fact: FactRecord, obs: Observation) -> bool:
+    """Whether ``obs`` is new evidence for ``fact``: it names a stating turn not counted yet."""
+    return not obs.said_in or not set(obs.said_in) <= _counted(fact)
+
+
+def said_before(obs: Observation, current: FactRecord, batch: Sequence[str]) -> bool:
+    """Whether ``obs`` was said before ``current``'s last statement, or by a turn that
+    already stated ``current`` in an earlier write (re-read, it cannot replace what that
+    turn said).  Within one write (``batch``: the ids it created), values one turn gives
+    one attribute follow each other in the order the extraction listed them."""
+    assert obs.said_at is not None
+    last = said_time(current)
+    if obs.said_at != last:
+        return obs.said_at < last
+    repeated = bool(obs.said_in) and set(obs.said_in) <= _counted(current)
+    return repeated and current.id not in batch
+
+
+@dataclass(slots=True)
+class _Slot:
+    """Where one observation lands: its attribute, subject and the slot's versions."""
+
+    attribute: Attribute
+    subject: tuple[str, ...]
+    versions: list[FactRecord]
+    slotted: bool
+    """False for keyless and accumulating kinds: they deduplicate, never supersede."""
+
+    @property
+    def live(self) -> list[FactRecord]:
+        return [f for f in self.versions if f.status in LIVE]
+
+    def current(self, prefer: str = "") -> FactRecord | None:
+        """The newest stated active version (on a tie, ``prefer``: the one just written)."""
+        active = [f for f in self.versions if f.status == "active"]
+        return max(active, key=lambda f: (said_time(f), f.id == prefer, f.created_at), default=None)
+
+
 class FactWriter:
     def __init__(
         self, store: MemoryStore, embedder: Embedder | None, settings: LifecycleSettings
@@ -102,19 +167,37 @@ class FactWriter:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.attributes = AttributeResolver(embedder)
 
     def write(
         self, observations: Sequence[Observation], viewer: Viewer, *, now: float | None = None
     ) -> WriteReport:
         report = WriteReport()
         now = time.time() if now is None else now
+        users = self.user_names(viewer) if observations else set()
         for observation in observations:
-            self._write_one(observation, viewer, now, report)
+            self._write_one(observation, viewer, now, report, users)
         return report
+
+    def user_names(self, viewer: Viewer) -> set[str]:
+        """Names that mean the user in ``about``: "user", "me", the user id, the aliases of
+        the "user" entity and the values of the user's name facts."""
+        names = set(USER_NAMES)
+        if viewer.user_id != "default":
+            names.add(normalize_name(viewer.user_id))
+        for entity in self.store.find_entities(["user"]):
+            names.update(normalize_name(n) for n in [entity.name, *entity.aliases])
+        for fact in self.store.slot_candidates([], _NAME_KEYS, LIVE):
+            mine = fact.scope == "user" and viewer.sees_fact(fact)
+            if mine and not subject_of(fact.entities, fact.value, names):
+                names.add(normalize_name(fact.value))
+        return names
 
     # --- one observation ---------------------------------------------------------------
 
-    def _write_one(self, obs: Observation, viewer: Viewer, now: float, report: WriteReport) -> None:
+    def _write_one(
+        self, obs: Observation, viewer: Viewer, now: float, report: WriteReport, users: set[str]
+    ) -> None:
         status = self._band(obs.confidence)
         if status is None:
             report.dropped += 1
@@ -123,25 +206,30 @@ class FactWriter:
             obs.scope = "user"  # extraction may not share what this agent may not share
             report.downgraded += 1
         obs.about = list(dict.fromkeys(normalize_name(a) for a in obs.about if a.strip()))
-        slot = self._slot(obs, viewer)
-        same = self._same_value(slot, obs)
+        if obs.said_at is None:
+            obs.said_at = now
+        slot = self._slot(obs, viewer, users)
+        same = self._same_value(slot.live, obs)
         if same is None:
             same = self._near_duplicate(obs, viewer)
         if same is not None:
             self._confirm(same, obs, now, report)
+            if slot.slotted:
+                self._settle(self._slot(obs, viewer, users), now, report)
             return
-        # Without a key there is no slot to contradict: keyless facts only deduplicate.
-        keyed = bool(normalize_key(obs.key))
-        rivals = [f for f in slot if keyed and obs.kind not in ACCUMULATING_KINDS]
-        fact = self._new_fact(obs, status, viewer, now)
-        active_rivals = [f for f in rivals if f.status == "active"]
-        if status == "pending" and active_rivals:
-            fact.conflicts_with = active_rivals[0].id
+        current = slot.current() if slot.slotted else None
+        if current is not None and said_before(obs, current, report.created):
+            self._historical(obs, status, slot, viewer, now, report)
+            return
+        fact = self._new_fact(obs, status, viewer, now, self._stored_key(obs, slot))
+        if status == "pending" and current is not None:
+            fact.conflicts_with = current.id
             report.conflicts.append(fact.id)
         self.store.upsert_facts([fact])
         report.created.append(fact.id)
-        if status == "active" and rivals:
-            self._supersede(fact, rivals, now, report)
+        if slot.slotted:
+            slot.versions.append(fact)
+            self._settle(slot, now, report, prefer=fact.id)
 
     def _band(self, confidence: float) -> str | None:
         if confidence >= self.settings.active_threshold:
@@ -150,9 +238,31 @@ class FactWriter:
             return "pending"
         return None
 
-    def _slot(self, obs: Observation, viewer: Viewer) -> list[FactRecord]:
-        """Live facts with the same key about the same entities, visible to this writer."""
+    def _slot(self, obs: Observation, viewer: Viewer, users: set[str]) -> _Slot:
         key = normalize_key(obs.key)
+        if not key or obs.kind in ACCUMULATING_KINDS:
+            return _Slot(Attribute("", key), (), self._same_key(obs, key, viewer), False)
+        attribute = self.attributes(key)
+        multi = not attribute.name and many_valued(key)
+        subject = subject_of(obs.about, obs.value, users, keep_objects=multi)
+        if subject:  # every fact about the subject; their keys decide below
+            candidates = self.store.slot_candidates(list(subject), [], VERSIONS)
+        else:
+            candidates = self.store.slot_candidates([], attribute.lookup_keys, VERSIONS)
+        versions = [
+            f
+            for f in candidates
+            if f.kind not in ACCUMULATING_KINDS
+            and f.scope == obs.scope
+            and viewer.sees_fact(f)
+            and self.attributes(f.key).same(attribute)
+            and subject_of(f.entities, f.value, users, keep_objects=multi) == subject
+        ]
+        return _Slot(attribute, subject, versions, True)
+
+    def _same_key(self, obs: Observation, key: str, viewer: Viewer) -> list[FactRecord]:
+        """Live facts with exactly this key about exactly these entities (keyless and
+        accumulating kinds: the slot only deduplicates)."""
         candidates = self.store.slot_candidates(obs.about, [key], LIVE)
         return [
             f
@@ -162,6 +272,18 @@ class FactWriter:
             and f.scope == obs.scope
             and viewer.sees_fact(f)
         ]
+
+    @staticmethod
+    def _stored_key(obs: Observation, slot: _Slot) -> str:
+        """The key a new version is stored under: the slot's current key, else the
+        attribute's canonical one for the user's own attributes (lookups by key then find
+        every version), else the key as written (normalised)."""
+        current = slot.current() if slot.slotted else None
+        if current is not None:
+            return normalize_key(current.key)
+        if slot.slotted and not slot.subject:
+            return slot.attribute.canonical
+        return normalize_key(obs.key)
 
     def _same_value(self, slot: Sequence[FactRecord], obs: Observation) -> FactRecord | None:
         """The slot's fact that says what ``obs`` says (same words, or nearly by meaning)."""
@@ -178,13 +300,23 @@ class FactWriter:
         if self.embedder is None or not obs.about:
             return None
         text = f"{obs.key}: {obs.value}"
+        mine = self.attributes(obs.key).name
         others = [
             f
             for f in self.store.slot_candidates(obs.about, [], LIVE)
-            if set(f.entities) == set(obs.about) and f.scope == obs.scope and viewer.sees_fact(f)
+            if set(f.entities) == set(obs.about)
+            and f.scope == obs.scope
+            and viewer.sees_fact(f)
+            and not self._other_attribute(mine, f)
         ]
         near = [f for f in others if negated(f.value) == negated(obs.value)]
         return self._most_similar(text, near, lambda f: f.text)
+
+    def _other_attribute(self, mine: str, fact: FactRecord) -> bool:
+        """Two known, different attributes ("lives in: Berlin", "works in: Berlin") read
+        alike but never repeat each other."""
+        theirs = self.attributes(fact.key).name
+        return bool(mine and theirs and mine != theirs)
 
     def _most_similar(
         self, text: str, facts: Sequence[FactRecord], field: Callable[[FactRecord], str]
@@ -201,26 +333,80 @@ class FactWriter:
     # --- outcomes ------------------------------------------------------------------------
 
     def _confirm(self, fact: FactRecord, obs: Observation, now: float, report: WriteReport) -> None:
-        fact.evidence_count += 1
-        fact.confidence = combine_confidence(fact.confidence, obs.confidence)
+        fresh = independent(fact, obs)
         fact.updated_at = now
         fact.source_events = list(dict.fromkeys([*fact.source_events, *obs.source_events]))
         if obs.long_term:
             self._make_long(fact)
         if obs.kind == "procedural" and obs.steps:
             fact.steps, fact.trigger = obs.steps, obs.trigger or fact.trigger
-        rivals: list[FactRecord] = []
-        if fact.status == "pending" and fact.confidence >= self.settings.pending_threshold:
-            fact.status = "active"
-            report.activated.append(fact.id)
-            if fact.conflicts_with:
-                rivals = self.store.get_facts([fact.conflicts_with])
-                fact.conflicts_with = ""
+        if fresh:
+            self._count(fact, obs)
+            if fact.status == "pending" and fact.confidence >= self.settings.pending_threshold:
+                fact.status, fact.conflicts_with = "active", ""
+                report.activated.append(fact.id)
         self.store.upsert_facts([fact])
-        report.confirmed.append(fact.id)
-        live = [r for r in rivals if r.status == "active"]
-        if live:
-            self._supersede(fact, live, now, report)
+        (report.confirmed if fresh else report.repeated).append(fact.id)
+
+    @staticmethod
+    def _count(fact: FactRecord, obs: Observation) -> None:
+        """One more independent statement: evidence, confidence and when it was last said."""
+        fact.evidence_count += 1
+        fact.confidence = combine_confidence(fact.confidence, obs.confidence)
+        fact.said_in = list(dict.fromkeys([*fact.said_in, *obs.said_in]))
+        if obs.said_at is not None and obs.said_at > said_time(fact):
+            fact.said_at = obs.said_at
+
+    def _historical(
+        self,
+        obs: Observation,
+        status: str,
+        slot: _Slot,
+        viewer: Viewer,
+        now: float,
+        report: WriteReport,
+    ) -> None:
+        """``obs`` was said before the slot's current value: it may confirm the older
+        version that says the same, or be kept as a superseded version; the current value
+        stays."""
+        assert obs.said_at is not None
+        older = [f for f in slot.versions if f.status == "superseded"]
+        same = self._same_value(older, obs)
+        if same is not None:
+            if independent(same, obs):
+                self._count(same, obs)
+                same.updated_at = now
+                same.source_events = list(dict.fromkeys([*same.source_events, *obs.source_events]))
+                self.store.upsert_facts([same])
+                report.confirmed.append(same.id)
+            else:
+                report.repeated.append(same.id)
+            return
+        if status == "pending":  # an unsure statement about the past: not worth a version
+            report.dropped += 1
+            return
+        # The version that followed it: the oldest said later (or, re-read from the turn
+        # that stated the current value, the current one).
+        later = [f for f in slot.versions if said_time(f) > obs.said_at]
+        successor = min(later, key=said_time) if later else slot.current()
+        assert successor is not None  # only called when the slot has a current version
+        fact = self._new_fact(obs, "active", viewer, now, self._stored_key(obs, slot))
+        fact.status = "superseded"
+        fact.valid_to = successor.valid_from if successor.valid_from is not None else now
+        self.store.upsert_facts([fact])
+        self.store.add_supersedes([(successor.id, fact.id)])
+        report.created.append(fact.id)
+        report.historical.append(fact.id)
+
+    def _settle(self, slot: _Slot, now: float, report: WriteReport, prefer: str = "") -> None:
+        """One active version per slot: the newest stated; older live versions (active, or
+        pending contradictions said before it) are superseded by it."""
+        current = slot.current(prefer)
+        if current is None:
+            return
+        older = [f for f in slot.live if f.id != current.id and said_time(f) <= said_time(current)]
+        if older:
+            self._supersede(current, older, now, report)
 
     def _supersede(
         self, newer: FactRecord, older: Sequence[FactRecord], now: float, report: WriteReport
@@ -228,14 +414,17 @@ class FactWriter:
         ended = newer.valid_from or now
         for old in older:
             old.status, old.valid_to, old.updated_at = "superseded", ended, now
+            old.conflicts_with = ""
         self.store.upsert_facts(list(older))
         self.store.add_supersedes([(newer.id, old.id) for old in older])
         report.superseded += [old.id for old in older]
 
-    def _new_fact(self, obs: Observation, status: str, viewer: Viewer, now: float) -> FactRecord:
+    def _new_fact(
+        self, obs: Observation, status: str, viewer: Viewer, now: float, key: str
+    ) -> FactRecord:
         fact = FactRecord(
             id=f"fact_{uuid.uuid4().hex[:12]}",
-            key=normalize_key(obs.key),  # stored normalised: slot lookups match it exactly
+            key=key,  # stored normalised: slot lookups match it exactly
             value=obs.value.strip(),
             kind=obs.kind,
             scope=obs.scope,
@@ -243,22 +432,26 @@ class FactWriter:
             status="active" if status == "active" else "pending",
             created_at=now,
             updated_at=now,
-            valid_from=obs.valid_from if obs.valid_from is not None else now,
+            valid_from=obs.valid_from if obs.valid_from is not None else obs.said_at,
             trigger=obs.trigger,
             steps=list(obs.steps),
             source=obs.source,
             anchor=obs.anchor,
             entities=list(obs.about),
             source_events=list(obs.source_events),
+            said_at=obs.said_at,
+            said_in=list(obs.said_in),
         )
         viewer.owns(fact)
         if obs.long_term:
             self._make_long(fact)
         else:
-            fact.tier, fact.expires_at = "short", self.expiry(obs.kind, now)
+            expires = self.expiry(obs.kind, now)
+            fact.tier, fact.expires_at = ("long" if expires is None else "short"), expires
         return fact
 
     def expiry(self, kind: str, now: float) -> float | None:
+        """Short-term kinds expire after their ``ttl_days``; long-term kinds (no TTL) never."""
         days = self.settings.ttl_days.get(kind)
         return None if days is None else now + days * 86400.0
 

@@ -21,9 +21,17 @@ from shiyi.errors import JobDeferred, ModelNotReady
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.lifecycle.consolidation import CONSOLIDATION_PROMPT, archive_fact, used_fact_ids
-from shiyi.memory.lifecycle.extraction import Extraction, WindowMessage, extract, render_window
+from shiyi.memory.lifecycle.extraction import (
+    ExtractedFact,
+    Extraction,
+    WindowMessage,
+    extract,
+    render_window,
+)
 from shiyi.memory.lifecycle.facts import FactWriter, Observation, WriteReport
+from shiyi.memory.lifecycle.lifetimes import clear_default_lifetimes
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
+from shiyi.memory.lifecycle.statements import stating_turn
 from shiyi.memory.lifecycle.temporal import day_start, find_dates, resolve_relative
 from shiyi.memory.models import Anchor, EventRecord, MemoryHit, RelationRecord
 from shiyi.memory.protocol import Embedder, MemoryStore
@@ -103,6 +111,12 @@ class Lifecycle:
             return
         self.jobs.enqueue(CONSOLIDATE, {"session_id": session_id, "reason": reason})
 
+    def on_open(self) -> None:
+        """What a store needs once it is open: drop jobs that can never run, and give
+        long-term facts that still carry the old default expiry back their lifetime."""
+        self.discard_impossible()
+        clear_default_lifetimes(self.store, self.config)
+
     def discard_impossible(self) -> int:
         """On start: with extraction off, queued extraction and consolidation jobs can never
         run (they were queued while it was on, or by an older shiyi); drop them."""
@@ -161,7 +175,8 @@ class Lifecycle:
         source: str,
         long_term: bool = False,
     ) -> WriteReport:
-        """Resolve the extraction's entities, then write its relations and facts."""
+        """Resolve the extraction's entities, then write its relations and facts (each dated
+        by the window's turn that states it, not by the window's last message)."""
         said_at = window[-1].ts
         names = {n: Mention(n) for r in extraction.relations for n in (r.source, r.target)}
         names.update({n: Mention(n) for f in extraction.facts for n in f.about})
@@ -185,7 +200,7 @@ class Lifecycle:
         if relations:
             self.store.add_relations(relations)
         observations = [
-            self._observation(f, canonical, window, said_at, source, long_term)
+            self._observation(f, canonical, window, source, long_term, self._rivals(f, extraction))
             for f in extraction.facts
         ]
         report = self.facts.write(observations, viewer)
@@ -193,15 +208,26 @@ class Lifecycle:
             self.jobs.enqueue(EMBED, {"node": "fact", "ids": report.created})
         return report
 
+    def _rivals(self, fact: ExtractedFact, extraction: Extraction) -> list[str]:
+        """Other values this extraction gives ``fact``'s attribute."""
+        attribute = self.facts.attributes(fact.key)
+        return [
+            other.value
+            for other in extraction.facts
+            if other.value != fact.value and self.facts.attributes(other.key).same(attribute)
+        ]
+
     @staticmethod
     def _observation(
-        fact: Any,
+        fact: ExtractedFact,
         canonical: dict[str, str],
         window: Sequence[EventRecord],
-        said_at: float,
         source: str,
         long_term: bool,
+        rivals: Sequence[str],
     ) -> Observation:
+        stated = stating_turn(fact.key, fact.value, window, rivals)
+        said_at = stated.ts
         value, in_value = resolve_relative(fact.value, said_at)
         when = find_dates(fact.when, said_at) if fact.when else []
         day = when[0].day if when else in_value
@@ -216,9 +242,11 @@ class Lifecycle:
             trigger=fact.trigger,
             steps=list(fact.steps),
             source=source,
-            anchor=window[-1].anchor.key(),
-            source_events=[e.id for e in window],
+            anchor=stated.anchor.key(),
+            source_events=[e.id for e in window],  # the whole window: what expand shows
             long_term=long_term,
+            said_at=said_at,
+            said_in=[stated.id],
         )
 
     # --- consolidation and archives ---------------------------------------------------------

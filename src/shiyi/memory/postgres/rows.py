@@ -66,6 +66,7 @@ def fact_from_row(row: Sequence[Any], entities: list[str], sources: list[str]) -
     values["status"] = cast(FactStatus, values["status"])
     values["tier"] = cast(Tier, values["tier"])
     values["steps"] = list(values["steps"] or [])
+    values["said_in"] = list(values["said_in"] or [])
     for counter in ("access_count", "usage_count", "evidence_count"):
         values[counter] = int(values[counter])
     return FactRecord(**values, entities=entities, source_events=sources)

@@ -221,10 +221,19 @@ def _v3_event_derived(conn: Conn, dimension: int) -> None:
         )
 
 
+def _v4_statement_time(conn: Conn, dimension: int) -> None:
+    """Facts carry when they were said and by which turns (old ones: unknown, empty)."""
+    conn.execute(
+        "ALTER TABLE facts ADD COLUMN said_at double precision,"
+        " ADD COLUMN said_in text[] NOT NULL DEFAULT '{}'"
+    )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
     ("derived events", _v3_event_derived),
+    ("statement time", _v4_statement_time),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,244 @@
+"""Slot identity: which stored facts are versions of the same attribute of the same subject.
+
+A slot is (attribute, subject, scope, owner), however the extraction model worded it:
+
+* **subject**: the ``about`` entities that are not the fact's value/object.  A model writes
+  ``about: ["Berlin"]`` for "I live in Berlin" and ``about: ["Paris"]`` for "I moved to
+  Paris"; Berlin and Paris appear in the values, so neither defines the slot.  No entity
+  left, or only the user ("user", "me", the user's name): the subject is the user.  Keys of
+  many-valued attributes ("likes", "hobbies", "speaks") keep the value's entities in the
+  subject: "likes sushi" and "likes ramen" are two facts, not two versions.
+* **attribute**: the normalised key, where differently worded keys of a known attribute
+  ("lives_in", "city", "home city", "current city", "residence") are one attribute.
+
+Why known attributes and not "keys whose embeddings are close": measured with the local
+all-MiniLM-L6-v2 on bare keys, same-attribute pairs score as low as 0.41 ("current city" /
+"residence"), 0.44 ("lives in" / "current city"), 0.48 ("lives in" / "city"), while
+different attributes score higher: "lives in" / "works in" 0.59, "employer" / "employee"
+0.77, "pet" / "pet name" 0.79, "home city" / "work city" 0.67.  No pairwise threshold joins
+the first and keeps the second apart.  Nearest-exemplar classification does: a key joins
+attribute A when its best cosine to A's exemplars is at least :data:`ATTRIBUTE_SIMILARITY`
+and beats every other attribute's (including the look-alike attributes listed so that they
+are *not* joined: favourite city, travel, a second home, relatives, colleagues, nicknames)
+by :data:`ATTRIBUTE_MARGIN`.  On keys written apart from the exemplars (held out) that
+joined "lives at" 0.77, "living location" 0.73, "home base" 0.68, "employer company" 0.90,
+"company works at" 0.74 and refused "likes city" (margin 0.04), "office address" (0.02),
+"current home" (0.02); every look-alike went to its own attribute or below 0.65.  Without an
+embedder only the exemplars themselves (modifiers such as "current"/"home" dropped) join.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from shiyi.memory.entities import normalize_name
+from shiyi.memory.protocol import Embedder
+
+ATTRIBUTE_SIMILARITY = 0.65
+ATTRIBUTE_MARGIN = 0.05
+
+# Attribute -> exemplar keys; the first is the key new versions are stored under when the
+# subject is the user (so later lookups by key find every version).  Names starting with
+# "-" are look-alikes: a key nearest to one of them joins nothing.
+ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "residence": ("lives in", "city", "residence", "address", "location", "based in", "home",
+                  "place of residence", "living in"),
+    "workplace": ("works at", "works in", "employer", "company", "workplace", "job location",
+                  "office"),
+    "occupation": ("job", "job title", "occupation", "profession", "role", "position"),
+    "birthplace": ("born in", "birthplace", "place of birth", "hometown"),
+    "partner": ("partner", "spouse", "husband", "wife", "girlfriend", "boyfriend",
+                "married to"),
+    "school": ("studies at", "school", "university", "college"),
+    "age": ("age", "years old"),
+    "birthday": ("birthday", "date of birth", "born on"),
+    "name": ("name", "called"),
+    "-travel": ("travelling to", "trip to", "vacation", "visited", "wants to visit",
+                "holiday destination", "moving to", "plans to move"),
+    "-favourite place": ("favourite city", "favourite place", "dream city",
+                         "favourite country"),
+    "-second home": ("vacation home", "holiday home", "second home", "summer house"),
+    "-relatives": ("sister", "brother", "mother", "father", "parents", "family"),
+    "-work location": ("work city", "office city", "commute"),
+    "-staff": ("employee", "colleague", "coworker", "manager", "boss"),
+    "-nickname": ("nickname", "username", "pet name"),
+    "-hobby": ("hobby", "hobbies", "interests", "sport"),
+}  # fmt: skip
+
+# Words that qualify a key without changing the attribute ("current city" is "city").
+_MODIFIERS = frozenset(
+    {"current", "currently", "present", "now", "my", "user", "users", "the", "a", "an", "of",
+     "his", "her", "their", "primary", "main", "home", "s"}
+)  # fmt: skip
+USER_NAMES = frozenset({"user", "the user", "me", "i", "myself", "my", "you"})
+"""``about`` entries that mean the user (plus the user id and name, see :class:`Slots`)."""
+# After an entity at the start of a value, these make it the value's subject ("Tofu is 7",
+# "Tofu's age is 7"), not its object.
+_SUBJECT_VERBS = frozenset(
+    {"is", "was", "are", "were", "has", "had", "have", "s", "will", "likes", "loves",
+     "lives", "works", "turned", "got"}
+)  # fmt: skip
+
+
+def normalize_key(key: str) -> str:
+    """``Lives_In``, ``lives in`` and `` lives-in `` are one slot, stored as ``lives in``
+    (words, so the keyword path can match them)."""
+    return " ".join(re.sub(r"[\W_]+", " ", key.lower(), flags=re.UNICODE).split())
+
+
+def _words(text: str) -> list[str]:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower(), flags=re.UNICODE).split()).split()
+
+
+def _core(key: str) -> str:
+    """The key without its modifiers ("home city" -> "city"); the key itself if nothing
+    else is left ("home" stays "home")."""
+    words = normalize_key(key).split()
+    kept = [w for w in words if w not in _MODIFIERS]
+    return " ".join(kept or words)
+
+
+_LEXICAL = {_core(k): name for name, keys in ATTRIBUTES.items() for k in keys}
+
+
+# Keys of attributes with many values at once ("likes: sushi", "likes: ramen"): there the
+# value's entity does tell the facts apart, as it did before slots ignored value entities.
+_MANY_VALUED = frozenset(
+    {"like", "likes", "love", "loves", "enjoy", "enjoys", "dislike", "dislikes", "hate",
+     "hates", "has", "have", "own", "owns", "play", "plays", "speak", "speaks", "know", "knows",
+     "visited", "visit", "use", "uses", "want", "wants", "interest", "interests", "interested",
+     "hobby", "hobbies", "skill", "skills", "language", "languages", "allergy", "allergies",
+     "allergic", "pet", "pets", "friend", "friends", "child", "children", "kids", "tool",
+     "tools"}
+)  # fmt: skip
+
+
+def many_valued(key: str) -> bool:
+    """A key naming one of several values ("likes", "hobbies", "speaks"), by its first word."""
+    words = normalize_key(key).split()
+    return bool(words) and words[0] in _MANY_VALUED
+
+
+_SPECIFIC = re.compile(r"\d|\b(of|for|at work|in the)\b")
+
+
+def _plain(key: str) -> bool:
+    """Whether an unlisted key may be placed by embedding: short, and not the attribute of
+    something it names ("home city of project 4", "editor 2"), which MiniLM would place by
+    its head word alone."""
+    return len(key.split()) <= _MAX_PLACED_WORDS and not _SPECIFIC.search(key)
+
+
+_MAX_PLACED_WORDS = 3
+
+
+def subject_of(
+    about: Iterable[str], value: str, user_names: Iterable[str], *, keep_objects: bool = False
+) -> tuple[str, ...]:
+    """The slot's subject: the ``about`` entities that are neither the user nor the value's
+    object (an entity named inside the value, unless the value starts with it followed by a
+    verb: "Tofu is 7"; ``keep_objects``: objects count too, for many-valued keys).  Empty:
+    the user."""
+    value_words = _words(value)
+    users = {normalize_name(n) for n in user_names}
+    subject = []
+    for name in dict.fromkeys(normalize_name(a) for a in about):
+        if not name or name in users:
+            continue
+        if not keep_objects and _is_object(_words(name), value_words):
+            continue
+        subject.append(name)
+    return tuple(sorted(subject))
+
+
+def _is_object(name: list[str], value: list[str]) -> bool:
+    if not name:
+        return False
+    width = len(name)
+    at = [i for i in range(len(value) - width + 1) if value[i : i + width] == name]
+    if not at:
+        return False
+    # "Tofu is 7": the value is a sentence about the entity, which is its subject.
+    return not (at[0] == 0 and len(value) > width and value[width] in _SUBJECT_VERBS)
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+@dataclass(slots=True, frozen=True)
+class Attribute:
+    """What a key names: a known attribute (``name``) or only itself (``name`` == '')."""
+
+    name: str
+    key: str
+    """The normalised key as written."""
+
+    @property
+    def canonical(self) -> str:
+        """The key a first user-subject version is stored under: the key as written when it
+        is one of the attribute's exemplars, qualified or not ("home city"), else the
+        attribute's first one.  :attr:`lookup_keys` then finds every version by key."""
+        if not self.name:
+            return self.key
+        exemplars = ATTRIBUTES[self.name]
+        return self.key if _core(self.key) in exemplars else exemplars[0]
+
+    @property
+    def lookup_keys(self) -> list[str]:
+        """Keys under which versions of this attribute may be stored (older stores kept
+        whatever key the model wrote)."""
+        if not self.name:
+            return [self.key]
+        exemplars = ATTRIBUTES[self.name]
+        qualified = [f"{m} {e}" for m in sorted(_MODIFIERS) for e in exemplars]
+        return list(dict.fromkeys([self.canonical, self.key, *exemplars, *qualified]))
+
+    def same(self, other: Attribute) -> bool:
+        return (self.name or self.key) == (other.name or other.key) if self.key else False
+
+
+class AttributeResolver:
+    """Key -> :class:`Attribute`, by the exemplar table, then by embedding (cached)."""
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self.embedder = embedder
+        self._known: dict[str, Attribute] = {}
+        self._exemplars: list[tuple[str, Sequence[float]]] | None = None
+
+    def __call__(self, key: str) -> Attribute:
+        normal = normalize_key(key)
+        found = self._known.get(normal)
+        if found is None:
+            found = Attribute(self._classify(normal), normal)
+            self._known[normal] = found
+        return found
+
+    def _classify(self, key: str) -> str:
+        if not key:
+            return ""
+        name = _LEXICAL.get(_core(key))
+        if name is None and self.embedder is not None and _plain(key):
+            name = self._nearest(key)
+        return "" if name is None or name.startswith("-") else name
+
+    def _nearest(self, key: str) -> str | None:
+        assert self.embedder is not None
+        if self._exemplars is None:
+            pairs = [(name, k) for name, keys in ATTRIBUTES.items() for k in keys]
+            vectors = self.embedder.embed([k for _, k in pairs])
+            self._exemplars = [(name, v) for (name, _), v in zip(pairs, vectors, strict=True)]
+        [query] = self.embedder.embed([key])
+        best: dict[str, float] = {}
+        for name, vector in self._exemplars:
+            best[name] = max(best.get(name, -1.0), _cosine(query, vector))
+        ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+        (first, score), (_, second) = ranked[0], ranked[1]
+        if score >= ATTRIBUTE_SIMILARITY and score - second >= ATTRIBUTE_MARGIN:
+            return first
+        return None
