@@ -112,7 +112,8 @@ def test_a_version_2_postgres_store_marks_its_memory_tool_turns(postgres_url: st
     store.add_events(old_events())
     with store._tx() as conn:  # as a store from before version 3 has them
         conn.execute("ALTER TABLE events DROP COLUMN derived")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 3")
+        conn.execute("ALTER TABLE facts DROP COLUMN said_at, DROP COLUMN said_in")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 3")
     store.close()
     again = PostgresStore(postgres_url, dimension=8, embedding_model="test-model")
     try:
