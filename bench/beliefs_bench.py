@@ -40,7 +40,7 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from beliefs_data import Conversation, Session, load_locomo, load_realmem, plant
+from beliefs_data import Conversation, Session, Turn, load_locomo, load_realmem, plant
 from beliefs_metrics import (
     Belief,
     EchoScores,
@@ -66,6 +66,7 @@ from shiyi.memory.service import Memory
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ALL_SEGMENTS = ("user_message", "reasoning", "tool_call", "tool_result", "response", "imported")
 STATUSES = ("active", "pending", "superseded", "expired")
+FOLLOW_UP = "Thanks, that helps."
 
 
 class Progress:
@@ -102,6 +103,8 @@ class Feeder:
         self.rng = random.Random(f"{args.seed}:{conversation.name}:queue")
         self.args = args
         self.row = 0
+        self.written: set[str] = set()
+        """Ids of the turns written since the last batch of jobs."""
 
     def session_id(self, session: Session) -> str:
         return f"ses_{self.conversation.dataset}_{session.id}".replace("-", "_").lower()
@@ -109,47 +112,71 @@ class Feeder:
     def write(self, session: Session) -> None:
         sid = self.session_id(session)
         if not self.conversation.named_speakers:
-            for i, turn in enumerate(session.turns):
+            for turn in session.turns:
                 self.row += 1
+                self.written.add(f"ev_bench_{self.row}_0")  # the id record_message gives it
                 self.memory.record_message(
                     Message("user" if turn.role == "user" else "assistant", turn.text),
                     message_id=self.row,
                     session_id=sid,
                     run_id=f"run_{sid}",
-                    iteration=i,
+                    iteration=self.row,
                     ts=turn.ts,
                     log_epoch="bench",
                 )
             return
-        events = [
-            EventRecord(f"{sid}:{i}", sid, f"run_{sid}", t.ts, t.role, t.text, "user_message", i)
-            for i, t in enumerate(session.turns)
-        ]
+        events = []
+        for turn in session.turns:
+            self.row += 1
+            event_id = f"{sid}:{self.row}"
+            events.append(
+                EventRecord(
+                    event_id, sid, f"run_{sid}", turn.ts, turn.role, turn.text, "user_message"
+                )
+            )
+            self.written.add(event_id)
         self.memory.import_events(events)
 
-    def chunk(self, sessions: Sequence[Session]) -> None:
+    def chunk(self, sessions: Sequence[Session], old: Sequence[Session] = ()) -> None:
+        """Write ``sessions`` (new turns of the ``old`` ones, if given) and run their jobs."""
         memory, config = self.memory, self.memory.lifecycle.config
         config.extraction = False  # ingest and embed first; the jobs are queued below
         for session in sessions:
             self.write(session)
         memory.worker.drain(timeout=3600)
         config.extraction = True
+        new = set(self.written)
         said = [
             e
             for s in sessions
             for e in memory.store.session_window(
                 self.session_id(s), float("inf"), ["user_message"], 100_000
             )
+            if e.id in new
         ]
+        self.written.clear()
         if self.rng.random() < self.args.shuffle:
             self.rng.shuffle(said)  # a backlog worked off out of order
         memory.lifecycle.queue_extraction(said)
-        for session in sessions:
+        for session in old or sessions:
             memory.consolidate(self.session_id(session))
         self.deliver_twice(EXTRACT, self.args.duplicate)
         self.deliver_twice(CONSOLIDATE, self.args.duplicate * 3)
         if not memory.worker.drain(timeout=3600):
             print(f"    warning: jobs left after draining: {memory.jobs.summary()}")
+
+    def follow_ups(self, count: int) -> None:
+        """The user comes back to a few earlier sessions with a short reply ("Thanks, that
+        helps."), later than everything else: its extraction re-reads the old session's last
+        turns and, at the session's end, its consolidation re-reads the whole session."""
+        sessions = self.conversation.sessions[:-1]
+        chosen = self.rng.sample(sessions, min(count, len(sessions)))
+        last = max(t.ts for s in self.conversation.sessions for t in s.turns)
+        for index, session in enumerate(chosen):
+            role = next(t.role for t in session.turns if t.role != "assistant")
+            turn = Turn(role, FOLLOW_UP, last + (index + 1) * 3600)
+            session.turns.append(turn)
+            self.chunk([Session(session.id, [turn])], old=[session])
 
     def deliver_twice(self, kind: str, share: float) -> None:
         """At-least-once delivery: some jobs run again (a worker died before completing)."""
@@ -167,6 +194,7 @@ def feed(
         chunk = sessions[start : start + args.chunk]
         feeder.chunk(chunk)
         progress.step(len(chunk), f"{conversation.dataset} {conversation.name}")
+    feeder.follow_ups(args.follow_ups)
 
 
 # --- agent turns (echoes) ---------------------------------------------------------------------
@@ -304,7 +332,8 @@ def evaluate(
     finally:
         memory.close()
     print(
-        f"    {conversation.name}: {len(truth.newest)} slots ({len(truth.changed)} changed),"
+        f"    {conversation.name}: {len(truth.newest)} slots ({len(truth.changed)} changed,"
+        f" {conversation.planted} planted),"
         f" {double.calls} extraction calls, {len(beliefs)} facts",
         flush=True,
     )
@@ -367,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--shuffle", type=float, default=0.5, help="share of batches run out of order"
     )
     parser.add_argument("--duplicate", type=float, default=0.1, help="share of jobs run twice")
+    parser.add_argument("--follow-ups", type=int, default=3, help="old sessions resumed")
     parser.add_argument("--agent-turns", type=int, default=4, help="agent questions per store")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", help="also write the results here")
