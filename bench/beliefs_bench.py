@@ -390,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--persona", help="only the persona / LoCoMo sample whose name has this")
     parser.add_argument("--sessions", type=int, default=30, help="RealMem sessions per persona")
     parser.add_argument("--locomo-sessions", type=int, default=8, help="LoCoMo sessions each")
-    parser.add_argument("--planted", type=int, default=9, help="planted slots per conversation")
+    parser.add_argument("--planted", type=int, default=12, help="planted slots per speaker")
     parser.add_argument("--chunk", type=int, default=4, help="sessions per job batch")
     parser.add_argument(
         "--shuffle", type=float, default=0.5, help="share of batches run out of order"

@@ -162,6 +162,36 @@ ATTRIBUTES = (
               ("I usually wake up at {v} now.", "I get up at {v} these days."),
               ("I think I wake up at {v} now.",),
               ("What time do I wake up?", "What time does {who} wake up?")),
+    Attribute("favourite colour",
+              ("teal", "orange", "navy", "green", "purple", "yellow"),
+              ("My favourite colour is {v} now.", "These days my favourite colour is {v}."),
+              ("I think my favourite colour is {v} now.",),
+              ("What is my favourite colour?", "What is {who}'s favourite colour?")),
+    Attribute("favourite band",
+              ("Radiohead", "Arctic Monkeys", "Coldplay", "Daft Punk", "Tame Impala"),
+              ("My favourite band is {v} these days.", "Right now my favourite band is {v}."),
+              ("Maybe my favourite band is {v} now.",),
+              ("What is my favourite band?", "What is {who}'s favourite band?")),
+    Attribute("gym",
+              ("Iron Temple", "PulseFit", "Anytime Fitness", "Gold's Gym"),
+              ("My gym is {v} now.", "My gym is now {v}, closer to home."),
+              ("I think my gym is {v} now.",),
+              ("Which gym do I go to?", "Which gym does {who} go to?")),
+    Attribute("owns car",
+              ("Toyota", "Honda", "Tesla", "Mazda", "Volvo"),
+              ("I just bought a {v} car.", "I finally got a used {v} car."),
+              ("Maybe I have a {v} car now.",),
+              ("What car do I have?", "What car does {who} have?")),
+    Attribute("bedtime",
+              ("10:30 pm", "11 pm", "9:45 pm", "11:30 pm"),
+              ("I usually go to bed at {v} now.", "I go to sleep at {v} these days."),
+              ("I think I go to bed at {v} now.",),
+              ("When do I go to bed?", "When does {who} go to bed?")),
+    Attribute("studying",
+              ("Spanish", "piano", "data science", "pottery", "Japanese"),
+              ("I'm learning {v} these days.", "I'm currently studying {v}."),
+              ("Maybe I'm learning {v} now.",),
+              ("What am I learning?", "What is {who} learning?")),
 )  # fmt: skip
 
 PLANS = ("change", "change", "change3", "hedge_unconfirmed", "hedge_confirmed", "restated")
@@ -170,25 +200,29 @@ and never again, a hedged update confirmed later, an update said twice."""
 
 
 def plant(conversation: Conversation, slots: int, rng: random.Random) -> None:
-    """Append ``slots`` attributes' statements to real turns of their speaker, in time
-    order; record each slot's question in ``conversation.questions``."""
-    speakers = _speakers(conversation)
-    attributes = rng.sample(ATTRIBUTES, min(slots, len(ATTRIBUTES)))
-    for index, attribute in enumerate(attributes):
-        speaker = speakers[index % len(speakers)]
-        turns = [t for s in conversation.sessions for t in s.turns if t.role == speaker]
-        sentences = _sentences(attribute, rng.choice(PLANS), rng)
-        if len(turns) < len(sentences):
-            continue
-        places = sorted(rng.sample(range(len(turns)), len(sentences)))
-        for place, sentence in zip(places, sentences, strict=True):
-            turns[place].text = f"{turns[place].text} {sentence}"
-        asked, about = attribute.question
-        who = "user" if speaker == "user" else speaker.title()
-        conversation.questions[f"{who}/{attribute.name}"] = (
-            asked if who == "user" else about.format(who=who)
-        )
-        conversation.planted += 1
+    """For each speaker, append ``slots`` attributes' statements to real turns of theirs,
+    in time order; record each slot's question in ``conversation.questions``."""
+    for speaker in _speakers(conversation):
+        for attribute in rng.sample(ATTRIBUTES, min(slots, len(ATTRIBUTES))):
+            _plant_slot(conversation, speaker, attribute, rng)
+
+
+def _plant_slot(
+    conversation: Conversation, speaker: str, attribute: Attribute, rng: random.Random
+) -> None:
+    turns = [t for s in conversation.sessions for t in s.turns if t.role == speaker]
+    sentences = _sentences(attribute, rng.choice(PLANS), rng)
+    if len(turns) < len(sentences):
+        return
+    places = sorted(rng.sample(range(len(turns)), len(sentences)))
+    for place, sentence in zip(places, sentences, strict=True):
+        turns[place].text = f"{turns[place].text} {sentence}"
+    asked, about = attribute.question
+    who = "user" if speaker == "user" else speaker.title()
+    conversation.questions[f"{who}/{attribute.name}"] = (
+        asked if who == "user" else about.format(who=who)
+    )
+    conversation.planted += 1
 
 
 def _speakers(conversation: Conversation) -> list[str]:

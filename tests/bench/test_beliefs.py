@@ -8,6 +8,7 @@ import random
 from datetime import UTC, datetime
 
 import pytest
+from bench.beliefs_data import ATTRIBUTES
 from bench.beliefs_metrics import (
     Belief,
     Truth,
@@ -172,3 +173,14 @@ def test_last_write_wins_keeps_one_value_per_exact_key_and_about() -> None:
     assert [(new.value, old.value) for new, old in overwrites] == [("paris", "berlin")]
     by_slot, _ = last_write_wins(written, true_slot)
     assert [b.value for b in by_slot if b.status == "active"] == ["paris"]
+
+
+def test_every_planted_sentence_is_read_back_as_its_attribute() -> None:
+    for attribute in ATTRIBUTES:
+        for value in attribute.values:
+            for template in attribute.plain + attribute.hedged:
+                text = template.format(v=value)
+                found = read_statements(text, "user", T0)
+                hedged = template in attribute.hedged
+                assert [(s.attribute, s.hedged) for s in found] == [(attribute.name, hedged)], text
+                assert found[0].value in (value, f"{value} car"), text  # "owns car": "Toyota car"
