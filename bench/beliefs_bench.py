@@ -1,7 +1,7 @@
 """Belief benchmark: what shiyi *believes* after real conversations, not what it finds.
 
     python bench/beliefs_bench.py [--sessions 12] [--persona Kenta] [--datasets realmem,locomo]
-                                  [--planted 9] [--seed 7] [--json out.json]
+                                  [--planted 12] [--seed 7[,11,13]] [--json out.json]
 
 Real conversation text (the RealMem dev personas, LoCoMo dev) goes through shiyi's real
 pipeline: a real ``Memory`` on the embedded Kuzu+SQLite store in a temporary directory, the
@@ -398,19 +398,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--duplicate", type=float, default=0.1, help="share of jobs run twice")
     parser.add_argument("--follow-ups", type=int, default=3, help="old sessions resumed")
     parser.add_argument("--agent-turns", type=int, default=4, help="agent questions per store")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", default="7", help="one seed, or several summed: 7,11,13")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    found = conversations(args)
-    progress = Progress(sum(len(c.sessions) for c in found))
-    print(f"{len(found)} conversations, {progress.total} sessions, seed {args.seed}", flush=True)
+    seeds = [int(seed) for seed in str(args.seed).split(",")]
+    found = []
+    for seed in seeds:
+        args.seed = seed  # planting and every RNG below derive from it
+        found += [(seed, c) for c in conversations(args)]
+    args.seed = ",".join(map(str, seeds))
+    progress = Progress(sum(len(c.sessions) for _, c in found))
+    print(f"{len(found)} stores, {progress.total} sessions, seeds {args.seed}", flush=True)
     totals: dict[str, dict[str, Scores]] = {}
     echoes: dict[str, EchoScores] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for conversation in found:
-            home = Path(tmp) / f"{conversation.dataset}-{conversation.name}"
-            systems, echo = evaluate(conversation, home, args, progress)
+        for seed, conversation in found:
+            home = Path(tmp) / f"{seed}-{conversation.dataset}-{conversation.name}"
+            one = argparse.Namespace(**(vars(args) | {"seed": seed}))
+            systems, echo = evaluate(conversation, home, one, progress)
             total = totals.setdefault(conversation.dataset, {})
             for system, scores in systems.items():
                 total.setdefault(system, Scores()).add(scores)
