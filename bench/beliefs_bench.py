@@ -237,7 +237,9 @@ def agent_turns(memory: Memory, home: Path, asked: list[str]) -> set[str]:
 
 
 def echo_ids(memory: Memory, sessions: set[str]) -> tuple[set[str], set[str]]:
-    """(event ids, run ids) of what the agent runs added beyond the user's own questions."""
+    """(event ids, run ids) of what the agent's runs added beyond the user's questions.
+    Runs are found by their questions (a segment type every version has), so a hit anchored
+    in one of them is an echo whatever segment type newer code gives tool output."""
     events: list[EventRecord] = []
     for session in sessions:
         events += memory.store.session_window(session, float("inf"), ALL_SEGMENTS, 100_000)
@@ -246,9 +248,14 @@ def echo_ids(memory: Memory, sessions: set[str]) -> tuple[set[str], set[str]]:
 
 
 def is_echo(hit: MemoryHit, events: set[str], runs: set[str]) -> bool:
-    if hit.node == "event":
-        return hit.id in events
-    return hit.anchor is not None and hit.anchor.run_id in runs
+    """A tool call or result, a reply or a run archive of the bench's agent runs (the
+    questions the user typed are not echoes)."""
+    if hit.node == "event" and hit.id in events:
+        return True
+    anchor = hit.anchor
+    if anchor is None or anchor.run_id not in runs:
+        return False
+    return hit.node == "fact" or anchor.segment_type != "user_message"
 
 
 # --- reading the beliefs back -------------------------------------------------------------------
