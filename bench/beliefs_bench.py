@@ -73,12 +73,12 @@ class Progress:
     def __init__(self, total: int) -> None:
         self.total, self.done, self.started = total, 0, time.perf_counter()
 
-    def step(self, sessions: int, label: str) -> None:
-        self.done += sessions
+    def step(self, turns: int, label: str) -> None:
+        self.done += turns
         elapsed = time.perf_counter() - self.started
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         print(
-            f"  [{self.done}/{self.total} sessions] {label}: {elapsed / 60:.1f} min elapsed,"
+            f"  [{self.done}/{self.total} turns] {label}: {elapsed / 60:.1f} min elapsed,"
             f" ETA {eta / 60:.1f} min",
             flush=True,
         )
@@ -193,7 +193,8 @@ def feed(
     for start in range(0, len(sessions), args.chunk):
         chunk = sessions[start : start + args.chunk]
         feeder.chunk(chunk)
-        progress.step(len(chunk), f"{conversation.dataset} {conversation.name}")
+        turns = sum(len(s.turns) for s in chunk)
+        progress.step(turns, f"{conversation.dataset} {conversation.name}")
     feeder.follow_ups(args.follow_ups)
 
 
@@ -415,8 +416,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.seed = seed  # planting and every RNG below derive from it
         found += [(seed, c) for c in conversations(args)]
     args.seed = ",".join(map(str, seeds))
-    progress = Progress(sum(len(c.sessions) for _, c in found))
-    print(f"{len(found)} stores, {progress.total} sessions, seeds {args.seed}", flush=True)
+    progress = Progress(sum(len(s.turns) for _, c in found for s in c.sessions))
+    print(f"{len(found)} stores, {progress.total} turns, seeds {args.seed}", flush=True)
     totals: dict[str, dict[str, Scores]] = {}
     echoes: dict[str, EchoScores] = {}
     with tempfile.TemporaryDirectory() as tmp:
