@@ -113,7 +113,11 @@ def _jobs(waiting: Sequence[Waiting]) -> str:
 def _reasons(waiting: Sequence[Waiting], outcome: str, timeout: float) -> str:
     """Each distinct cause once, the most actionable first."""
     causes: list[str] = []
+    deferred_said = False
     for item in sorted(waiting, key=lambda w: ("no_model", "deferred", "out_of_time").index(w.why)):
+        if item.why == "deferred" and deferred_said:
+            continue  # one deferral reason is enough: the others are in `shiyi memory jobs`
+        deferred_said = deferred_said or item.why == "deferred"
         if item.why == "no_model":
             cause = NO_MODEL
         elif item.why == "deferred":
