@@ -166,6 +166,19 @@ def test_ctrl_c_during_the_wait_leaves_the_jobs_queued(cli: Cli) -> None:
     assert facts(cli) == {"lives in": "Berlin", "prefers drink": "green tea"}
 
 
+def test_a_wait_that_runs_out_says_what_is_left_and_why(cli: Cli) -> None:
+    slow = extraction(LIVES, TEA, delay=0.02)  # ~2.5 s of streamed arguments
+    configure(cli, [slow, NOTHING])
+    result = cli.run("run", "--memory-wait", "0.5", SAID)
+    assert result.returncode == 0, result.stderr
+    line = memory_line(result.stderr)
+    assert "timed out after 0.5 s (memory.run_wait / --memory-wait)" in line, line
+    assert "1 consolidate" in line and "they run on the next `shiyi chat`" in line
+    assert job_rows(cli)["consolidate"][1] == "1"
+    assert cli.run("memory", "jobs", "--run").returncode == 0
+    assert job_rows(cli)["consolidate"][1:5] == ["0", "0", "0", "1"]
+
+
 def test_a_served_store_takes_the_run_s_memory_work(cli: Cli) -> None:
     configure(cli, [extraction(LIVES, TEA), NOTHING])
     server = start_owner(cli, "serve", "--port", "0")

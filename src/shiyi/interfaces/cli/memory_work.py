@@ -41,15 +41,19 @@ async def finish_memory_work(
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     started = time.monotonic()
-    if wait > 0 and memory.jobs.ready_count(memory.worker.ready_kinds()):
-        _say("memory: finishing this run's memory work (Ctrl-C leaves it queued)…")
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
+        if wait > 0 and memory.jobs.ready_count(memory.worker.ready_kinds()):
+            _say("memory: finishing this run's memory work (Ctrl-C leaves it queued)…")
         outcome = await settle(memory, wait, stop) if wait > 0 else "waiting"
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+    if outcome != "done":
+        # The batch in hand finishes (the process could not exit before it anyway), so
+        # what is reported as waiting is what the next owner will find.
+        memory.worker.stop()
     waiting = waiting_work(memory)
     if outcome != "interrupted" or not waiting:  # what could not start (no model) waits too
         outcome = "waiting" if waiting else "done"
