@@ -197,6 +197,24 @@ def test_a_served_store_takes_the_run_s_memory_work(cli: Cli) -> None:
         server.communicate(timeout=30)
 
 
+def test_a_served_store_without_a_fast_model_shows_what_waits(cli: Cli) -> None:
+    configure(cli, None)
+    server = start_owner(cli, "serve", "--port", "0")
+    try:
+        result = cli.run("run", SAID)
+        assert result.returncode == 0, result.stderr
+        assert "owns the memory store and processes" in memory_line(result.stderr)
+        assert cli.run("memory", "jobs", "--run").returncode == 0  # what is due is done
+        rows = job_rows(cli)  # through the service's API
+        assert rows["extract"][1] == "1"
+        assert "no usable `fast` model" in " ".join(rows["extract"])
+        last = cli.run("memory", "jobs").stdout.splitlines()[-1]
+        assert last.startswith("1 job wait; they run on the next `shiyi chat`")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=30)
+
+
 def test_memory_wait_setting_is_documented_in_the_help(cli: Cli, tmp_path: Path) -> None:
     shown = cli.run("run", "--help")
     assert "--memory-wait" in shown.stdout and "memory.run_wait" in shown.stdout
