@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from shiyi.events import MemoryWork
 from tests.interfaces.cli.conftest import Cli, json_events
 from tests.interfaces.cli.test_service_cli import start_owner, stop
@@ -32,7 +34,15 @@ STANDUP = {"key": "standup time", "value": "ten", "kind": "decision", "confidenc
 NOTHING = extraction()  # the session's consolidation finds nothing more
 
 
-def configure(cli: Cli, fast: list[dict[str, Any]] | None) -> None:
+@pytest.fixture(params=("embedded", "postgres"))
+def store(request: pytest.FixtureRequest) -> str:
+    """``memory.store``: the embedded Kuzu + SQLite files, or a PostgreSQL database."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_url"))
+    return "embedded"
+
+
+def configure(cli: Cli, fast: list[dict[str, Any]] | None, store: str = "embedded") -> None:
     """Scripted main model; ``fast``: the extraction model's script (None: no usable fast
     model, the embedded tiny one, which shiyi does not extract with)."""
     main = cli.workspace / "main.json"
@@ -45,7 +55,7 @@ def configure(cli: Cli, fast: list[dict[str, Any]] | None) -> None:
         role = f"    provider: scripted\n    model_path: {script}\n"
     cli.config(
         f"models:\n  main:\n    provider: scripted\n    model_path: {main}\n  fast:\n{role}"
-        "memory:\n  embedder: none\n"
+        f"memory:\n  embedder: none\n  store: '{store}'\n"
     )
 
 
@@ -70,9 +80,9 @@ def job_rows(cli: Cli) -> dict[str, list[str]]:
     return {line.split()[0]: line.split() for line in shown.stdout.splitlines()[1:]}
 
 
-def test_run_learns_its_facts_before_it_exits(cli: Cli) -> None:
+def test_run_learns_its_facts_before_it_exits(cli: Cli, store: str) -> None:
     # Extraction of the message, then the session's consolidation (queued as the run ends).
-    configure(cli, [extraction(LIVES, TEA), extraction(STANDUP)])
+    configure(cli, [extraction(LIVES, TEA), extraction(STANDUP)], store)
     result = cli.run("run", SAID)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Noted: Berlin, green tea.")  # the reply came first
@@ -85,11 +95,11 @@ def test_run_learns_its_facts_before_it_exits(cli: Cli) -> None:
     assert job_rows(cli)["extract"][1:5] == ["0", "0", "0", "1"]  # pending running failed done
 
 
-def test_a_new_value_is_reported_as_replacing_the_old(cli: Cli) -> None:
+def test_a_new_value_is_reported_as_replacing_the_old(cli: Cli, store: str) -> None:
     moved = {**LIVES, "value": "Paris"}
-    configure(cli, [extraction(LIVES), NOTHING])
+    configure(cli, [extraction(LIVES), NOTHING], store)
     assert cli.run("run", SAID).returncode == 0
-    configure(cli, [extraction(moved), NOTHING])
+    configure(cli, [extraction(moved), NOTHING], store)
     result = cli.run("run", "I moved to Paris")
     assert result.returncode == 0, result.stderr
     assert memory_line(result.stderr) == (
@@ -98,8 +108,8 @@ def test_a_new_value_is_reported_as_replacing_the_old(cli: Cli) -> None:
     assert facts(cli)["lives in"] == "Paris"
 
 
-def test_without_a_fast_model_run_says_the_facts_wait_and_how(cli: Cli) -> None:
-    configure(cli, None)
+def test_without_a_fast_model_run_says_the_facts_wait_and_how(cli: Cli, store: str) -> None:
+    configure(cli, None, store)
     result = cli.run("run", SAID)
     assert result.returncode == 0, result.stderr
     line = memory_line(result.stderr)
@@ -118,7 +128,7 @@ def test_without_a_fast_model_run_says_the_facts_wait_and_how(cli: Cli) -> None:
     assert last.startswith("2 jobs wait; they run on the next `shiyi chat` or `shiyi serve`")
 
     # With a fast model configured, the command the message names does the work.
-    configure(cli, [extraction(LIVES, TEA), NOTHING])
+    configure(cli, [extraction(LIVES, TEA), NOTHING], store)
     assert cli.run("memory", "jobs", "--run").returncode == 0
     assert facts(cli) == {"lives in": "Berlin", "prefers drink": "green tea"}
 
