@@ -125,7 +125,7 @@ def test_without_a_fast_model_run_says_the_facts_wait_and_how(cli: Cli, store: s
         assert "no usable `fast` model" in " ".join(rows[kind])
     assert rows["ingest"][1:5] == ["0", "0", "0", "2"]
     last = cli.run("memory", "jobs").stdout.splitlines()[-1]
-    assert last.startswith("2 jobs wait; they run on the next `shiyi chat` or `shiyi serve`")
+    assert last.startswith("2 jobs wait; once models.fast is configured, they run on the next")
 
     # With a fast model configured, the command the message names does the work.
     configure(cli, [extraction(LIVES, TEA), NOTHING], store)
@@ -219,7 +219,10 @@ def test_a_served_store_without_a_fast_model_shows_what_waits(cli: Cli) -> None:
         assert rows["extract"][1] == "1"
         assert "no usable `fast` model" in " ".join(rows["extract"])
         last = cli.run("memory", "jobs").stdout.splitlines()[-1]
-        assert last.startswith("1 job wait; they run on the next `shiyi chat`")
+        assert last == (
+            "1 job wait; the service's worker runs them as they come due; extraction also"
+            " needs models.fast configured (then restart it)"
+        )
     finally:
         server.send_signal(signal.SIGTERM)
         server.communicate(timeout=30)

@@ -191,6 +191,7 @@ def jobs(client: Client, retry: bool, run: bool) -> None:
         [JobSummary(r.kind, r.status, r.count) for r in queue.summary],
         [JobBacklog(**w.model_dump()) for w in queue.waiting],
         queue.runnable,
+        served=True,
     ):
         typer.echo(line)
     for failed in queue.failed:

@@ -153,11 +153,13 @@ def queue_lines(
     summary: Sequence[JobSummary],
     backlog: Sequence[JobBacklog],
     runnable: Collection[str] | None = None,
+    *,
+    served: bool = False,
 ) -> list[str]:
     """``shiyi memory jobs``: per kind, counts by state, the oldest waiting job's age, why it
     waits (the reason the queue recorded, the next try), then what processes them.
-    ``runnable``: the kinds this process could run (None: unknown, a service's queue); the
-    others wait for a usable ``fast`` model."""
+    ``runnable``: the kinds the store's owner can run now (None: unknown); the others wait
+    for a usable ``fast`` model.  ``served``: a running service owns the queue."""
     counts: dict[str, dict[str, int]] = {}
     for row in summary:
         counts.setdefault(row.kind, {})[row.status] = row.count
@@ -172,12 +174,26 @@ def queue_lines(
         )
         why = _why(waits[kind], runnable) if kind in waits else ""
         lines.append(f"{kind:<12} {numbers} {states.get('done', 0):>6}  {oldest:>7}  {why}")
-    waiting = sum(r.count for r in backlog if r.status in ("pending", "running"))
-    plural = "s" if waiting != 1 else ""
-    lines.append(f"{waiting} job{plural} wait; {PROCESSED_BY}" if waiting else "nothing waits")
+    lines.append(_waiting_line(backlog, runnable, served))
     if any(r.status == "failed" for r in backlog):
         lines.append("failed jobs run again after `shiyi memory jobs --retry`")
     return lines
+
+
+def _waiting_line(
+    backlog: Sequence[JobBacklog], runnable: Collection[str] | None, served: bool
+) -> str:
+    open_rows = [r for r in backlog if r.status in ("pending", "running")]
+    waiting = sum(r.count for r in open_rows)
+    if not waiting:
+        return "nothing waits"
+    stuck = runnable is not None and any(r.kind not in runnable for r in open_rows)
+    if served:
+        how = "the service's worker runs them as they come due"
+        how += "; extraction also needs models.fast configured (then restart it)" if stuck else ""
+    else:
+        how = ("once models.fast is configured, " if stuck else "") + PROCESSED_BY
+    return f"{waiting} job{'s' if waiting != 1 else ''} wait; {how}"
 
 
 def _why(row: JobBacklog, runnable: Collection[str] | None) -> str:
