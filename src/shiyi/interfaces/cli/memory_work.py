@@ -51,9 +51,10 @@ async def finish_memory_work(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
     if outcome != "done":
-        # The batch in hand finishes (the process could not exit before it anyway), so
+        # The batch in hand finishes and the graph is flushed (closing does both anyway), so
         # what is reported as waiting is what the next owner will find.
         memory.worker.stop()
+        memory.worker.flush_graph()
     waiting = waiting_work(memory)
     if outcome != "interrupted" or not waiting:  # what could not start (no model) waits too
         outcome = "waiting" if waiting else "done"
