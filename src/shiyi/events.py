@@ -134,6 +134,29 @@ class UserMessageInjected(_Event):
     text: str
 
 
+class MemoryWork(_Event):
+    """What became of a one-shot run's memory work (embedding, extraction, consolidation,
+    the run's archive) after its reply: the last event of ``shiyi run --json``.
+
+    ``done``: all of it ran here; ``waiting``: some stays queued (``waiting`` per job kind,
+    ``reason`` why, ``how`` to process it); ``interrupted``: Ctrl-C ended the wait, the jobs
+    stay queued; ``handed_off``: a running service owns the store and processes it.
+    """
+
+    type: Literal["memory_work"] = "memory_work"
+    outcome: Literal["done", "waiting", "interrupted", "handed_off"]
+    learned: int = 0
+    """Facts this run's conversation added (pending ones included; its archive not)."""
+    replaced: int = 0
+    """Of ``learned``, how many replaced an older value of their slot."""
+    waiting: dict[str, int] = Field(default_factory=dict)
+    reason: str = ""
+    how: str = ""
+    waited_seconds: float = 0.0
+    message: str = ""
+    """The sentence ``shiyi run`` prints on stderr."""
+
+
 Event: TypeAlias = Annotated[
     RunStart
     | ResponseStart
@@ -149,7 +172,8 @@ Event: TypeAlias = Annotated[
     | RunEnd
     | ErrorEvent
     | Routed
-    | UserMessageInjected,
+    | UserMessageInjected
+    | MemoryWork,
     Field(discriminator="type"),
 ]
 

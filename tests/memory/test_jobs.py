@@ -211,3 +211,27 @@ def test_ready_count_leaves_out_jobs_waiting_for_a_retry(queue: JobQueue) -> Non
     queue.complete([second.id])
     assert queue.ready_count(["embed"]) == 0
     assert queue.pending_count(["embed"]) == 1
+
+
+def test_backlog_says_what_waits_how_long_and_why(queue: JobQueue) -> None:
+    for n in range(3):
+        queue.enqueue("extract", {"e": n})
+    queue.enqueue("embed", {"n": 1})
+    done = queue.enqueue("ingest", {})
+    queue.complete([j.id for j in queue.claim(["ingest"])])
+    deferred = queue.claim(["extract"], limit=2)
+    for job in deferred:
+        queue.defer(job, "no usable extraction model (configure models.fast)", retry_in=300)
+    running = queue.claim(["embed"])
+    rows = {(row.kind, row.status): row for row in queue.backlog()}
+    assert set(rows) == {("extract", "pending"), ("embed", "running")}  # done jobs left out
+    extract = rows["extract", "pending"]
+    assert (extract.count, extract.ready) == (3, 1)
+    assert extract.reason == "no usable extraction model (configure models.fast)"
+    assert extract.retry_in == 0  # one never tried is ready now
+    assert 0 <= extract.oldest_age < 60
+    assert rows["embed", "running"].count == 1 and running and done
+    queue.complete([j.id for j in queue.claim(["extract"])])
+    later = {(r.kind, r.status): r for r in queue.backlog()}["extract", "pending"]
+    assert (later.count, later.ready) == (2, 0)
+    assert 200 < later.retry_in <= 300

@@ -327,14 +327,32 @@ class FailedJobOut(BaseModel):
     updated_at: float
 
 
+class JobBacklogOut(BaseModel):
+    """Unfinished jobs of one kind in one state: how long and why they wait."""
+
+    kind: str
+    status: str
+    count: int
+    ready: int = Field(description="Of count, how many may run now.")
+    oldest_age: float = Field(description="Seconds since the oldest was queued.")
+    retry_in: float = Field(description="Seconds until a deferred one may run (0: one is ready).")
+    reason: str = Field(description="The latest deferral reason or error ('' for other users).")
+
+
 class MemoryJobs(BaseModel):
-    """The background queue, store-wide; failed jobs' errors only for the server's own
-    (configured) identity: an error can quote another user's text."""
+    """The background queue, store-wide; failed jobs' errors (and deferral reasons) only for
+    the server's own (configured) identity: an error can quote another user's text."""
 
     summary: list[JobCount]
     failed: list[FailedJobOut]
     ready: int = Field(
         default=0, description="Pending jobs due now, plus running ones (deferred ones wait)."
+    )
+    waiting: list[JobBacklogOut] = Field(default_factory=list)
+    runnable: list[str] | None = Field(
+        default=None,
+        description="Job kinds the server's worker can run now (extraction needs a usable"
+        " fast model); None: not reported.",
     )
 
 

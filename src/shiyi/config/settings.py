@@ -327,6 +327,12 @@ class MemorySettings(_Strict):
     recency_half_life_days: float = Field(default=30.0, gt=0)
     prefetch_limit: int = Field(default=2, ge=0)
     lock_timeout: float = Field(default=5.0, ge=0, description="Seconds to wait for the store.")
+    run_wait: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds `shiyi run` waits, after the reply, for its memory work (embedding,"
+        " extraction, consolidation, the run's archive); what is left stays queued. 0: no wait.",
+    )
     user_id: str = "default"
     agent_id: str = "shiyi"
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)

@@ -33,6 +33,23 @@ class JobSummary:
 
 
 @dataclass(slots=True, frozen=True)
+class JobBacklog:
+    """The jobs of one kind in one unfinished state (pending, running or failed)."""
+
+    kind: str
+    status: str
+    count: int
+    ready: int
+    """Of ``count``, how many may run now (pending ones past their retry time)."""
+    oldest_age: float
+    """Seconds since the oldest of them was queued."""
+    retry_in: float
+    """Seconds until the next deferred one may run again (0: one is ready now)."""
+    reason: str
+    """Why they wait: the latest deferral reason or error recorded ('' when none)."""
+
+
+@dataclass(slots=True, frozen=True)
 class FailedJob:
     id: int
     kind: str
@@ -86,6 +103,10 @@ class JobQueue(Protocol):
     def summary(self) -> list[JobSummary]: ...
 
     def failed(self, limit: int = 20) -> list[FailedJob]: ...
+
+    def backlog(self) -> list[JobBacklog]:
+        """What is still to do, by kind and state, with how long and why it waits."""
+        ...
 
     def purge_done(self, older_than: float) -> int:
         """Delete done jobs last updated before ``older_than`` (epoch seconds)."""

@@ -42,8 +42,8 @@ def test_run_json_streams_typed_events_and_runs_tools(cli: Cli) -> None:
     events = json_events(result.stdout)
     types = [e.type for e in events]
     assert types[:3] == ["routed", "run_start", "response_start"]
-    assert types[-1] == "run_end"
-    assert events[-1].status == "completed"  # type: ignore[union-attr]
+    assert types[-2:] == ["run_end", "memory_work"]  # the run, then what memory did after it
+    assert events[-2].status == "completed"  # type: ignore[union-attr]
     tool_result = next(e for e in events if e.type == "tool_result")
     assert tool_result.ok  # type: ignore[union-attr]
     text = "".join(e.text for e in events if e.type == "text_delta")  # type: ignore[union-attr]
@@ -90,7 +90,7 @@ def test_model_failure_exits_nonzero_with_error_event(cli: Cli) -> None:
     assert result.returncode == 1
     events = json_events(result.stdout)
     assert any(e.type == "error" and "503" in e.message for e in events)  # type: ignore[union-attr]
-    assert events[-1].status == "failed"  # type: ignore[union-attr]
+    assert events[-2].status == "failed"  # type: ignore[union-attr]
 
 
 def test_invalid_config_is_one_clear_line_without_traceback(cli: Cli) -> None:

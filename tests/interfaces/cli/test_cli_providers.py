@@ -36,7 +36,7 @@ def test_run_json_against_fake_openai_server(cli: Cli, fake_openai: FakeOpenAISe
     grep_result = next(e for e in events if e.type == "tool_result")
     assert grep_result.ok  # type: ignore[union-attr]
     assert "a.txt:1" in grep_result.summary  # type: ignore[union-attr]
-    assert events[-1].status == "completed"  # type: ignore[union-attr]
+    assert events[-2].status == "completed"  # type: ignore[union-attr]
     # 429 retried, then two real turns; the second carried the grep output back.
     assert len(fake_openai.requests) == 3
     last = fake_openai.requests[-1]["messages"]
@@ -53,8 +53,8 @@ def test_run_json_against_the_local_model(cli: Cli) -> None:
     assert result.returncode == 0, result.stderr
     events = json_events(result.stdout)
     assert [e.type for e in events[:2]] == ["routed", "run_start"]
-    assert events[-1].type == "run_end"
-    assert events[-1].status == "completed"  # type: ignore[union-attr]
+    assert [e.type for e in events[-2:]] == ["run_end", "memory_work"]
+    assert events[-2].status == "completed"  # type: ignore[union-attr]
     usage = [e for e in events if e.type == "usage"]
     assert len(usage) == 1
     assert usage[0].prompt_tokens > 0  # type: ignore[union-attr]

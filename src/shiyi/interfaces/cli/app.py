@@ -89,14 +89,24 @@ def run(
     task: Annotated[str, typer.Argument(help="What the agent should do.")],
     json_lines: Annotated[bool, typer.Option("--json", help="Print events as JSON lines.")] = False,
     session: Annotated[str | None, typer.Option("--session", "-s", help="Resume this id.")] = None,
+    memory_wait: Annotated[
+        float | None,
+        typer.Option(
+            "--memory-wait",
+            min=0,
+            help="Seconds to wait after the reply for this run's memory work (embedding,"
+            " extraction, consolidation); 0: leave it queued. Default: memory.run_wait.",
+        ),
+    ] = None,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
 ) -> None:
-    """Run one task to completion and exit (status 0 when the run completed)."""
+    """Run one task to completion and exit (status 0 when the run completed); then finish
+    its memory work, up to memory.run_wait seconds, and say what was learned or what waits."""
     from shiyi.interfaces.cli.oneshot import run_once
 
     settings = load(config, workspace)
-    raise typer.Exit(guard(lambda: run_once(settings, task, session, json_lines)))
+    raise typer.Exit(guard(lambda: run_once(settings, task, session, json_lines, memory_wait)))
 
 
 @app.command()

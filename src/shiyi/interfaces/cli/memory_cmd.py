@@ -315,7 +315,10 @@ def jobs(
     run: Annotated[bool, typer.Option(help="Process queued jobs now.")] = False,
     config: ConfigOption = None,
 ) -> None:
-    """The background queue: what is pending, running, done or failed (with errors)."""
+    """The background queue per kind: pending, running, failed and done; how long the oldest
+    has waited and why (no extraction model, a retry delay); failed jobs' errors."""
+    from shiyi.interfaces.cli.memory_work import queue_lines
+
     with connected(config) as client:
         if client is not None:
             return remote.jobs(client, retry, run)
@@ -324,8 +327,9 @@ def jobs(
             typer.echo(f"re-queued {memory.jobs.retry_failed()} failed jobs")
         if run:
             memory.worker.drain(timeout=3600)
-        for row in memory.jobs.summary():
-            typer.echo(f"{row.kind:<10} {row.status:<8} {row.count}")
+        runnable = memory.worker.ready_kinds()
+        for line in queue_lines(memory.jobs.summary(), memory.jobs.backlog(), runnable):
+            typer.echo(line)
         for failed in memory.jobs.failed():
             typer.echo(
                 f"failed #{failed.id} {failed.kind} after {failed.attempts}: {failed.last_error}"

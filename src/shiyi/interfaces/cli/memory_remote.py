@@ -175,6 +175,9 @@ def _day(ts: float) -> str:
 def jobs(client: Client, retry: bool, run: bool) -> None:
     """Like the local command; ``--run`` waits until the service's worker (which processes
     jobs anyway) has done every job that is due; deferred ones keep their turn there."""
+    from shiyi.interfaces.cli.memory_work import queue_lines
+    from shiyi.memory.jobs import JobBacklog, JobSummary
+
     if retry:
         typer.echo(f"re-queued {client.memory_retry_jobs().requeued} failed jobs")
     queue = client.memory_jobs()
@@ -184,8 +187,13 @@ def jobs(client: Client, retry: bool, run: bool) -> None:
             break
         time.sleep(0.2)
         queue = client.memory_jobs()
-    for row in queue.summary:
-        typer.echo(f"{row.kind:<10} {row.status:<8} {row.count}")
+    for line in queue_lines(
+        [JobSummary(r.kind, r.status, r.count) for r in queue.summary],
+        [JobBacklog(**w.model_dump()) for w in queue.waiting],
+        queue.runnable,
+        served=True,
+    ):
+        typer.echo(line)
     for failed in queue.failed:
         typer.echo(
             f"failed #{failed.id} {failed.kind} after {failed.attempts}: {failed.last_error}"

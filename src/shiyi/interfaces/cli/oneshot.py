@@ -1,7 +1,10 @@
 """``shiyi run``: one task, streamed, then exit.
 
 When another process (``shiyi serve`` or ``shiyi chat``) owns the data dir, the task runs in
-that process through its API: same events, same output, Ctrl-C cancels the run there.
+that process through its API: same events, same output, Ctrl-C cancels the run there, and
+that process's memory worker does the run's memory work.  Run here, the run's memory work
+(embedding, extraction, consolidation, its archive) gets up to ``memory_wait`` seconds after
+the reply (see :mod:`shiyi.interfaces.cli.memory_work`).
 """
 
 from __future__ import annotations
@@ -9,22 +12,41 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from contextlib import aclosing
+from typing import TYPE_CHECKING
 
 from shiyi.config import Settings
 from shiyi.events import Event, event_to_json
 from shiyi.interfaces.cli.render import EventPrinter
 
+if TYPE_CHECKING:
+    from shiyi.agent.agent import Agent
+    from shiyi.app import App
 
-def run_once(settings: Settings, task: str, session: str | None, json_lines: bool) -> int:
-    from shiyi.interfaces.cli.remote import service_client
+
+def run_once(
+    settings: Settings,
+    task: str,
+    session: str | None,
+    json_lines: bool,
+    memory_wait: float | None = None,
+) -> int:
+    """``memory_wait``: seconds for the run's memory work after the reply (default:
+    ``memory.run_wait``)."""
+    from shiyi.interfaces.cli.memory_work import emit, handed_off
+    from shiyi.interfaces.cli.remote import find_owner, service_client
 
     client = service_client(settings, quiet=json_lines)
     if client is not None:
         client.close()
         remote = _run_remote(client.base_url, client.token, task, session, json_lines)
-        return asyncio.run(remote)
-    return asyncio.run(_run(settings, task, session, json_lines))
+        code = asyncio.run(remote)
+        if settings.memory.enabled:
+            emit(handed_off(find_owner(settings)), json_lines)
+        return code
+    wait = settings.memory.run_wait if memory_wait is None else memory_wait
+    return asyncio.run(_run(settings, task, session, json_lines, wait))
 
 
 async def _run_remote(
@@ -60,7 +82,9 @@ async def _run_remote(
     return 0 if status == "completed" else 1
 
 
-async def _run(settings: Settings, task: str, session: str | None, json_lines: bool) -> int:
+async def _run(
+    settings: Settings, task: str, session: str | None, json_lines: bool, wait: float
+) -> int:
     from shiyi.app import App
 
     app = App.open(settings)
@@ -74,6 +98,7 @@ async def _run(settings: Settings, task: str, session: str | None, json_lines: b
     loop.add_signal_handler(signal.SIGINT, agent.cancel)
     loop.add_signal_handler(signal.SIGTERM, agent.cancel)
     status = "failed"
+    started = time.time()
     try:
         # Closed here, before the app: a reader that went away (`| head`) ends the run now,
         # while its session log is still open to record that.
@@ -82,14 +107,40 @@ async def _run(settings: Settings, task: str, session: str | None, json_lines: b
                 _emit(event, printer, json_lines)
                 if event.type == "run_end":
                     status = event.status
+    except BaseException:
+        _close(agent, app)
+        raise
+    loop.remove_signal_handler(signal.SIGINT)
+    loop.remove_signal_handler(signal.SIGTERM)
+    try:
+        agent.close()  # queues the session's consolidation
+        if app.memory is not None:
+            await _finish_memory(app, agent.session_id, started, wait, status, json_lines)
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        loop.remove_signal_handler(signal.SIGTERM)
-        agent.close()
         app.close()
     if not json_lines:
         print(f"session {agent.session_id}", file=sys.stderr)
     return 0 if status == "completed" else 1
+
+
+async def _finish_memory(
+    app: App, session_id: str, started: float, wait: float, status: str, json_lines: bool
+) -> None:
+    """After the reply: the run's memory work, up to ``wait`` s (none for a cancelled run:
+    its user wants out), then one line on what came of it."""
+    from shiyi.interfaces.cli.memory_work import emit, finish_memory_work
+
+    assert app.memory is not None
+    timeout = 0.0 if status == "cancelled" else wait
+    emit(await finish_memory_work(app.memory, session_id, started, timeout), json_lines)
+
+
+def _close(agent: Agent, app: App) -> None:
+    loop = asyncio.get_running_loop()
+    loop.remove_signal_handler(signal.SIGINT)
+    loop.remove_signal_handler(signal.SIGTERM)
+    agent.close()
+    app.close()
 
 
 def _emit(event: Event, printer: EventPrinter, json_lines: bool) -> None:

@@ -21,6 +21,7 @@ from shiyi.api.schemas import (
     ForgetIn,
     ForgetOut,
     ForgetPlanOut,
+    JobBacklogOut,
     JobCount,
     JobsRetried,
     MemoryEvents,
@@ -165,10 +166,18 @@ async def jobs(service: Service, who: Caller) -> MemoryJobs:
     memory = require_memory(service, who)
     failed = await asyncio.to_thread(memory.jobs.failed) if who.configured else []
     rows = await asyncio.to_thread(memory.jobs.summary)
+    backlog = await asyncio.to_thread(memory.jobs.backlog)
+    waiting = [JobBacklogOut.model_validate(b, from_attributes=True) for b in backlog]
+    if not who.configured:
+        waiting = [w.model_copy(update={"reason": ""}) for w in waiting]
     return MemoryJobs(
         summary=[JobCount(kind=r.kind, status=r.status, count=r.count) for r in rows],
         failed=[FailedJobOut.model_validate(f, from_attributes=True) for f in failed],
-        ready=memory.jobs.ready_count(),  # due now or running: what --run waits for
+        # Due now or running, of the kinds the worker can run: what --run waits for (an
+        # extraction job without a fast model is not due, or --run waited an hour for it).
+        ready=memory.jobs.ready_count(memory.worker.ready_kinds()),
+        waiting=waiting,
+        runnable=memory.worker.ready_kinds(),
     )
 
 

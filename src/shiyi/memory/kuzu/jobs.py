@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import StorageError
-from shiyi.memory.jobs import FailedJob, Job, JobSummary
+from shiyi.memory.jobs import FailedJob, Job, JobBacklog, JobSummary
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -187,6 +187,30 @@ class SqliteJobQueue:
                 "SELECT kind, status, COUNT(*) FROM jobs GROUP BY kind, status ORDER BY kind"
             ).fetchall()
         return [JobSummary(*row) for row in rows]
+
+    def backlog(self) -> list[JobBacklog]:
+        now = time.time()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT kind, status, COUNT(*), SUM(run_after <= ?), MIN(created_at),"
+                " MIN(run_after), (SELECT last_error FROM jobs AS j WHERE j.kind = jobs.kind"
+                "  AND j.status = jobs.status AND j.last_error <> ''"
+                "  ORDER BY j.updated_at DESC LIMIT 1)"
+                " FROM jobs WHERE status <> 'done' GROUP BY kind, status ORDER BY kind, status",
+                (now,),
+            ).fetchall()
+        return [
+            JobBacklog(
+                kind,
+                status,
+                count,
+                ready if status == "pending" else 0,
+                max(0.0, now - oldest),
+                max(0.0, next_try - now) if status == "pending" else 0.0,
+                reason or "",
+            )
+            for kind, status, count, ready, oldest, next_try, reason in rows
+        ]
 
     def failed(self, limit: int = 20) -> list[FailedJob]:
         with self._lock:

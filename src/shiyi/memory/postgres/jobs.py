@@ -36,7 +36,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import PoolTimeout
 
 from shiyi.errors import StorageError
-from shiyi.memory.jobs import FailedJob, Job, JobSummary
+from shiyi.memory.jobs import FailedJob, Job, JobBacklog, JobSummary
 from shiyi.memory.postgres.connect import open_pool, unreachable
 from shiyi.memory.postgres.jobs_schema import JOBS_TABLE, migrate
 from shiyi.memory.postgres.leases import (
@@ -394,6 +394,30 @@ class PostgresJobQueue:
                 f"SELECT kind, status, count(*) FROM {_T} GROUP BY kind, status ORDER BY kind"
             ).fetchall()
         return [JobSummary(str(k), str(s), int(n)) for k, s, n in rows]
+
+    def backlog(self) -> list[JobBacklog]:
+        # Ages and waits are computed by the server: its clock stamped the rows.
+        with self._conn() as conn:
+            rows = conn.execute(
+                f"SELECT kind, status, count(*), count(*) FILTER (WHERE run_after <= now()),"
+                f" extract(epoch FROM now() - min(created_at))::float8,"
+                f" extract(epoch FROM greatest(min(run_after), now()) - now())::float8,"
+                f" (array_agg(last_error ORDER BY updated_at DESC)"
+                f"  FILTER (WHERE last_error <> ''))[1]"
+                f" FROM {_T} WHERE status <> 'done' GROUP BY kind, status ORDER BY kind, status"
+            ).fetchall()
+        return [
+            JobBacklog(
+                str(kind),
+                str(status),
+                int(count),
+                int(ready) if status == "pending" else 0,
+                max(0.0, float(age)),
+                float(wait) if status == "pending" else 0.0,
+                str(reason or ""),
+            )
+            for kind, status, count, ready, age, wait, reason in rows
+        ]
 
     def failed(self, limit: int = 20) -> list[FailedJob]:
         with self._conn() as conn:
