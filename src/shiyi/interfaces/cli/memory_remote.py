@@ -152,13 +152,18 @@ def health(client: Client, as_json: bool) -> None:
 
 
 def history(client: Client, key: str, entity: str) -> None:
+    from dataclasses import fields
+
     from shiyi.memory.models import FactRecord
 
     facts = client.memory_history(key=key, entity=entity)
     if not facts:
         typer.echo("no facts for that slot")
+    # The wire carries what the page shows too (source counts, successor): not record fields.
+    known = {f.name for f in fields(FactRecord)}
     for fact in facts:
-        typer.echo(history_line(FactRecord(**fact.model_dump(exclude={"node"}))))
+        values = {k: v for k, v in fact.model_dump().items() if k in known}
+        typer.echo(history_line(FactRecord(**values)))
 
 
 def history_line(fact: FactRecord) -> str:
