@@ -305,3 +305,28 @@ def test_forgetting_a_message_takes_the_run_archive_quoting_it(
         assert report.bytes_remain[0].endswith("graph.kuzu")
     assert any("run `shiyi memory compact`" in line for line in report.lines())
     assert memory.forget_ids([ids[1]], compact=True).bytes_remain == []
+
+
+def test_an_archive_written_after_the_plan_goes_with_the_message(
+    memory: Memory, forget_settings: Settings
+) -> None:
+    """The worker may archive the run between a forget's plan and its deletes."""
+    log = SessionLog(forget_settings.sessions_db)
+    session = log.create_session()
+    run = log.start_run(session, SECRET_TEXT)
+    row = log_and_record(memory, log, session, run, Message("user", SECRET_TEXT))
+    said = logged_id(log, row)
+    log.close()
+    assert memory.worker.drain(timeout=120)
+    forgetter = memory.forgetter()
+    plan = memory.within_scope(forgetter.plan_ids([said]))
+    memory.archive_run(run, SECRET_TEXT, "completed")
+    assert memory.worker.drain(timeout=120)
+    [archive] = [h for h in memory.search(SECRET, mode="keyword") if h.node == "fact"]
+    assert archive.id not in plan.fact_ids
+
+    report = forgetter.execute(plan)
+
+    assert memory.store.get_facts([archive.id]) == []
+    assert not any(SECRET in h.text for h in memory.search(SECRET, mode="keyword", limit=10))
+    assert (report.events, report.facts, report.archives) == (1, 1, 1)

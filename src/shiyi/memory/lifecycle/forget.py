@@ -316,6 +316,7 @@ class Forgetter:
 
     def _apply(self, entry: ForgetEntry) -> ForgetReport:
         """Every step deletes by id or hash, so applying an entry again is harmless."""
+        self._take_late_facts(entry)
         report = ForgetReport(entry.target, events=entry.events, facts=entry.facts)
         report.archives, report.sessions = entry.archives, list(entry.sessions)
         gone_entities = self._erase_graph(entry, report)
@@ -331,6 +332,18 @@ class Forgetter:
             report.summaries = self._clear_summaries()
         self._scrub_files(report)
         return report
+
+    def _take_late_facts(self, entry: ForgetEntry) -> None:
+        """Facts drawn from the forgotten turns after the plan was made go too: the worker
+        may archive a run or extract from a turn between planning and deleting (or between
+        a killed forget and its resumption), and such a fact quotes what is forgotten."""
+        late = self.store.get_facts(self._derived_only_from(entry.event_ids, entry.fact_ids))
+        if not late:
+            return
+        entry.fact_ids += [f.id for f in late]
+        entry.text_hashes = unique([*entry.text_hashes, *(content_hash(f.text) for f in late)])
+        entry.facts += len(late)
+        entry.archives += sum(f.source == "archive" for f in late)
 
     def _linked_entities(self, events: list[EventRecord], facts: list[FactRecord]) -> list[str]:
         names = dict.fromkeys(self.store.mentioned_entities([e.id for e in events]))
