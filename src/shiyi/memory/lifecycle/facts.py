@@ -36,6 +36,7 @@ from shiyi.memory.lifecycle.slots import (
     AttributeResolver,
     many_valued,
     normalize_key,
+    speaking_for,
     subject_of,
 )
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
@@ -71,6 +72,9 @@ class Observation:
     """When the stating turn was said (None: now, e.g. an explicit ``remember``)."""
     said_in: list[str] = field(default_factory=list)
     """The stating turn(s); empty: no turn (explicit), always independent evidence."""
+    speaker: str = ""
+    """The stating turn's named speaker (an imported conversation between people), if not
+    the user: a fact about "I" or "the user" in that turn is about the speaker."""
 
 
 @dataclass(slots=True)
@@ -206,6 +210,8 @@ class FactWriter:
             obs.scope = "user"  # extraction may not share what this agent may not share
             report.downgraded += 1
         obs.about = list(dict.fromkeys(normalize_name(a) for a in obs.about if a.strip()))
+        if obs.speaker:
+            obs.about = speaking_for(obs.about, obs.value, obs.speaker, users)
         if obs.said_at is None:
             obs.said_at = now
         slot = self._slot(obs, viewer, users)
