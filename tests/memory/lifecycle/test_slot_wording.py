@@ -126,3 +126,34 @@ def test_the_users_own_turns_stay_the_users(open_memory: MemoryFactory) -> None:
     say(memory, day(2, "I moved to Paris."))
     assert live(memory) == [("lives in", "Paris")]
     assert [f.entities for f in facts(memory) if f.status == "active"] == [["user"]]
+
+
+def test_two_wordings_of_one_statement_are_one_attribute(open_memory: MemoryFactory) -> None:
+    """The extraction of "I'm married" says "marital status", the re-read of the same turn
+    says "relationship status": one attribute, so "relationship status: engaged", said
+    later, replaces "married" (no table lists either key)."""
+    memory = open_memory(
+        extraction(facts=[fact("marital status", "married")]),
+        extraction(facts=[fact("relationship status", "married")]),
+        extraction(facts=[fact("relationship status", "engaged")]),
+    )
+    say(memory, user_event(1, "I'm married.", session="s1", ts=MONDAY))
+    say(memory, user_event(2, "Thanks!", session="s1", ts=MONDAY + 60))
+    say(memory, day(3, "We got engaged again, renewing vows."))
+    assert live(memory) == [("marital status", "engaged")]
+    married = [f for f in facts(memory) if f.value == "married"]
+    assert {f.status for f in married} == {"superseded"}
+
+
+def test_one_answer_naming_two_wordings_keeps_them_apart(open_memory: MemoryFactory) -> None:
+    """One extraction giving "sister" and "best friend" the same value from one turn names
+    two attributes: a later best friend does not replace the sister."""
+    memory = open_memory(
+        extraction(facts=[fact("sister", "Anna"), fact("best friend", "Anna")]),
+        extraction(facts=[fact("best friend", "Anna"), fact("sister", "Anna")]),
+        extraction(facts=[fact("best friend", "Maria")]),
+    )
+    say(memory, user_event(1, "My sister Anna is also my best friend.", ts=MONDAY))
+    say(memory, user_event(2, "Anyway.", ts=MONDAY + 60))
+    say(memory, day(3, "Maria is my best friend now."))
+    assert live(memory) == [("best friend", "Maria"), ("sister", "Anna")]
