@@ -117,13 +117,14 @@ def test_a_named_speakers_statement_is_about_the_speaker(open_memory: MemoryFact
 
 
 def test_the_users_own_turns_stay_the_users(open_memory: MemoryFactory) -> None:
-    """Only named speakers are resolved: the user's own "I" stays the user."""
+    """Only named speakers are resolved: the user's own "I" stays the user, also in a chat
+    export whose roles are "human" and "ai"."""
     memory = open_memory(
         extraction(facts=[fact("lives in", "Berlin")]),
         extraction(facts=[fact("lives in", "Paris", about=["user"])]),
     )
     say(memory, day(1, "I live in Berlin."))
-    say(memory, day(2, "I moved to Paris."))
+    say(memory, said_by(2, "human", "I moved to Paris."))
     assert live(memory) == [("lives in", "Paris")]
     assert [f.entities for f in facts(memory) if f.status == "active"] == [["user"]]
 

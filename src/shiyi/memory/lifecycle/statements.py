@@ -68,8 +68,12 @@ def stating_turn(
     return (users or list(window))[-1]
 
 
-# Roles of shiyi's own turns; any other role is a person named in an imported conversation.
-_OWN_ROLES = frozenset({"user", "assistant", "system", "tool", "developer", "function"})
+# Roles of shiyi's own turns and the generic roles of chat exports (the user's and the
+# assistant's); any other role is a person named in an imported conversation.
+_OWN_ROLES = frozenset(
+    {"user", "assistant", "system", "tool", "developer", "function", "human", "me", "ai",
+     "bot", "model", "agent"}
+)  # fmt: skip
 
 
 def named_speaker(event: EventRecord) -> str:
