@@ -158,3 +158,16 @@ def test_one_answer_naming_two_wordings_keeps_them_apart(open_memory: MemoryFact
     say(memory, user_event(2, "Anyway.", ts=MONDAY + 60))
     say(memory, day(3, "Maria is my best friend now."))
     assert live(memory) == [("best friend", "Maria"), ("sister", "Anna")]
+
+
+def test_a_new_number_is_a_new_value_not_a_repeat(open_memory: MemoryFactory) -> None:
+    """ "85 kg" / "82 kg" and "9:45 pm" / "10:30 pm" embed nearly alike; a different
+    number is a change (the newer one current), never a confirmation of the old one."""
+    memory = open_memory(
+        extraction(facts=[fact("weight", "85 kg"), fact("bedtime", "9:45 pm")]),
+        extraction(facts=[fact("weight", "82 kg"), fact("bedtime", "10:30 pm")]),
+    )
+    say(memory, day(1, "I weigh 85 kg and go to bed at 9:45 pm."))
+    say(memory, day(2, "Down to 82 kg! Bed at 10:30 pm though."))
+    assert live(memory) == [("bedtime", "10:30 pm"), ("weight", "82 kg")]
+    assert {f.evidence_count for f in facts(memory)} == {1}

@@ -119,6 +119,15 @@ def negated(text: str) -> bool:
     return bool(_NEGATIONS.search(text))
 
 
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether two values may say the same thing (then embeddings decide): not when one is
+    negated and the other not, nor when they name different numbers."""
+    return negated(a) == negated(b) and _NUMBER.findall(a) == _NUMBER.findall(b)
+
+
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
@@ -379,8 +388,9 @@ class FactWriter:
         exact = next((f for f in slot if normalize_value(f.value) == wanted), None)
         if exact is not None:
             return exact
-        # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact.
-        near = [f for f in slot if negated(f.value) == negated(obs.value)]
+        # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact;
+        # nor do other numbers ("85kg" / "82kg", "9:45 pm" / "10:30 pm" embed alike).
+        near = [f for f in slot if alike(f.value, obs.value)]
         return self._most_similar(obs.value, near, lambda f: f.value)
 
     def _near_duplicate(self, obs: Observation, viewer: Viewer) -> FactRecord | None:
@@ -397,7 +407,7 @@ class FactWriter:
             and viewer.sees_fact(f)
             and not self._other_attribute(mine, f)
         ]
-        near = [f for f in others if negated(f.value) == negated(obs.value)]
+        near = [f for f in others if alike(f.value, obs.value)]
         return self._most_similar(text, near, lambda f: f.text)
 
     def _other_attribute(self, mine: str, fact: FactRecord) -> bool:
