@@ -36,6 +36,7 @@ from shiyi.memory.lifecycle.slots import (
     AttributeResolver,
     many_valued,
     normalize_key,
+    speaking_for,
     subject_of,
 )
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
@@ -71,6 +72,9 @@ class Observation:
     """When the stating turn was said (None: now, e.g. an explicit ``remember``)."""
     said_in: list[str] = field(default_factory=list)
     """The stating turn(s); empty: no turn (explicit), always independent evidence."""
+    speaker: str = ""
+    """The stating turn's named speaker (an imported conversation between people), if not
+    the user: a fact about "I" or "the user" in that turn is about the speaker."""
 
 
 @dataclass(slots=True)
@@ -102,8 +106,26 @@ _NEGATIONS = re.compile(
 )
 
 
+_UNINFORMATIVE = frozenset({"yes", "no", "true", "false", "none", "n a", "unknown", "0", "1"})
+
+
+def _linkable(value: str) -> bool:
+    """A value distinctive enough that two wordings giving it in one turn are one attribute
+    ("yes" for "has pets" and "owns a car" is not)."""
+    return len(value) > 1 and value not in _UNINFORMATIVE
+
+
 def negated(text: str) -> bool:
     return bool(_NEGATIONS.search(text))
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether two values may say the same thing (then embeddings decide): not when one is
+    negated and the other not, nor when they name different numbers."""
+    return negated(a) == negated(b) and _NUMBER.findall(a) == _NUMBER.findall(b)
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -206,16 +228,19 @@ class FactWriter:
             obs.scope = "user"  # extraction may not share what this agent may not share
             report.downgraded += 1
         obs.about = list(dict.fromkeys(normalize_name(a) for a in obs.about if a.strip()))
+        if obs.speaker:
+            obs.about = speaking_for(obs.about, obs.value, obs.speaker, users)
         if obs.said_at is None:
             obs.said_at = now
-        slot = self._slot(obs, viewer, users)
+        slot = self._slot(obs, viewer, users, now)
         same = self._same_value(slot.live, obs)
         if same is None:
             same = self._near_duplicate(obs, viewer)
         if same is not None:
             self._confirm(same, obs, now, report)
             if slot.slotted:
-                self._settle(self._slot(obs, viewer, users), now, report)
+                self._keep_wording(obs, same, slot, viewer, now)
+                self._settle(self._slot(obs, viewer, users, now), now, report)
             return
         current = slot.current() if slot.slotted else None
         if current is not None and said_before(obs, current, report.created):
@@ -238,7 +263,7 @@ class FactWriter:
             return "pending"
         return None
 
-    def _slot(self, obs: Observation, viewer: Viewer, users: set[str]) -> _Slot:
+    def _slot(self, obs: Observation, viewer: Viewer, users: set[str], now: float) -> _Slot:
         key = normalize_key(obs.key)
         if not key or obs.kind in ACCUMULATING_KINDS:
             return _Slot(Attribute("", key), (), self._same_key(obs, key, viewer), False)
@@ -249,16 +274,88 @@ class FactWriter:
             candidates = self.store.slot_candidates(list(subject), [], VERSIONS)
         else:
             candidates = self.store.slot_candidates([], attribute.lookup_keys, VERSIONS)
-        versions = [
-            f
-            for f in candidates
-            if f.kind not in ACCUMULATING_KINDS
-            and f.scope == obs.scope
-            and viewer.sees_fact(f)
-            and self.attributes(f.key).same(attribute)
-            and subject_of(f.entities, f.value, users, keep_objects=multi) == subject
-        ]
+
+        def fits(f: FactRecord) -> bool:
+            return (
+                f.kind not in ACCUMULATING_KINDS
+                and f.scope == obs.scope
+                and viewer.sees_fact(f)
+                and subject_of(f.entities, f.value, users, keep_objects=multi) == subject
+            )
+
+        versions = [f for f in candidates if self.attributes(f.key).same(attribute) and fits(f)]
+        if not attribute.name:
+            versions += self._reworded(obs, versions, attribute, subject, fits, now)
         return _Slot(attribute, subject, versions, True)
+
+    def _reworded(
+        self,
+        obs: Observation,
+        versions: list[FactRecord],
+        attribute: Attribute,
+        subject: tuple[str, ...],
+        fits: Callable[[FactRecord], bool],
+        now: float,
+    ) -> list[FactRecord]:
+        """Versions stored under another unlisted wording of this attribute.  Two wordings
+        that extractions gave the same value stated in the same turn ("marital status" and
+        "relationship status": married, both from "I'm married") name one attribute: no
+        table of synonyms, the conversation shows it."""
+        ours = [(set(f.said_in), normalize_value(f.value)) for f in versions]
+        ours.append((set(obs.said_in), normalize_value(obs.value)))
+        turns = sorted({t for said, value in ours if _linkable(value) for t in said})
+        if not turns:
+            return []
+        cores: set[str] = set()
+        apart: set[str] = set()
+        ours_at = {f.created_at for f in versions} | {now}
+        for peer in self.store.get_facts(self.store.facts_derived_from(turns)):
+            other = self.attributes(peer.key)
+            if other.name or other.same(attribute) or peer.status not in VERSIONS:
+                continue
+            value = normalize_value(peer.value)
+            if any(said & set(peer.said_in) and v == value for said, v in ours) and fits(peer):
+                cores.add(other.core)
+                if peer.created_at in ours_at:
+                    # One extraction named both: a model does not state one fact twice in
+                    # one answer, so these are two attributes ("sister", "best friend": Anna).
+                    apart.add(other.core)
+        cores -= apart
+        if not cores:
+            return []
+        if subject:
+            pool = self.store.slot_candidates(list(subject), [], VERSIONS)
+        else:
+            keys = [k for core in sorted(cores) for k in Attribute("", core).lookup_keys]
+            pool = self.store.slot_candidates([], keys, VERSIONS)
+        known = {f.id for f in versions}
+        return [
+            f
+            for f in pool
+            if f.id not in known
+            and f.status in VERSIONS
+            and not self.attributes(f.key).name
+            and self.attributes(f.key).core in cores
+            and fits(f)
+        ]
+
+    def _keep_wording(
+        self, obs: Observation, same: FactRecord, slot: _Slot, viewer: Viewer, now: float
+    ) -> None:
+        """``obs`` repeats ``same`` from the same turn under another unlisted wording: keep
+        that wording as a superseded version of the statement (history, never current), so
+        that later statements worded this way find the slot (see :meth:`_reworded`)."""
+        wording = slot.attribute
+        if wording.name or self.attributes(same.key).same(wording):
+            return
+        if not set(obs.said_in) & set(same.said_in) or not _linkable(normalize_value(obs.value)):
+            return
+        if any(self.attributes(f.key).same(wording) for f in slot.versions):
+            return
+        fact = self._new_fact(obs, "active", viewer, now, wording.canonical)
+        fact.status, fact.valid_to = "superseded", fact.valid_from
+        self.store.upsert_facts([fact])
+        self.store.add_supersedes([(same.id, fact.id)])
 
     def _same_key(self, obs: Observation, key: str, viewer: Viewer) -> list[FactRecord]:
         """Live facts with exactly this key about exactly these entities (keyless and
@@ -291,8 +388,9 @@ class FactWriter:
         exact = next((f for f in slot if normalize_value(f.value) == wanted), None)
         if exact is not None:
             return exact
-        # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact.
-        near = [f for f in slot if negated(f.value) == negated(obs.value)]
+        # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact;
+        # nor do other numbers ("85kg" / "82kg", "9:45 pm" / "10:30 pm" embed alike).
+        near = [f for f in slot if alike(f.value, obs.value)]
         return self._most_similar(obs.value, near, lambda f: f.value)
 
     def _near_duplicate(self, obs: Observation, viewer: Viewer) -> FactRecord | None:
@@ -309,7 +407,7 @@ class FactWriter:
             and viewer.sees_fact(f)
             and not self._other_attribute(mine, f)
         ]
-        near = [f for f in others if negated(f.value) == negated(obs.value)]
+        near = [f for f in others if alike(f.value, obs.value)]
         return self._most_similar(text, near, lambda f: f.text)
 
     def _other_attribute(self, mine: str, fact: FactRecord) -> bool:
@@ -373,6 +471,7 @@ class FactWriter:
         older = [f for f in slot.versions if f.status == "superseded"]
         same = self._same_value(older, obs)
         if same is not None:
+            self._keep_wording(obs, same, slot, viewer, now)
             if independent(same, obs):
                 self._count(same, obs)
                 same.updated_at = now

@@ -31,7 +31,7 @@ from shiyi.memory.lifecycle.extraction import (
 from shiyi.memory.lifecycle.facts import FactWriter, Observation, WriteReport
 from shiyi.memory.lifecycle.lifetimes import clear_default_lifetimes
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
-from shiyi.memory.lifecycle.statements import stating_turn
+from shiyi.memory.lifecycle.statements import named_speaker, stating_turn
 from shiyi.memory.lifecycle.temporal import day_start, find_dates, resolve_relative
 from shiyi.memory.models import Anchor, EventRecord, MemoryHit, RelationRecord
 from shiyi.memory.protocol import Embedder, MemoryStore
@@ -183,6 +183,9 @@ class Lifecycle:
         names.update(
             {e.name: Mention(e.name, e.type, tuple(e.aliases)) for e in extraction.entities}
         )
+        if extraction.facts:  # a named speaker is what their own facts are about
+            speakers = {named_speaker(e) for e in window} - {""}
+            names.update({n: Mention(n, "person") for n in speakers if n not in names})
         canonical = self.resolver.resolve(list(names.values()))
         relations = [
             RelationRecord(
@@ -247,6 +250,7 @@ class Lifecycle:
             long_term=long_term,
             said_at=said_at,
             said_in=[stated.id],
+            speaker=canonical.get(named_speaker(stated), named_speaker(stated)),
         )
 
     # --- consolidation and archives ---------------------------------------------------------

@@ -8,8 +8,12 @@ A slot is (attribute, subject, scope, owner), however the extraction model worde
   left, or only the user ("user", "me", the user's name): the subject is the user.  Keys of
   many-valued attributes ("likes", "hobbies", "speaks") keep the value's entities in the
   subject: "likes sushi" and "likes ramen" are two facts, not two versions.
+  In an imported conversation between named people, "I" is the speaker: a fact from
+  Caroline's turn about no one else is about Caroline (:func:`speaking_for`).
 * **attribute**: the normalised key, where differently worded keys of a known attribute
-  ("lives_in", "city", "home city", "current city", "residence") are one attribute.
+  ("lives_in", "city", "home city", "current city", "residence") are one attribute, and an
+  unlisted key is its core: qualifiers dropped wherever they stand, one spelling, a singular
+  head ("my budget", "budget (current)"; "favorite color", "preferred colours").
 
 Why known attributes and not "keys whose embeddings are close": measured with the local
 all-MiniLM-L6-v2 on bare keys, same-attribute pairs score as low as 0.41 ("current city" /
@@ -94,11 +98,58 @@ def _words(text: str) -> list[str]:
 
 
 def _core(key: str) -> str:
-    """The key without its modifiers ("home city" -> "city"); the key itself if nothing
-    else is left ("home" stays "home")."""
+    """The key without its modifiers, wherever they stand ("home city", "city (current)"
+    -> "city"; the key itself if nothing else is left: "home" stays "home"), spelled one
+    way ("favorite color" -> "favourite colour") and with its head noun singular
+    ("hobbies" -> "hobby")."""
     words = normalize_key(key).split()
-    kept = [w for w in words if w not in _MODIFIERS]
-    return " ".join(kept or words)
+    kept = [_SPELLING.get(w, w) for w in words if w not in _MODIFIERS] or words
+    return " ".join([*kept[:-1], _singular(kept[-1])]) if kept else ""
+
+
+# American and British spellings of one word, and words that say "favourite" ("preferred
+# food" is "favourite food"): variants of the wording, not different attributes.
+_SPELLING = {
+    "favorite": "favourite", "favorites": "favourites", "fave": "favourite",
+    "favourite": "favourite", "preferred": "favourite", "color": "colour",
+    "colors": "colours", "flavor": "flavour", "flavors": "flavours", "honor": "honour",
+    "humor": "humour", "neighbor": "neighbour", "neighborhood": "neighbourhood",
+    "behavior": "behaviour", "center": "centre", "theater": "theatre", "program": "programme",
+    "organization": "organisation", "license": "licence", "mom": "mum", "gray": "grey",
+}  # fmt: skip
+_NOT_PLURAL = ("ss", "us", "is", "ous", "ics")
+
+
+def _singular(word: str) -> str:
+    """A plural's singular by the regular rules ("hobbies" -> "hobby", "hours" -> "hour");
+    words that only end like one ("status", "address", "physics") stay."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(_NOT_PLURAL):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1]
+
+
+_SPELLED = {
+    normal: [w for w, same in _SPELLING.items() if same == normal and w != normal]
+    for normal in _SPELLING.values()
+}
+
+
+def _spellings(core: str) -> list[str]:
+    """``core`` as other spellings write it ("favourite colour" -> "favorite color", ...;
+    a few at most): keys an older store may hold."""
+    found = [""]
+    for word in core.split():
+        found = [f"{done} {w}".strip() for done in found for w in [word, *_SPELLED.get(word, [])]]
+    return list(dict.fromkeys(found))[:16]
+
+
+def _qualified(core: str) -> list[str]:
+    """Keys an older store may hold for ``core``: with a modifier before or after it."""
+    return [f"{m} {core}" for m in sorted(_MODIFIERS)] + [f"{core} {m}" for m in sorted(_MODIFIERS)]
 
 
 _LEXICAL = {_core(k): name for name, keys in ATTRIBUTES.items() for k in keys}
@@ -154,6 +205,18 @@ def subject_of(
     return tuple(sorted(subject))
 
 
+def speaking_for(about: list[str], value: str, speaker: str, users: set[str]) -> list[str]:
+    """``about`` of a fact stated by a named speaker (normalised names): there "I", "me"
+    and "the user" are the speaker, and a fact about no one else is about the speaker, so
+    ``[]``, ``["user"]`` and ``["Caroline"]`` from Caroline's turn are one subject, apart
+    from what the other speaker says about themself."""
+    name = normalize_name(speaker)
+    if not name or name in users:
+        return about
+    mine = list(dict.fromkeys(name if a in users else a for a in about))
+    return mine if subject_of(mine, value, users) else [*mine, name]
+
+
 def _is_object(name: list[str], value: list[str]) -> bool:
     if not name:
         return False
@@ -180,27 +243,37 @@ class Attribute:
     """The normalised key as written."""
 
     @property
+    def core(self) -> str:
+        """The key's wording-free form (see :func:`_core`): what an unlisted key is."""
+        return _core(self.key)
+
+    @property
     def canonical(self) -> str:
         """The key a first user-subject version is stored under: the key as written when it
         is one of the attribute's exemplars, qualified or not ("home city"), else the
-        attribute's first one.  :attr:`lookup_keys` then finds every version by key."""
-        if not self.name:
-            return self.key
+        attribute's first one; an unlisted key's core ("my budget" -> "budget").
+        :attr:`lookup_keys` then finds every version by key."""
+        if not self.name:  # a key naming something specific keeps its wording
+            return self.key if _SPECIFIC.search(self.key) else self.core
         exemplars = ATTRIBUTES[self.name]
         return self.key if _core(self.key) in exemplars else exemplars[0]
 
     @property
     def lookup_keys(self) -> list[str]:
         """Keys under which versions of this attribute may be stored (older stores kept
-        whatever key the model wrote)."""
+        whatever key the model wrote, qualified or not)."""
         if not self.name:
-            return [self.key]
+            bare = " ".join(w for w in self.key.split() if w not in _MODIFIERS) or self.key
+            cores = list(dict.fromkeys([self.core, bare, *_spellings(self.core)]))
+            variants = [k for c in cores for k in _qualified(c)]
+            return list(dict.fromkeys([self.canonical, self.key, *cores, *variants]))
         exemplars = ATTRIBUTES[self.name]
-        qualified = [f"{m} {e}" for m in sorted(_MODIFIERS) for e in exemplars]
+        qualified = [k for e in exemplars for k in _qualified(e)]
         return list(dict.fromkeys([self.canonical, self.key, *exemplars, *qualified]))
 
     def same(self, other: Attribute) -> bool:
-        return (self.name or self.key) == (other.name or other.key) if self.key else False
+        """One attribute: the same known one, or unlisted keys with the same core."""
+        return (self.name or self.core) == (other.name or other.core) if self.key else False
 
 
 class AttributeResolver:
@@ -222,9 +295,10 @@ class AttributeResolver:
     def _classify(self, key: str) -> str:
         if not key:
             return ""
-        name = _LEXICAL.get(_core(key))
+        core = _core(key)
+        name = _LEXICAL.get(core)
         if name is None and self.embedder is not None and _plain(key):
-            name = self._nearest(key)
+            name = self._nearest(core)  # "studying (current)" is placed as "studying"
         return "" if name is None or name.startswith("-") else name
 
     def _nearest(self, key: str) -> str | None:

@@ -66,3 +66,18 @@ def stating_turn(
         return window[chosen]
     users = [e for e in window if e.role == "user"]
     return (users or list(window))[-1]
+
+
+# Roles of shiyi's own turns and the generic roles of chat exports (the user's and the
+# assistant's); any other role is a person named in an imported conversation.
+_OWN_ROLES = frozenset(
+    {"user", "assistant", "system", "tool", "developer", "function", "human", "me", "ai",
+     "bot", "model", "agent"}
+)  # fmt: skip
+
+
+def named_speaker(event: EventRecord) -> str:
+    """The speaker's name when ``event`` is a named person's turn of an imported
+    conversation ("Caroline"), else '' (the user's own turn, or shiyi's)."""
+    role = event.role.strip()
+    return "" if role.lower() in _OWN_ROLES else role
