@@ -171,3 +171,13 @@ def test_a_new_number_is_a_new_value_not_a_repeat(open_memory: MemoryFactory) ->
     say(memory, day(2, "Down to 82 kg! Bed at 10:30 pm though."))
     assert live(memory) == [("bedtime", "10:30 pm"), ("weight", "82 kg")]
     assert {f.evidence_count for f in facts(memory)} == {1}
+
+
+def test_unlisted_keys_are_stored_tidied_not_singularised() -> None:
+    from shiyi.memory.lifecycle.slots import AttributeResolver
+
+    attributes = AttributeResolver(None)
+    assert attributes("likes").canonical == "likes"  # a verb, not a plural noun
+    assert attributes("My favorite colors").canonical == "favourite colours"
+    assert attributes("favourite colour").same(attributes("favorite colors"))
+    assert "favourite colours" in attributes("favourite colour").lookup_keys

@@ -102,9 +102,26 @@ def _core(key: str) -> str:
     -> "city"; the key itself if nothing else is left: "home" stays "home"), spelled one
     way ("favorite color" -> "favourite colour") and with its head noun singular
     ("hobbies" -> "hobby")."""
-    words = normalize_key(key).split()
-    kept = [_SPELLING.get(w, w) for w in words if w not in _MODIFIERS] or words
+    kept = _tidy(key).split()
     return " ".join([*kept[:-1], _singular(kept[-1])]) if kept else ""
+
+
+def _tidy(key: str) -> str:
+    """The key without its modifiers and spelled one way, its words otherwise as written:
+    what an unlisted key is stored under ("my favorite colors" -> "favourite colors"; a
+    verb such as "likes" is not made a singular noun)."""
+    words = normalize_key(key).split()
+    return " ".join([_SPELLING.get(w, w) for w in words if w not in _MODIFIERS] or words)
+
+
+def _plural(core: str) -> str:
+    """The regular plural of ``core``'s head noun: a key an older version may carry."""
+    head = core.rsplit(" ", 1)[-1]
+    if not head or head.endswith("s"):
+        return core
+    if head.endswith("y") and len(head) > 2 and head[-2] not in "aeiou":
+        return core[:-1] + "ies"
+    return core + ("es" if head.endswith(("ch", "sh", "x")) else "s")
 
 
 # American and British spellings of one word, and words that say "favourite" ("preferred
@@ -251,10 +268,10 @@ class Attribute:
     def canonical(self) -> str:
         """The key a first user-subject version is stored under: the key as written when it
         is one of the attribute's exemplars, qualified or not ("home city"), else the
-        attribute's first one; an unlisted key's core ("my budget" -> "budget").
+        attribute's first one; an unlisted key tidied ("my budget" -> "budget").
         :attr:`lookup_keys` then finds every version by key."""
         if not self.name:  # a key naming something specific keeps its wording
-            return self.key if _SPECIFIC.search(self.key) else self.core
+            return self.key if _SPECIFIC.search(self.key) else _tidy(self.key)
         exemplars = ATTRIBUTES[self.name]
         return self.key if _core(self.key) in exemplars else exemplars[0]
 
@@ -264,7 +281,8 @@ class Attribute:
         whatever key the model wrote, qualified or not)."""
         if not self.name:
             bare = " ".join(w for w in self.key.split() if w not in _MODIFIERS) or self.key
-            cores = list(dict.fromkeys([self.core, bare, *_spellings(self.core)]))
+            spelled = _spellings(self.core)
+            cores = list(dict.fromkeys([self.core, bare, *spelled, *map(_plural, spelled)]))
             variants = [k for c in cores for k in _qualified(c)]
             return list(dict.fromkeys([self.canonical, self.key, *cores, *variants]))
         exemplars = ATTRIBUTES[self.name]
