@@ -195,7 +195,9 @@ class FactIn(_In):
     """What ``shiyi memory add`` takes: the memory, its kind, the slot it sets and who may
     read it (written as the caller's; ``workspace`` needs a workspace writer)."""
 
-    text: str = Field(min_length=1, max_length=100_000)
+    text: str = Field(
+        min_length=1, max_length=100_000, pattern=r"\S", description="Not only whitespace."
+    )
     kind: FactKind = "semantic"
     key: str = Field(
         default="",
@@ -215,6 +217,7 @@ class FactPatch(_In):
         default=None,
         min_length=1,
         max_length=100_000,
+        pattern=r"\S",
         description="A leading copy of the key ('lives in: Paris' for key 'lives in') is "
         "dropped: the value is stored as 'Paris'.",
     )
