@@ -154,3 +154,30 @@ def test_a_list_filter_misreads_long_ids_created_in_its_transaction_raw_kuzu(
         conn.execute("COMMIT")
     assert by_key == [True, True, True]
     assert by_list[:2] == [True, True] and by_list[2] is False
+
+
+def test_a_vector_write_while_a_reader_holds_a_transaction_is_stored(graph: KuzuGraph) -> None:
+    """Kuzu forces a checkpoint at the commit of a vector write; with a reader's transaction
+    open past its wait the COMMIT raises, after the rows are durable.  The write reports
+    success and the vector is searchable, before and after the reader leaves."""
+    graph.add_events(
+        [
+            EventRecord(
+                id=f"e{i}", session_id="s", run_id="r", ts=float(i), role="user",
+                content=f"turn {i}", segment_type="user_message", iteration=i,
+            )
+            for i in range(2)
+        ]
+    )  # fmt: skip
+    graph.set_embeddings("event", [("e0", [1.0] + [0.0] * (DIM - 1))])
+    reader = kuzu.Connection(graph._db)
+    reader.execute("BEGIN TRANSACTION READ ONLY")
+    reader.execute("MATCH (e:Event) RETURN count(*)")
+    try:
+        graph.set_embeddings("event", [("e1", [0.0, 1.0] + [0.0] * (DIM - 2))])
+    finally:
+        reader.execute("COMMIT")
+    hits = graph.vector_search("event", [0.0, 1.0] + [0.0] * (DIM - 2), 1)
+    assert [hit.id for hit in hits] == ["e1"]
+    stored = graph._read("MATCH (v:EventVec) RETURN v.id ORDER BY v.id")
+    assert stored == [["e0"], ["e1"]]
