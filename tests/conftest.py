@@ -28,6 +28,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SHIYI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    # Model servers running on this machine must not decide which model a test talks to;
+    # the detection tests switch it back on with ports of their own servers.
+    monkeypatch.setenv("SHIYI_MODEL_SOURCES__DETECT", "false")
 
 
 @pytest.fixture

@@ -172,6 +172,8 @@ def load_settings(
         raise _format_validation_error(exc, source) from None
     finally:
         _yaml_data.reset(token)
+    # Before the preset fills the roles: whether the user named a main model at all.
+    settings.model_sources._main_configured = bool(settings.preset) or "main" in settings.models
     _apply_preset(settings)
     _resolve_keys(settings, env)
     settings.home = (settings.home or default_data_dir()).expanduser()

@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shiyi.config.model_sources import ModelSourceSettings
+
 Provider = Literal["openai_compat", "local", "scripted"]
 
 
@@ -572,6 +574,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
+    model_sources: ModelSourceSettings = Field(default_factory=ModelSourceSettings)
 
     def model_role(self, role: Literal["main", "fast"]) -> ModelSettings:
         if role in self.models:

@@ -40,6 +40,7 @@ PROMPT = "you › "
 
 def run_chat(settings: Settings, session: str | None, *, plain: bool = False) -> int:
     from shiyi.interfaces.cli.remote import find_owner
+    from shiyi.llm.first_model import pick_main_model
 
     owner = find_owner(settings)
     if owner is not None:
@@ -50,7 +51,9 @@ def run_chat(settings: Settings, session: str | None, *, plain: bool = False) ->
             "to another data dir."
         )
     plain = plain or not sys.stdout.isatty()
-    return asyncio.run(ChatSession(settings, session, serve=True, plain=plain).loop())
+    chosen = pick_main_model(settings)
+    chat = ChatSession(chosen.settings, session, serve=True, plain=plain, model_note=chosen.note)
+    return asyncio.run(chat.loop())
 
 
 class ChatSession:
@@ -62,8 +65,11 @@ class ChatSession:
         *,
         serve: bool = False,
         plain: bool = True,
+        model_note: str | None = None,
     ) -> None:
+        """``model_note``: the line saying which model was picked when none is configured."""
         self.settings = settings
+        self.model_note = model_note
         self.app = App.open(settings)
         try:
             self.agent = self.app.agent(session)
@@ -99,7 +105,9 @@ class ChatSession:
         self.say(
             f"shiyi · model {role.model} ({role.provider}) · workspace {self.settings.workspace}"
         )
-        if role.provider == "local":
+        if self.model_note:
+            self.say(self.model_note)
+        elif role.provider == "local":
             self.say(
                 "note: the built-in model is tiny (135M parameters) and only proves the pipeline;"
                 " set `preset: deepseek` or `ollama` in shiyi.yaml for real work."

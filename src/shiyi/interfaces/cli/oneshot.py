@@ -36,6 +36,7 @@ def run_once(
     ``memory.run_wait``)."""
     from shiyi.interfaces.cli.memory_work import emit, handed_off
     from shiyi.interfaces.cli.remote import find_owner, service_client
+    from shiyi.llm.first_model import pick_main_model
 
     client = service_client(settings, quiet=json_lines)
     if client is not None:
@@ -46,7 +47,10 @@ def run_once(
             emit(handed_off(find_owner(settings)), json_lines)
         return code
     wait = settings.memory.run_wait if memory_wait is None else memory_wait
-    return asyncio.run(_run(settings, task, session, json_lines, wait))
+    chosen = pick_main_model(settings)
+    if chosen.note:
+        print(chosen.note, file=sys.stderr, flush=True)
+    return asyncio.run(_run(chosen.settings, task, session, json_lines, wait))
 
 
 async def _run_remote(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -72,6 +73,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     sock = bind(settings.server.host, settings.server.port)
     settings = with_address(settings, None, int(sock.getsockname()[1]))
     try:
+        settings = _announced_model(settings)
         service = AgentService(settings, freeze_gc=True)
     except BaseException:
         sock.close()
@@ -83,6 +85,16 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
         service.close()
         sock.close()
     return 0
+
+
+def _announced_model(settings: Settings) -> Settings:
+    """The main model to serve (a server found here when none is configured), said on stderr."""
+    from shiyi.llm.first_model import pick_main_model
+
+    chosen = pick_main_model(settings)
+    if chosen.note:
+        print(chosen.note, file=sys.stderr, flush=True)
+    return chosen.settings
 
 
 def _with_start_token(settings: Settings) -> tuple[Settings, str]:
