@@ -11,6 +11,7 @@ from shiyi.interfaces.cli.common import guard, load
 from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.kb_cmd import kb_app
 from shiyi.interfaces.cli.memory_cmd import memory_app
+from shiyi.interfaces.cli.model_cmd import model_app
 from shiyi.interfaces.cli.repomap_cmd import repomap
 from shiyi.interfaces.cli.scripts_cmd import scripts_app
 from shiyi.interfaces.cli.worker_cmd import worker
@@ -35,6 +36,7 @@ config_app = typer.Typer(
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(memory_app, name="memory")
 app.add_typer(kb_app, name="kb")
+app.add_typer(model_app, name="model")
 app.add_typer(scripts_app, name="scripts")
 app.add_typer(config_app, name="config")
 app.command("repomap")(repomap)
