@@ -27,7 +27,7 @@ class ModelSourceSettings(BaseModel):
         description="Loopback ports asked, in order of preference (only 127.0.0.1 is asked).",
     )
     detect_timeout: float = Field(
-        default=0.3,
+        default=0.25,
         gt=0,
         le=5,
         description="Seconds the whole search may take (the ports are asked at once).",

@@ -58,8 +58,11 @@ class Choice:
     model: str
 
 
-def find_servers(ports: list[int], budget: float) -> list[FoundServer]:
-    """The servers answering on ``ports`` within ``budget`` seconds, in the ports' order."""
+def find_servers(ports: list[int], budget: float, *, first: bool = False) -> list[FoundServer]:
+    """The servers answering on ``ports`` within ``budget`` seconds, in the ports' order.
+
+    ``first``: stop at the first port, in order, whose server lists a chat model, without
+    waiting for the later ones (a silent port after it costs nothing)."""
     found: dict[int, FoundServer] = {}
     deadline = time.monotonic() + budget
     threads = [
@@ -70,9 +73,11 @@ def find_servers(ports: list[int], budget: float) -> list[FoundServer]:
     ]
     for thread in threads:
         thread.start()
-    for thread in threads:
+    for port, thread in zip(dict.fromkeys(ports), threads, strict=True):
         thread.join(max(0.0, deadline - time.monotonic()))
-    return [found[port] for port in ports if port in found]
+        if first and port in found and choose([found[port]]) is not None:
+            break
+    return [found[port] for port in dict.fromkeys(ports) if port in found]
 
 
 def choose(servers: list[FoundServer]) -> Choice | None:

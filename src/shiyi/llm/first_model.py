@@ -35,7 +35,7 @@ def pick_main_model(settings: Settings) -> MainModel:
     if sources.main_configured:
         return MainModel(settings, None)
     if sources.detect:
-        choice = choose(find_servers(sources.detect_ports, sources.detect_timeout))
+        choice = choose(find_servers(sources.detect_ports, sources.detect_timeout, first=True))
         if choice is not None:
             return MainModel(with_server(settings, choice), found_note(choice))
     return MainModel(settings, embedded_note(settings))
