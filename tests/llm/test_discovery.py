@@ -163,3 +163,14 @@ def test_printable_cleans_and_caps() -> None:
     assert printable("a\x1b[31mb\u202ec\td") == "a?[31mb?c?d"
     shown = printable("m" * 500)
     assert len(shown) == 80 and shown.endswith("…")
+
+
+def test_a_configured_fast_model_is_kept_when_the_main_one_is_found(
+    monkeypatch: pytest.MonkeyPatch, workspace: Path
+) -> None:
+    (workspace / "shiyi.yaml").write_text("models:\n  fast:\n    provider: scripted\n")
+    with ollama("qwen2.5:3b") as server:
+        detect_on(monkeypatch, server.port)
+        chosen = pick_main_model(load_settings(cwd=workspace))
+    assert chosen.settings.model_role("main").model == "qwen2.5:3b"
+    assert chosen.settings.model_role("fast").provider == "scripted"

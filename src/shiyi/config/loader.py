@@ -173,7 +173,9 @@ def load_settings(
     finally:
         _yaml_data.reset(token)
     # Before the preset fills the roles: whether the user named a main model at all.
-    settings.model_sources._main_configured = bool(settings.preset) or "main" in settings.models
+    given = settings.model_sources
+    given._main_configured = bool(settings.preset) or "main" in settings.models
+    given._fast_configured = bool(settings.preset) or "fast" in settings.models
     _apply_preset(settings)
     _resolve_keys(settings, env)
     settings.home = (settings.home or default_data_dir()).expanduser()

@@ -43,10 +43,16 @@ class ModelSourceSettings(BaseModel):
     _main_configured: bool = PrivateAttr(default=True)
     """Set by the loader: whether the user named a main model (models.main or a preset).
     Settings built in code count as configured, so only the commands detect."""
+    _fast_configured: bool = PrivateAttr(default=True)
+    """Likewise for the fast role (models.fast or a preset): a found server leaves it be."""
 
     @property
     def main_configured(self) -> bool:
         return self._main_configured
+
+    @property
+    def fast_configured(self) -> bool:
+        return self._fast_configured
 
     @field_validator("detect_ports")
     @classmethod

@@ -42,11 +42,13 @@ def pick_main_model(settings: Settings) -> MainModel:
 
 
 def with_server(settings: Settings, choice: Choice) -> Settings:
-    """``settings`` with both roles on the chosen server's model."""
+    """``settings`` with the main role, and the fast one unless configured, on the chosen
+    server's model."""
     role = ModelSettings(
         provider="openai_compat", base_url=choice.server.base_url, model=choice.model
     )
-    return settings.model_copy(update={"models": {"main": role, "fast": role.model_copy()}})
+    fast = settings.models["fast"] if settings.model_sources.fast_configured else role
+    return settings.model_copy(update={"models": {"main": role, "fast": fast.model_copy()}})
 
 
 def found_note(choice: Choice) -> str:
