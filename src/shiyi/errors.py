@@ -23,6 +23,7 @@ The HTTP API maps these to status codes and stable codes in one table
     ├── NotFound                 (server) a run or memory the request names does not exist
     ├── Conflict                 (server) the request clashes with the current state
     ├── RepoMapError
+    ├── PullError                (models) a GGUF download failed or did not verify
     ├── IngestError              (knowledge base) one file could not be ingested
     ├── ImportFormatError        (memory) an import file is not in the expected format
     ├── ScopeDenied              (memory) writing shared memory that is not allowed
@@ -141,6 +142,10 @@ class RepoMapError(ShiyiError):
 
 class IngestError(ShiyiError):
     """One file could not be ingested; the message names the file and the fix."""
+
+
+class PullError(ShiyiError):
+    """``shiyi model pull``: a download that failed or did not verify (says what to do)."""
 
 
 class ScriptError(ShiyiError):

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.errors import PullError
 from shiyi.llm.local import default_gguf_path
-from shiyi.llm.pull import PullError, pull, source_url
+from shiyi.llm.pull import pull, source_url
 from tests.support.model_servers import FileServer, Served
 
 HUB_PATH = "/org/repo/resolve/main/tiny.gguf"

@@ -23,17 +23,13 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 
-from shiyi.errors import ShiyiError
+from shiyi.errors import PullError
 
 GGUF_MAGIC = b"GGUF"
 _CHUNK = 1 << 20
 _HOPS = 5
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\.gguf$")
-
-
-class PullError(ShiyiError):
-    """A download that failed or did not verify (the message says what to do)."""
 
 
 @dataclass(frozen=True, slots=True)
