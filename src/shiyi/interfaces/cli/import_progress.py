@@ -1,9 +1,9 @@
 """Progress of ``shiyi memory import``: turns done of the total, turns/s and ETA.
 
-On a terminal one line is rewritten in place (``\\r``); otherwise (a log, a pipe, CI) plain
-lines come every :data:`PLAIN_EVERY` seconds, so a log neither floods nor stays silent.  A
-turn is *done* when its last processing step has run: its vector stored (or, without an
-embedder, its entity links), which is what makes it findable by every recall path.
+On a terminal one line is rewritten in place (``\\r``) as turns get done; otherwise (a log,
+a pipe, CI) plain lines come every :data:`PLAIN_EVERY` seconds, so a log neither floods nor
+stays silent.  A turn is *done* when its last processing step has run: its vector stored (or,
+without an embedder, its entity links), which makes it findable by every recall path.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import sys
 import time
 from typing import TextIO
 
-TTY_EVERY = 0.2
 PLAIN_EVERY = 2.0
 
 
@@ -41,11 +40,12 @@ class ImportProgress:
         self._open_line = False
 
     def update(self, done: int, *, force: bool = False) -> None:
-        """Say how far the import is (at most every :data:`TTY_EVERY`/:data:`PLAIN_EVERY` s)."""
+        """Say how far the import is: on a terminal at each change (a worker batch is a few
+        hundred turns), in plain lines at most every :data:`PLAIN_EVERY` s unless ``force``."""
         now, done = time.monotonic(), min(done, self.total)
-        if done == self._said and force:
-            return  # the closing call after a line that already said it
-        if not force and now - self._last < (TTY_EVERY if self.tty else PLAIN_EVERY):
+        if done == self._said:
+            return  # nothing new (a batch of another kind of job, or the closing call)
+        if not force and not self.tty and now - self._last < PLAIN_EVERY:
             return
         self._last, self._said = now, done
         self._write(self.line(done, now - self.started))
