@@ -15,7 +15,7 @@ from shiyi.errors import ConfigError
 from shiyi.index.embeddings import INT8_MODEL_ID, local_minilm
 from shiyi.index.embeddings.minilm import model_dir
 from shiyi.index.embeddings.minilm_graphs import graph_path, model_graph
-from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder
+from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder, float_graph
 
 SENTENCES = [
     "The cat sits on the mat.",
@@ -87,20 +87,20 @@ def _change_weights(folder: Path) -> None:
 
 def test_quantized_graph_is_cached_and_follows_the_weights(weights: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    built = model_graph(weights, "int8", cache)
+    built = model_graph(weights, "int8", cache, float_graph)
     cached = graph_path(weights, "int8", cache)
     assert [p.name for p in cache.iterdir()] == [cached.name]
     assert cached.read_bytes() == built
     # a hit reads the file: put the float graph there and it is what comes back
-    float_graph = model_graph(weights, "float", None)
-    cached.write_bytes(float_graph)
-    assert model_graph(weights, "int8", cache) == float_graph
+    plain = model_graph(weights, "float", None, float_graph)
+    cached.write_bytes(plain)
+    assert model_graph(weights, "int8", cache, float_graph) == plain
     cached.write_bytes(built)
 
     _change_weights(weights)
     moved = graph_path(weights, "int8", cache)
     assert moved != cached  # new weights name a new file: the stale graph is never read
-    rebuilt = model_graph(weights, "int8", cache)
+    rebuilt = model_graph(weights, "int8", cache, float_graph)
     assert rebuilt != built and moved.read_bytes() == rebuilt
     # the float graph is cached apart from the int8 one
     assert graph_path(weights, "float", cache) not in (cached, moved)

@@ -20,6 +20,7 @@ import logging
 import os
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeAlias
 
@@ -46,15 +47,20 @@ def graph_path(folder: Path, variant: Variant, cache: Path) -> Path:
     return cache / f"all-MiniLM-L6-v2-{variant}-{digest}.onnx"
 
 
-def model_graph(folder: Path, variant: Variant, cache: Path | None) -> bytes:
-    """The serialised graph, from ``cache`` when it holds it (``None``: build every time)."""
+def model_graph(
+    folder: Path, variant: Variant, cache: Path | None, build: Callable[[Path], bytes]
+) -> bytes:
+    """The serialised graph, from ``cache`` when it holds it (``None``: build every time);
+    ``build`` writes the float graph of the weights in a folder
+    (:func:`.minilm_onnx.float_graph`)."""
     path = graph_path(folder, variant, cache) if cache is not None else None
     if path is not None and path.is_file():
         data = path.read_bytes()
         if _loadable(data):
             return data
         log.warning("rebuilding the damaged cached embedding graph %s", path)
-    data = _build(folder, variant)
+    graph = build(folder)
+    data = graph if variant == "float" else quantize(graph)
     if path is not None:
         _write_atomically(path, data)
     return data
@@ -68,14 +74,6 @@ def _loadable(data: bytes) -> bool:
     except Exception:  # protobuf's DecodeError and friends: a truncated or foreign file
         return False
     return True
-
-
-def _build(folder: Path, variant: Variant) -> bytes:
-    from shiyi.index.embeddings.minilm import _load_weights
-    from shiyi.index.embeddings.minilm_onnx import build_model
-
-    graph = build_model(_load_weights(folder / "model.safetensors"))
-    return graph if variant == "float" else quantize(graph)
 
 
 def quantize(graph: bytes) -> bytes:

@@ -34,6 +34,7 @@ from shiyi.index.embeddings.minilm import (
     BatchRunner,
     LocalMiniLM,
     _load_tokenizer,
+    _load_weights,
     _Weights,
     embed_by_length,
     model_dir,
@@ -143,6 +144,11 @@ def build_model(weights: _Weights) -> bytes:
     return bytes(model.SerializeToString())
 
 
+def float_graph(folder: Path) -> bytes:
+    """The float graph of the weights in ``folder``."""
+    return build_model(_load_weights(folder / "model.safetensors"))
+
+
 class _Session:
     def __init__(self, folder: Path, threads: int, variant: Variant, cache: Path | None) -> None:
         import onnxruntime
@@ -157,7 +163,9 @@ class _Session:
         # search that embedded its query (hybrid p95 at 100k events: 82 ms spinning).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
-            model_graph(folder, variant, cache), options, providers=["CPUExecutionProvider"]
+            model_graph(folder, variant, cache, float_graph),
+            options,
+            providers=["CPUExecutionProvider"],
         )
         self.dimension = int(self.session.get_outputs()[0].shape[1])
 
