@@ -188,8 +188,12 @@ def _fields(boosts: Boosts) -> dict[str, bool]:
 # --- the run ----------------------------------------------------------------------------------
 
 
+EMBED_MODEL = "all-MiniLM-L6-v2"
+
+
 def open_memory(home: Path) -> Memory:
     settings = load_settings(home=home, workspace=home)
+    settings.memory.embed_model = EMBED_MODEL
     settings.memory.lock_timeout = 0
     settings.memory.lifecycle.extraction = False
     return Memory.open(settings, start_worker=False)
@@ -291,8 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--store-dir",
         help="keep each conversation's store here and reuse it on the next run (queries only)",
     )
+    parser.add_argument(
+        "--embed-model", default=EMBED_MODEL, help="e.g. all-MiniLM-L6-v2-int8 (its int8 graph)"
+    )
     args = parser.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))
+    globals()["EMBED_MODEL"] = args.embed_model
     conversations = detect_and_load(Path(args.dataset))
     count = sum(len(questions(c)) for c in conversations)
     turns = sum(len(c.events) for c in conversations)

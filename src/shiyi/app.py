@@ -130,7 +130,9 @@ def open_knowledge(
     # Before the embedding cache opens the file: it would turn a 0-byte one into a new base.
     check_knowledge_file(KnowledgeBase.path_for(settings))
     if embedder is DEFAULT:
-        embedder = build_embedder(settings.memory, KnowledgeBase.path_for(settings))
+        embedder = build_embedder(
+            settings.memory, KnowledgeBase.path_for(settings), settings.cache_dir
+        )
     if not uses_fast_model(settings):
         fast = None
     elif fast is DEFAULT:

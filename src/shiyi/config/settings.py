@@ -311,7 +311,12 @@ class MemorySettings(_Strict):
     )
     embed_base_url: str | None = None
     embed_api_key: SecretStr | None = None
-    embed_model: str = "all-MiniLM-L6-v2"
+    embed_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="The embedding model; for the local embedder all-MiniLM-L6-v2, or"
+        " all-MiniLM-L6-v2-int8 (its int8 graph on ONNX Runtime: faster imports, slightly"
+        " different vectors; an existing store needs `shiyi memory reindex --all`).",
+    )
     embed_dimension: int = Field(default=384, gt=0)
     embed_batch: int = Field(default=64, ge=1)
     embed_runtime: Literal["auto", "onnx", "numpy"] = Field(

@@ -128,7 +128,7 @@ class Memory:
             memory = cls(
                 store,
                 jobs,
-                build_embedder(config, local_db),
+                build_embedder(config, local_db, settings.cache_dir),
                 config,
                 extraction_model=extraction_model,
             )

@@ -96,6 +96,9 @@ class MemoryWorker:
         work wait, up to :data:`MAX_HOLD`: an embedding batch took a first local reply from
         2.9 to 3.9 s."""
         self._held_since: float | None = None
+        self.events_done = 0
+        """Events through their last step here (embedded, or linked without an embedder):
+        what ``shiyi memory import`` counts as turns done."""
 
     def register(
         self,
@@ -183,13 +186,16 @@ class MemoryWorker:
 
     # --- processing --------------------------------------------------------------------
 
-    def run_once(self, *, light_only: bool = False) -> int:
+    def run_once(self, *, light_only: bool = False, embed_jobs: int | None = None) -> int:
         """Process one batch of the most urgent kind; returns how many jobs were handled.
-        ``light_only``: only ingest and entities (no embedding, no model)."""
+        ``light_only``: only ingest and entities (no embedding, no model).  ``embed_jobs``:
+        at most this many embed jobs in the batch (default ``batch``): smaller batches let
+        an import report progress more often."""
         for kind in ORDER:
             if kind == EMBED and (self.embedder is None or light_only):
                 continue
-            jobs = self.jobs.claim([kind], limit=self.batch if kind == EMBED else 16)
+            limit = (embed_jobs or self.batch) if kind == EMBED else 16
+            jobs = self.jobs.claim([kind], limit=limit)
             if jobs:
                 self._handle(kind, jobs)
                 return len(jobs)
@@ -237,6 +243,13 @@ class MemoryWorker:
                 self.jobs.fail(job, f"{type(exc).__name__}: {exc}", retry_in=backoff(job.attempts))
             return
         self.jobs.complete([job.id for job in jobs])
+        self.events_done += self._finished_events(kind, jobs)
+
+    def _finished_events(self, kind: str, jobs: list[Job]) -> int:
+        last = EMBED if self.embedder is not None else ENTITIES
+        if kind != last:
+            return 0
+        return sum(len(j.payload["ids"]) for j in jobs if j.payload.get("node", "event") == "event")
 
     def _ingest(self, jobs: list[Job]) -> None:
         events = [EventRecord(**raw) for job in jobs for raw in job.payload["events"]]

@@ -122,7 +122,7 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
                         "dia_id": f"D1:{i}"}) for i, text in enumerate(said_then)))  # fmt: skip
         done = memory("import", str(talk))
         assert "imported 3 turns from 1 conversations" in done.stdout
-        assert "talk: 3 turns (3 of 3, ETA 0 s)" in done.stderr and "stored as" not in done.stdout
+        assert "processed 3 of 3 turns" in done.stderr and "stored as" not in done.stdout
         found = memory("search", "ferret Pip", "--mode", "keyword", "--json").stdout
         hits = [json.loads(line) for line in found.splitlines()]
         assert sorted(h["id"] for h in hits) == [f"talk:D1:{i}" for i in range(3)]

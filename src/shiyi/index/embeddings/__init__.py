@@ -14,11 +14,16 @@ from shiyi.config.settings import MemorySettings
 from shiyi.errors import ConfigError
 from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
 from shiyi.index.embeddings.minilm import MiniLMEmbedder
-from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder, onnx_available
+from shiyi.index.embeddings.minilm_onnx import (
+    INT8_MODEL_ID,
+    OnnxMiniLMEmbedder,
+    onnx_available,
+)
 from shiyi.index.embeddings.openai_embed import OpenAIEmbedder
 from shiyi.index.types import Embedder
 
 __all__ = [
+    "INT8_MODEL_ID",
     "CachedEmbedder",
     "EmbeddingCache",
     "MiniLMEmbedder",
@@ -32,16 +37,32 @@ __all__ = [
 Runtime: TypeAlias = Literal["auto", "onnx", "numpy"]
 
 
-def local_minilm(runtime: Runtime = "auto") -> Embedder:
+def local_minilm(
+    runtime: Runtime = "auto", model: str = "all-MiniLM-L6-v2", cache: Path | None = None
+) -> Embedder:
     """all-MiniLM-L6-v2 on ONNX Runtime (``auto`` when onnxruntime is installed: 3-4x the
-    throughput, 5x faster single queries) or on numpy; both give the same vectors."""
+    throughput, 5x faster single queries) or on numpy; both give the same vectors.
+
+    ``model`` :data:`INT8_MODEL_ID`: its int8 graph on ONNX Runtime (faster imports, vectors
+    within cosine ~0.99 of the float ones, so a store of its own).  ``cache``: where ONNX
+    graphs are kept between processes."""
+    if model == INT8_MODEL_ID:
+        if runtime == "numpy":
+            raise ConfigError(
+                f"memory.embed_model {INT8_MODEL_ID} runs on ONNX Runtime only; set "
+                "memory.embed_runtime to auto or onnx, or memory.embed_model to all-MiniLM-L6-v2"
+            )
+        return OnnxMiniLMEmbedder(variant="int8", cache=cache)
     if runtime == "onnx" or (runtime == "auto" and onnx_available()):
-        return OnnxMiniLMEmbedder()
+        return OnnxMiniLMEmbedder(cache=cache)
     return MiniLMEmbedder()
 
 
-def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | None:
-    """The configured embedder behind a content-hash cache (nothing is embedded twice)."""
+def build_embedder(
+    settings: MemorySettings, cache_path: Path, model_cache: Path | None = None
+) -> Embedder | None:
+    """The configured embedder behind a content-hash cache (nothing is embedded twice);
+    ``model_cache``: the folder for derived model files (built ONNX graphs)."""
     inner: Embedder
     if settings.embedder == "none":
         return None
@@ -58,5 +79,5 @@ def build_embedder(settings: MemorySettings, cache_path: Path) -> Embedder | Non
             dimension=settings.embed_dimension,
         )
     else:
-        inner = local_minilm(settings.embed_runtime)
+        inner = local_minilm(settings.embed_runtime, settings.embed_model, model_cache)
     return CachedEmbedder(inner, EmbeddingCache(cache_path))

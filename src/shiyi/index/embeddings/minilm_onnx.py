@@ -11,12 +11,18 @@ takes ~1 s once per process, on the first embedding.
 Measured on the 2-core machine (``bench/bench_embed.py``, 1,000 mixed sentences): numpy 35/s,
 ONNX Runtime 129/s; one query 23 ms -> 4.6 ms; cosine to the numpy vectors >= 0.9999995.
 The numpy runtime stays as the fallback when ``onnxruntime`` is not installed.
+
+``memory.embed_model: all-MiniLM-L6-v2-int8`` runs a dynamically quantized copy of the graph
+(:mod:`.minilm_graphs`): ~2x the throughput, vectors within cosine ~0.99 of these, and
+recall on the dev sets 0.005-0.02 lower (``bench/realmem_bench.py``), so it is opt-in and
+a store of its own.  Built graphs are cached on disk (:mod:`.minilm_graphs`).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +39,7 @@ from shiyi.index.embeddings.minilm import (
     embed_by_length,
     model_dir,
 )
+from shiyi.index.embeddings.minilm_graphs import Variant, model_graph
 
 if TYPE_CHECKING:
     import numpy as np
@@ -137,23 +144,30 @@ def build_model(weights: _Weights) -> bytes:
     return bytes(model.SerializeToString())
 
 
+def float_graph(folder: Path) -> bytes:
+    """The float graph of the weights in ``folder``."""
+    return build_model(_load_weights(folder / "model.safetensors"))
+
+
 class _Session:
-    def __init__(self, folder: Path, threads: int) -> None:
+    def __init__(self, folder: Path, threads: int, variant: Variant, cache: Path | None) -> None:
         import onnxruntime
 
         self.tokenizer = _load_tokenizer(folder / "tokenizer.json")
-        weights = _load_weights(folder / "model.safetensors")
-        self.dimension = int(weights.position.shape[1])
         options = onnxruntime.SessionOptions()
         if threads > 0:
             options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Idle pool threads would spin for a while after each run, taking the cores from the
         # search that embedded its query (hybrid p95 at 100k events: 82 ms spinning).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(
-            build_model(weights), options, providers=["CPUExecutionProvider"]
+            model_graph(folder, variant, cache, float_graph),
+            options,
+            providers=["CPUExecutionProvider"],
         )
+        self.dimension = int(self.session.get_outputs()[0].shape[1])
 
     def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]:
         def run(ids: Any, mask: Any) -> Array:
@@ -163,22 +177,53 @@ class _Session:
         return embed_by_length(self.tokenizer, texts, batch_size, self.dimension, run)
 
 
+INT8_MODEL_ID = "all-MiniLM-L6-v2-int8"
+"""The int8 graph's vectors are close to the float ones, not equal (cosine ~0.99): its own
+model id keeps them apart in the embedding cache and in a store (which refuses a model
+other than the one it was embedded with)."""
+
+
 class OnnxMiniLMEmbedder(LocalMiniLM):
     """:class:`.minilm.MiniLMEmbedder`'s model on ONNX Runtime (same ``model_id``: the
     vectors agree to cosine > 0.9999, so a store embedded by either serves the other).
 
-    ``threads``: ONNX Runtime's intra-op threads (0: one per core).  The session builds on
-    the first :meth:`embed` (or :meth:`load`), once, under a lock.
+    ``threads``: ONNX Runtime's intra-op threads (0: one per core).  ``variant="int8"``: the
+    dynamically quantized graph (:mod:`.minilm_graphs`), model id :data:`INT8_MODEL_ID`.
+    ``cache``: where built graphs are kept between processes (None: built in each).  The
+    session builds on the first :meth:`embed` (or :meth:`load`), once, under a lock.
     """
 
     default_batch = 16
     """Measured: batch 16 129/s, batch 64 105/s (longer batches pad more and leave the cache)."""
 
-    def __init__(self, folder: Path | None = None, *, threads: int = 0) -> None:
+    def __init__(
+        self,
+        folder: Path | None = None,
+        *,
+        threads: int = 0,
+        variant: Variant = "float",
+        cache: Path | None = None,
+    ) -> None:
         self._folder = folder
         self._threads = threads
+        self._variant: Variant = variant
+        self._cache = cache
         self._session: _Session | None = None
         self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return INT8_MODEL_ID if self._variant == "int8" else super().model_id
+
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> list[list[float]]:
+        """The int8 graph embeds one text per run, whatever ``batch_size`` says: it quantizes
+        activations with one scale per run, so a text batched with others (and their
+        padding) came out different (cosine 0.95-0.99) from the same text alone, a query.
+        One at a time, a text's vector depends on the text only, and the int8 graph at
+        batch 1 still ran ~2x the float graph's throughput at batch 16."""
+        if self._variant == "int8" and (batch_size is None or batch_size >= 1):
+            batch_size = 1
+        return super().embed(texts, batch_size)
 
     @property
     def loaded(self) -> bool:
@@ -195,27 +240,36 @@ class OnnxMiniLMEmbedder(LocalMiniLM):
             return session
         with self._lock:
             if self._session is None:
-                self._session = _shared_session(self._folder or model_dir(), self._threads)
+                key = _Key(self._folder or model_dir(), self._threads, self._variant, self._cache)
+                self._session = _shared_session(key)
             return self._session
 
 
-_sessions: dict[tuple[Path, int], _Session] = {}
+@dataclass(frozen=True, slots=True)
+class _Key:
+    folder: Path
+    threads: int
+    variant: Variant
+    cache: Path | None
+
+
+_sessions: dict[_Key, _Session] = {}
 _sessions_lock = threading.Lock()
 
 
-def _shared_session(folder: Path, threads: int) -> _Session:
-    """One session per model folder and thread count in a process: building one takes ~1 s
-    and ~90 MB, and ``InferenceSession.run`` is safe to call from several threads."""
+def _shared_session(key: _Key) -> _Session:
+    """One session per model folder, variant and thread count in a process: building one
+    takes ~1 s and ~90 MB, and ``InferenceSession.run`` is safe to call from several threads."""
     with _sessions_lock:
-        session = _sessions.get((folder, threads))
+        session = _sessions.get(key)
         if session is None:
-            session = _sessions[(folder, threads)] = _build_session(folder, threads)
+            session = _sessions[key] = _build_session(key)
         return session
 
 
-def _build_session(folder: Path, threads: int) -> _Session:
+def _build_session(key: _Key) -> _Session:
     try:
-        return _Session(folder, threads)
+        return _Session(key.folder, key.threads, key.variant, key.cache)
     except ImportError as exc:
         raise ModelUnavailable(
             f"The ONNX embedder needs onnx and onnxruntime ({exc}). "
@@ -223,7 +277,7 @@ def _build_session(folder: Path, threads: int) -> _Session:
         ) from exc
     except Exception as exc:
         raise ModelUnavailable(
-            f"Could not build all-MiniLM-L6-v2 for ONNX Runtime from {folder}: "
+            f"Could not build all-MiniLM-L6-v2 for ONNX Runtime from {key.folder}: "
             f"{exc}. Fix: reinstall it with {INSTALL_HINT} --force-reinstall"
         ) from exc
 

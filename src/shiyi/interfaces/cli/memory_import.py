@@ -10,11 +10,13 @@ importer's tag when another user's memory already uses its names
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from shiyi.interfaces.cli.import_progress import ImportProgress, rate_text
 
 if TYPE_CHECKING:
     from shiyi.api.import_schemas import ImportIn
@@ -24,7 +26,9 @@ if TYPE_CHECKING:
     from shiyi.memory.service import Memory
 
 _PART_BYTES = 400_000  # well under server.max_body_bytes' default (1 MB)
-_REPORT_EVERY = 2.0  # seconds between progress lines
+_EMBED_JOBS = 8
+"""Embed jobs per worker batch while importing (8 x 64 turns): a progress line every ~512
+turns; the length-sorted batches inside one such window pad as little as in a bigger one."""
 
 
 def import_(
@@ -50,34 +54,33 @@ def import_(
     except ShiyiError as exc:
         fail(str(exc))
     started = time.perf_counter()
-    progress = _Progress(sum(len(c.events) for c in conversations))
+    total = sum(len(c.events) for c in conversations)
+    progress = ImportProgress(total)
     with connected(config) as client:
         if client is not None:
             for conversation in conversations:
                 _send(client, conversation, progress)
             if wait:
-                _wait_served(client)
-            return _done(conversations, started)
+                _wait_served(client, progress)
+            return _done(conversations, started, progress)
     with opened(config) as memory:
         for conversation in conversations:
             _queue(memory, conversation, progress)
         if wait:
-            _wait_local(memory)
-        _done(conversations, started)
+            _wait_local(memory, progress)
+        _done(conversations, started, progress)
 
 
-def _queue(memory: Memory, conversation: ImportedConversation, progress: _Progress) -> None:
+def _queue(memory: Memory, conversation: ImportedConversation, progress: ImportProgress) -> None:
     claimed = memory.import_conversation(conversation.session_id, conversation.events)
-    _say_renamed(conversation.session_id, claimed.session_id)
-    progress.add(conversation.session_id, len(conversation.events))
+    _say_renamed(conversation.session_id, claimed.session_id, progress)
 
 
-def _send(client: Client, conversation: ImportedConversation, progress: _Progress) -> None:
+def _send(client: Client, conversation: ImportedConversation, progress: ImportProgress) -> None:
     stored = conversation.session_id
     for part in parts(conversation.session_id, conversation.events):
         stored = client.memory_import(part).session_id
-        progress.add(conversation.session_id, len(part.turns))
-    _say_renamed(conversation.session_id, stored)
+    _say_renamed(conversation.session_id, stored, progress)
 
 
 def parts(session_id: str, events: list[EventRecord]) -> Iterator[ImportIn]:
@@ -106,60 +109,44 @@ def parts(session_id: str, events: list[EventRecord]) -> Iterator[ImportIn]:
         yield ImportIn(session_id=session_id, turns=turns)
 
 
-def _say_renamed(original: str, stored: str) -> None:
+def _say_renamed(original: str, stored: str, progress: ImportProgress) -> None:
     if stored != original:
+        progress.finish()
         typer.echo(
             f"  {original} is stored as {stored}: another user's memory already uses that name"
         )
 
 
-def _done(conversations: list[ImportedConversation], started: float) -> None:
+def _done(
+    conversations: list[ImportedConversation], started: float, progress: ImportProgress
+) -> None:
+    progress.finish()
     turns = sum(len(c.events) for c in conversations)
     took = time.perf_counter() - started
-    typer.echo(f"imported {turns} turns from {len(conversations)} conversations in {took:.1f} s")
+    typer.echo(
+        f"imported {turns} turns from {len(conversations)} conversations in {took:.1f} s "
+        f"({rate_text(turns, took)})"
+    )
 
 
-class _Progress:
-    """``  conv-26: 419 turns (1,200 of 5,882, ETA 9 s)`` on stderr as parts go out."""
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done, self.started = total, 0, time.monotonic()
-
-    def add(self, session_id: str, turns: int) -> None:
-        self.done += turns
-        rate = self.done / max(time.monotonic() - self.started, 1e-6)
-        eta = (self.total - self.done) / rate
-        typer.echo(
-            f"  {session_id}: {turns} turns ({self.done:,} of {self.total:,}, ETA {eta:.0f} s)",
-            err=True,
-        )
-
-
-def _wait_local(memory: Memory) -> None:
-    """Process the queue here (embed, link) as ``drain`` does, saying how much is left."""
+def _wait_local(memory: Memory, progress: ImportProgress) -> None:
+    """Process the queue here (embed, link) as ``drain`` does, counting the turns done."""
     deadline = time.monotonic() + 3600
-    report = _reporter(memory.jobs.ready_count)
-    while time.monotonic() < deadline and memory.worker.run_once():
-        report()
+    worker = memory.worker
+    base = worker.events_done
+    progress.update(0, force=True)
+    while time.monotonic() < deadline and worker.run_once(embed_jobs=_EMBED_JOBS):
+        progress.update(worker.events_done - base)
+    progress.update(worker.events_done - base, force=True)
 
 
-def _wait_served(client: Client) -> None:
-    """Wait while the server's worker processes what was sent (it does anyway)."""
+def _wait_served(client: Client, progress: ImportProgress) -> None:
+    """Wait while the server's worker processes what was sent (it does anyway).  The server
+    says how many jobs are left, not turns: the turns done are estimated from the share of
+    the jobs left after sending."""
     deadline = time.monotonic() + 3600
-    report = _reporter(lambda: client.memory_jobs().ready)
-    while time.monotonic() < deadline and client.memory_jobs().ready:
-        report()
+    first = max(client.memory_jobs().ready, 1)
+    while time.monotonic() < deadline and (left := client.memory_jobs().ready):
+        progress.update(round(progress.total * (1 - min(left, first) / first)))
         time.sleep(0.3)
-
-
-def _reporter(left: Callable[[], int]) -> Callable[[], None]:
-    """A callable that prints the jobs left, at most every ``_REPORT_EVERY`` seconds."""
-    last = time.monotonic()
-
-    def report() -> None:
-        nonlocal last
-        if time.monotonic() - last >= _REPORT_EVERY:
-            last = time.monotonic()
-            typer.echo(f"  processing: {left():,} jobs left", err=True)
-
-    return report
+    progress.update(progress.total, force=True)
