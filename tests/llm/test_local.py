@@ -1,4 +1,5 @@
-"""The embedded llama.cpp model, run with the real SmolLM2-135M weights."""
+"""The embedded llama.cpp model (llama.cpp's server engine in-process, via xllamacpp), run
+with the real SmolLM2-135M weights."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ LONG_REPLY = Message("user", "Write a 2000-word essay about the history of Rome.
 def model() -> LocalModel:
     """One model for the module, so the weights load once.
 
-    A missing llama_cpp or missing weights fail the tests: scripts/install.sh installs both,
+    A missing xllamacpp or missing weights fail the tests: scripts/install.sh installs both,
     so their absence is a broken install, not a reason to skip.
     """
     local = LocalModel(ModelSettings(temperature=0.0))
@@ -246,16 +247,22 @@ def test_missing_default_weights_explain_how_to_install_them(
 
 
 @pytest.fixture
-def without_llama_cpp(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A None entry in sys.modules makes `import llama_cpp` raise ImportError.
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+def without_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A None entry in sys.modules makes `import xllamacpp` raise ImportError.
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)
 
 
-@pytest.mark.usefixtures("without_llama_cpp")
-async def test_a_missing_llama_cpp_package_names_the_install_command() -> None:
+@pytest.mark.usefixtures("without_runtime")
+async def test_a_memory_only_install_names_what_the_embedded_model_needs() -> None:
+    """`pip install .` without the local extra: asking for the embedded model says which
+    package is missing, how to add it, and how to bring a model server instead."""
     with pytest.raises(ModelUnavailable) as caught:
         await collect(LocalModel(ModelSettings()), Message("user", "hi"))
-    assert "bash scripts/install.sh" in str(caught.value)
+    message = str(caught.value)
+    assert "xllamacpp" in message
+    assert 'pip install "shiyi[local]"' in message
+    assert "bash scripts/install.sh" in message
+    assert "openai_compat" in message
 
 
 def test_malformed_call_text_keeps_the_raw_arguments() -> None:
@@ -265,13 +272,14 @@ def test_malformed_call_text_keeps_the_raw_arguments() -> None:
     assert arguments == '{"name": "get_weather", "arguments": {"city": "Par'
 
 
-def test_importing_the_module_does_not_import_llama_cpp() -> None:
-    code = "import sys, shiyi.llm.local; assert 'llama_cpp' not in sys.modules"
+def test_importing_the_module_does_not_import_the_runtime() -> None:
+    code = "import sys, shiyi.llm.local; assert 'xllamacpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # Loads the model in a thread while the main thread prints numbered lines to stdout: every
-# line must arrive (llama-cpp-python's verbose=False redirected fd 1 to /dev/null meanwhile).
+# line must arrive (llama-cpp-python's verbose=False redirected fd 1 to /dev/null meanwhile),
+# and llama.cpp's own log lines must not reach stderr.
 PRINT_WHILE_LOADING = """
 import sys, threading
 from shiyi.config.settings import ModelSettings

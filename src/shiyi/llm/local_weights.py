@@ -19,8 +19,10 @@ import ctypes
 import hashlib
 import logging
 import os
+import struct
 import uuid
 from pathlib import Path
+from typing import BinaryIO
 
 from shiyi.errors import ModelUnavailable
 
@@ -40,6 +42,66 @@ def converted_path(source: Path, cache_dir: Path) -> Path:
 
 def needs_conversion(metadata: dict[str, str]) -> bool:
     return metadata.get("general.file_type") == SLOW_FILE_TYPE
+
+
+def fast_weights(source: Path, cache_dir: Path | None) -> Path:
+    """The file to load for ``source``: its Q8_0 copy in ``cache_dir`` when it is Q4_1 (made
+    now if missing and a quantizer is installed), else ``source`` itself."""
+    if cache_dir is None:
+        return source
+    target = converted_path(source, cache_dir)
+    if target.is_file():
+        return target
+    if file_type(source) != int(SLOW_FILE_TYPE):
+        return source
+    try:
+        convert(source, target, os.cpu_count() or 1)
+    except ModuleNotFoundError:
+        log.info("No quantizer installed: %s runs as Q4_1 (slower prompts).", source.name)
+        return source
+    return target
+
+
+def file_type(path: Path) -> int | None:
+    """``general.file_type`` from a GGUF file's header (None if absent or unreadable)."""
+    try:
+        with path.open("rb") as file:
+            if file.read(4) != b"GGUF":
+                return None
+            _version, _tensors, count = struct.unpack("<IQQ", file.read(20))
+            for _ in range(count):
+                key = _read_string(file)
+                (kind,) = struct.unpack("<I", file.read(4))
+                value = _read_value(file, kind)
+                if key == "general.file_type":
+                    return int(value) if isinstance(value, int) else None
+    except (OSError, struct.error, ValueError):
+        return None
+    return None
+
+
+_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q",
+            12: "d"}  # fmt: skip
+_STRING, _ARRAY = 8, 9
+
+
+def _read_string(file: BinaryIO) -> str:
+    (length,) = struct.unpack("<Q", file.read(8))
+    return file.read(length).decode("utf-8", "replace")
+
+
+def _read_value(file: BinaryIO, kind: int) -> object:
+    if kind == _STRING:
+        return _read_string(file)
+    if kind == _ARRAY:
+        item, count = struct.unpack("<IQ", file.read(12))
+        for _ in range(count):
+            _read_value(file, item)
+        return None
+    code = _SCALARS.get(kind)
+    if code is None:
+        raise ValueError(f"unknown GGUF value type {kind}")
+    return struct.unpack("<" + code, file.read(struct.calcsize(code)))[0]
 
 
 def convert(source: Path, target: Path, threads: int) -> None:
