@@ -165,20 +165,26 @@ async def test_a_plain_answer_streams_with_usage(llama_server: str) -> None:
     assert not usage.estimated  # llama.cpp's server sends usage in streams: exact counts
 
 
-async def test_streamed_tool_turns_fall_back_to_whole_replies_once(
+async def test_streamed_tool_turns_stream_without_the_fallback(
     llama_server: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """llama-cpp-python cannot stream ``tool_choice: auto`` (it answers with an empty
-    stream); the client notices once and asks for whole replies from then on."""
+    """llama-cpp-python's server answered a streamed ``tool_choice: auto`` turn with an empty
+    stream (the client then fell back to whole replies); llama.cpp's own server streams it."""
     model = OpenAICompatModel(server_settings(llama_server, max_tokens=24))
     spec = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {}})
     for question in ("Read the file notes.txt.", "What is in notes.txt?"):
         chunks = [c async for c in model.stream([Message("user", question)], tools=[spec])]
         assert isinstance(chunks[-1], FinishChunk)
         assert any(isinstance(c, TextChunk | ToolCallDelta) for c in chunks)
-    assert caplog.text.count("cannot stream replies that may call tools") == 1
+    assert "cannot stream replies that may call tools" not in caplog.text
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="llama.cpp's server (xllamacpp 2026.10) serves a forced tool_choice as 'auto' for a "
+    "template without tool support (SmolLM2's): no grammar forces the call (upstream issues "
+    "27129, 27217; named choices: PR 26849). Strict: passes again once llama.cpp enforces it.",
+)
 async def test_the_agent_reads_a_file_through_the_real_server(
     settings: Settings, workspace: Path, llama_server: str
 ) -> None:

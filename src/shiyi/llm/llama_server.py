@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 from shiyi.errors import ModelUnavailable
 from shiyi.llm.xllama import check_gguf, import_runtime
@@ -29,6 +30,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--n_threads", "--threads", "-t", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--parallel", "-np", type=int, default=1, help="slots")
     parser.add_argument("--api-key", default="", help="required of clients when set")
+    parser.add_argument(
+        "--chat-template-file", default="", help="a Jinja chat template instead of the model's"
+    )
     return parser.parse_args(argv)
 
 
@@ -36,8 +40,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse(sys.argv[1:] if argv is None else argv)
     try:
         xllamacpp = import_runtime()
-        from pathlib import Path
-
         check_gguf(Path(args.model))
     except ModelUnavailable as exc:
         sys.exit(str(exc))
@@ -49,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     params.n_ctx = args.n_ctx * args.parallel  # llama-server's -c is per slot here
     params.cpuparams.n_threads = args.n_threads
     params.cpuparams_batch.n_threads = args.n_threads
+    if args.chat_template_file:
+        params.chat_template = Path(args.chat_template_file).read_text()
     if args.api_key:
         params.api_keys = [args.api_key]
     server = xllamacpp.Server(params)
