@@ -29,9 +29,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from shiyi.llm.llama_backends import load_cpu_backend
+
 # None of these imports llama_cpp: a child process imports the build on its PYTHONPATH.
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.llama_backends import load_cpu_backend
 from shiyi.llm.local import LocalModel
 from shiyi.llm.types import Message, TextChunk, UsageChunk
 

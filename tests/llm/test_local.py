@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.config import Settings
 from shiyi.config.settings import ModelSettings
-from shiyi.errors import ModelUnavailable
+from shiyi.errors import EndpointBusy, ModelUnavailable
 from shiyi.llm import local_grammar
 from shiyi.llm.assemble import ReplyAssembler
+from shiyi.llm.factory import build_chat_model
+from shiyi.llm.gate import conversation
 from shiyi.llm.local import (
     WEIGHTS_INSTALL,
     WORKER_THREAD_NAME,
@@ -305,3 +308,50 @@ def test_loading_the_model_loses_no_line_another_thread_prints() -> None:
     printed = int(lines[-1].split()[1])
     assert lines[:-1] == [str(n) for n in range(printed)]
     assert ran.stderr == ""
+
+
+async def test_the_main_and_fast_roles_share_one_engine_whose_slots_serve_at_once(
+    settings: Settings,
+) -> None:
+    """One copy of the weights per process: the fast role on the main role's model uses the
+    same engine, and its two slots compute two replies together."""
+    settings.models.pop("fast", None)  # unset: the fast role is the main model
+    main, fast = build_chat_model(settings, "main"), build_chat_model(settings, "fast")
+    assert isinstance(main, LocalModel) and isinstance(fast, LocalModel)
+    main.load()
+    fast.load()
+    assert main._server is not None and main._server is fast._server
+
+    first_chunk: dict[str, float] = {}
+    finished: dict[str, float] = {}
+
+    async def reply(name: str, model: LocalModel) -> None:
+        async for chunk in model.stream([LONG_REPLY], max_tokens=48):
+            if isinstance(chunk, TextChunk):
+                first_chunk.setdefault(name, time.monotonic())
+        finished[name] = time.monotonic()
+
+    await asyncio.gather(reply("a", main), reply("b", main))
+    # Both were generating at once (one slot each), not one after the other.
+    assert first_chunk["b"] < finished["a"] and first_chunk["a"] < finished["b"]
+
+
+async def test_background_work_gives_way_to_a_reply_on_the_shared_engine(
+    settings: Settings,
+) -> None:
+    """The fast role (extraction, summaries) takes a slot only when no run needs it, and a
+    run never waits for it: the reply streams while background work is refused."""
+    settings.models.pop("fast", None)
+    main, fast = build_chat_model(settings, "main"), build_chat_model(settings, "fast")
+    assert isinstance(main, LocalModel) and isinstance(fast, LocalModel)
+    idle = [chunk async for chunk in fast.stream([Message("user", "Hi")], max_tokens=4)]
+    assert isinstance(idle[-1], FinishChunk)  # no run: background work is served
+
+    with conversation(main):
+        reply = aiter(main.stream([LONG_REPLY], max_tokens=32))
+        assert isinstance(await anext(reply), TextChunk)  # the reply holds a slot
+        with pytest.raises(EndpointBusy):
+            async for _ in fast.stream([Message("user", "Summarise this.")], max_tokens=4):
+                pass
+        rest = [chunk async for chunk in reply]
+    assert isinstance(rest[-1], FinishChunk)

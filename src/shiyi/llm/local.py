@@ -185,19 +185,31 @@ class LocalModel:
             weights_dir = cache / "models" if cache and settings.convert_q4_1 else None
             weights = local_weights.fast_weights(_model_file(settings), weights_dir)
             save_dir = cache / "prompts" if cache is not None and settings.prompt_cache else None
-            key = xllama.ServerKey(
-                weights=weights,
-                n_ctx=min(settings.context_window, _MAX_CONTEXT),
-                threads=settings.n_threads or os.cpu_count() or 1,
-                save_dir=save_dir,
-            )
-            server = xllama.shared_server(key)
+            source = _model_file(settings)
+            try:
+                server = xllama.shared_server(self._key(weights, save_dir))
+            except ModelUnavailable as exc:
+                if weights == source:
+                    raise
+                # A damaged copy (a full disk, say): rebuilt from the source.
+                log.warning("%s; removed, it is converted again from %s.", exc, source)
+                weights.unlink(missing_ok=True)
+                weights = local_weights.fast_weights(source, weights_dir)
+                server = xllama.shared_server(self._key(weights, save_dir))
             if save_dir is not None:
                 self.prompt_cache = PrefixStateCache.for_model(
-                    save_dir, weights, server.version, key.n_ctx
+                    save_dir, weights, server.version, server.n_ctx
                 )
             self.weights_file = weights
             self._server = server  # last: a non-None _server means fully loaded
+
+    def _key(self, weights: Path, save_dir: Path | None) -> xllama.ServerKey:
+        return xllama.ServerKey(
+            weights=weights,
+            n_ctx=min(self._settings.context_window, _MAX_CONTEXT),
+            threads=self._settings.n_threads or os.cpu_count() or 1,
+            save_dir=save_dir,
+        )
 
     async def stream(
         self,

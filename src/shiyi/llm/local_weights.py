@@ -15,7 +15,6 @@ missing or unreadable.  Runs while the model loads (worker thread, load lock hel
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import logging
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from shiyi.errors import ModelUnavailable
+from shiyi.llm.gguf_q8 import convert_q4_1_to_q8_0
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def needs_conversion(metadata: dict[str, str]) -> bool:
 
 def fast_weights(source: Path, cache_dir: Path | None) -> Path:
     """The file to load for ``source``: its Q8_0 copy in ``cache_dir`` when it is Q4_1 (made
-    now if missing and a quantizer is installed), else ``source`` itself."""
+    now if missing), else ``source`` itself."""
     if cache_dir is None:
         return source
     target = converted_path(source, cache_dir)
@@ -54,11 +54,7 @@ def fast_weights(source: Path, cache_dir: Path | None) -> Path:
         return target
     if file_type(source) != int(SLOW_FILE_TYPE):
         return source
-    try:
-        convert(source, target, os.cpu_count() or 1)
-    except ModuleNotFoundError:
-        log.info("No quantizer installed: %s runs as Q4_1 (slower prompts).", source.name)
-        return source
+    convert(source, target)
     return target
 
 
@@ -104,26 +100,23 @@ def _read_value(file: BinaryIO, kind: int) -> object:
     return struct.unpack("<" + code, file.read(struct.calcsize(code)))[0]
 
 
-def convert(source: Path, target: Path, threads: int) -> None:
-    """Write ``source`` re-quantized to Q8_0 at ``target`` (atomically)."""
-    import llama_cpp
+def convert(source: Path, target: Path, threads: int = 1) -> None:
+    """Write ``source`` re-quantized to Q8_0 at ``target`` (atomically).
 
+    ``threads`` is kept for callers; the numpy conversion (:mod:`shiyi.llm.gguf_q8`) takes
+    about a second for SmolLM2 on one core."""
+    del threads
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     # Unique per call: two apps in one process (or two processes) may convert at once; each
     # writes its own file and the last rename wins with identical bytes.
     partial = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
-    params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
-    params.allow_requantize = True
-    params.nthread = threads
-    failed = llama_cpp.llama_model_quantize(
-        str(source).encode(), str(partial).encode(), ctypes.byref(params)
-    )
-    if failed:
+    try:
+        convert_q4_1_to_q8_0(source, partial)
+    except (OSError, ValueError, struct.error) as exc:
         partial.unlink(missing_ok=True)
         raise ModelUnavailable(
-            f"Could not convert {source} to Q8_0 in {target.parent} (llama.cpp error "
-            f"{failed}); set models.main.convert_q4_1: false to use the file as it is."
-        )
+            f"Could not convert {source} to Q8_0 in {target.parent} ({exc}); set "
+            "models.main.convert_q4_1: false to use the file as it is."
+        ) from exc
     os.replace(partial, target)
     log.info("Converted %s to Q8_0 for faster prompts: %s", source.name, target)
