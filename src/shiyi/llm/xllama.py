@@ -12,6 +12,7 @@ closes to every other process.  ``xllamacpp`` is imported on first use only.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import threading
 import weakref
@@ -31,6 +32,7 @@ RUNTIME_VERSION = "2026.10.11549"
 RUNTIME_INSTALL = (
     f'pip install "shiyi[local]" (or: pip install {RUNTIME_PACKAGE}=={RUNTIME_VERSION})'
 )
+LOG_ENV = "SHIYI_LLAMA_LOG"
 SLOTS = 2
 """Requests computed at once: a reply and one background request (or two replies)."""
 _GGUF_MAGIC = b"GGUF"
@@ -66,7 +68,8 @@ class EmbeddedServer:
         params.cpuparams_batch.n_threads = key.threads
         # llama.cpp writes its logs to fd 2 itself: silent, so `shiyi run --json` and the
         # terminal UI keep their output; failures are reported by the requests' answers.
-        params.verbosity = -1
+        # SHIYI_LLAMA_LOG=3 shows them (debugging the engine).
+        params.verbosity = int(os.environ.get(LOG_ENV, "-1"))
         params.warmup = False  # one empty decode: a first reply's wait for nothing
         params.endpoint_slots = True
         if key.save_dir is not None:
