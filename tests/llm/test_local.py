@@ -275,6 +275,14 @@ def test_malformed_call_text_keeps_the_raw_arguments() -> None:
     assert arguments == '{"name": "get_weather", "arguments": {"city": "Par'
 
 
+def test_the_runtime_loads_after_the_memory_graph_database() -> None:
+    """``shiyi run`` opens the memory (kuzu, which loads its library RTLD_GLOBAL) before
+    the model: importing the engine after it aborted the process in C++ static init."""
+    code = "import kuzu\nfrom shiyi.llm.xllama import import_runtime\nimport_runtime()"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+
+
 def test_importing_the_module_does_not_import_the_runtime() -> None:
     code = "import sys, shiyi.llm.local; assert 'xllamacpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -185,7 +186,7 @@ def _error_text(answer: object) -> str:
 def import_runtime() -> Any:
     """The ``xllamacpp`` module, or :class:`ModelUnavailable` naming the install."""
     try:
-        import xllamacpp
+        xllamacpp = _import_deep_bound()
     except ImportError as exc:
         raise ModelUnavailable(
             f"The embedded model needs the llama.cpp runtime {RUNTIME_PACKAGE}, which is not "
@@ -193,6 +194,30 @@ def import_runtime() -> Any:
             "install.sh`; or bring your own model server (models.main.provider: "
             "openai_compat, or preset: ollama)."
         ) from exc
+    return xllamacpp
+
+
+_import_lock = threading.Lock()
+
+
+def _import_deep_bound() -> Any:
+    """Import ``xllamacpp`` bound to its own symbols first (RTLD_DEEPBIND).
+
+    kuzu loads its extension with RTLD_GLOBAL, so its C++ symbols interpose on libraries
+    loaded after it: ``import kuzu`` then ``import xllamacpp`` aborted the process
+    (std::bad_alloc in xllamacpp's static initialisers), which is what ``shiyi run`` does
+    when the memory opens before the model loads."""
+    loaded = sys.modules.get("xllamacpp")
+    if loaded is not None:
+        return loaded
+    with _import_lock:
+        flags = sys.getdlopenflags()
+        deep = getattr(os, "RTLD_DEEPBIND", 0)  # Linux (glibc) only
+        sys.setdlopenflags(os.RTLD_NOW | deep)
+        try:
+            import xllamacpp
+        finally:
+            sys.setdlopenflags(flags)
     return xllamacpp
 
 
