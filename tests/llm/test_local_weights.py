@@ -1,4 +1,4 @@
-"""The Q8_0 copy of the default Q4_1 weights, made with the real llama.cpp quantizer."""
+"""The Q8_0 copy of the default Q4_1 weights (converted in numpy, run by the real engine)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The on-disk prompt cache, with the real SmolLM2 weights and llama.cpp state files."""
+"""The on-disk prompt cache, with the real SmolLM2 weights and the engine's saved slots."""
 
 from __future__ import annotations
 
@@ -76,10 +76,14 @@ async def test_a_new_process_loads_the_stable_prefix_and_replies_the_same(
     assert len(longer) == 1 and longer[0].stat().st_size > tool_section.stat().st_size
 
     third = fresh(tmp_path)  # loads the longer one: nothing of the system turn is evaluated
-    assert await reply(third) == said
+    loaded = await reply(third)
     assert third.prompt_cache is not None
     assert (third.prompt_cache.hits, third.prompt_cache.misses) == (1, 0)
     assert len(state_files(tmp_path)) == 2
+    # The same state gives the same greedy reply.  (Not always the evaluated one's: the
+    # prefix evaluated in other batch splits rounds differently, and a near tie between two
+    # tokens can go either way; the engine computes prompts in batches of its own.)
+    assert said and await reply(fresh(tmp_path)) == loaded
 
 
 async def test_a_later_request_in_the_same_process_uses_memory_and_writes_nothing(
@@ -138,7 +142,8 @@ async def test_no_message_text_or_token_ids_reach_the_cache(tmp_path: Path) -> N
         assert [chunk async for chunk in stream]
     assert len(state_files(tmp_path)) == 2
 
-    ids = model._llama.tokenize(f" {marker}".encode(), add_bos=False)
+    assert model._server is not None
+    ids = model._server.tokenize(f" {marker}")
     inner = ids[1:-1]  # the ends may merge with the text around them in the prompt
     assert len(inner) >= 5
     assert_nowhere(tmp_path, marker, inner)
@@ -170,8 +175,9 @@ def test_only_tokens_the_whole_prompt_agrees_with_are_cached() -> None:
 def test_a_changed_model_file_or_build_gets_another_name(tmp_path: Path) -> None:
     weights = tmp_path / "model.gguf"
     weights.write_bytes(b"v1")
-    before = PrefixStateCache.for_model(tmp_path, weights, 8192).path_for([1, 2, 3])
-    assert PrefixStateCache.for_model(tmp_path, weights, 4096).path_for([1, 2, 3]) != before
+    before = PrefixStateCache.for_model(tmp_path, weights, "b1", 8192).path_for([1, 2, 3])
+    assert PrefixStateCache.for_model(tmp_path, weights, "b1", 4096).path_for([1, 2, 3]) != before
+    assert PrefixStateCache.for_model(tmp_path, weights, "b2", 8192).path_for([1, 2, 3]) != before
     weights.write_bytes(b"v2 longer")
-    assert PrefixStateCache.for_model(tmp_path, weights, 8192).path_for([1, 2, 3]) != before
-    assert PrefixStateCache.for_model(tmp_path, weights, 8192).path_for([1, 2]) != before
+    assert PrefixStateCache.for_model(tmp_path, weights, "b1", 8192).path_for([1, 2, 3]) != before
+    assert PrefixStateCache.for_model(tmp_path, weights, "b1", 8192).path_for([1, 2]) != before

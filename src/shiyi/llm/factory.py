@@ -30,7 +30,9 @@ def build_chat_model(settings: Settings, role: Literal["main", "fast"] = "main")
         return ScriptedModel.from_file(model.model_path)
     from shiyi.llm.local import LocalModel
 
-    return LocalModel(model, cache_dir=settings.cache_dir)
+    # One engine per model file: a fast role on the main role's weights shares its slots,
+    # and gives way to conversations like background work on a model server.
+    return LocalModel(model, cache_dir=settings.cache_dir, background=role == "fast")
 
 
 def _check_remote(model: ModelSettings, role: str) -> None:

@@ -1,20 +1,21 @@
 """The embedded chat model: a GGUF file run in-process by llama.cpp (default: SmolLM2-135M).
 
-llama.cpp calls block and the ``Llama`` object is not thread-safe, so each reply is generated
-in a worker thread that holds the model's lock and hands decoded text to the event loop
-through an asyncio queue.  Cancelling the consumer sets a stop flag that the worker checks
-between tokens, so no generation outlives its reader.  Tool calls use the text format and
-grammar of :mod:`shiyi.llm.local_grammar`; the tool section, which opens the prompt, is kept
-on disk as llama.cpp state by :mod:`shiyi.llm.prompt_cache` so a fresh process need not
-evaluate it again.  llama_cpp is imported on first use only.
+llama.cpp's own server engine runs in this process (:mod:`shiyi.llm.xllama`, prebuilt
+``xllamacpp`` wheels): one engine per model file, shared by the ``main`` and ``fast`` roles,
+each request one of its slots.  A request blocks, so each reply is generated in a worker
+thread that hands decoded text to the event loop through an asyncio queue; cancelling the
+consumer sets a stop flag that the engine's per-token callback answers, so no generation
+outlives its reader.  Tool calls use the text format and grammar of
+:mod:`shiyi.llm.local_grammar`; the tool section, which opens the prompt, is kept on disk
+as a saved slot by :mod:`shiyi.llm.prompt_cache` so a fresh process need not evaluate it
+again.  The runtime is imported on first use only.
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
-import ctypes
 import importlib.util
+import json
 import logging
 import os
 import threading
@@ -24,9 +25,9 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from shiyi.config.settings import ModelSettings
-from shiyi.errors import ModelError, ModelUnavailable, ShiyiError
-from shiyi.llm import local_grammar, local_weights
-from shiyi.llm.llama_backends import load_cpu_backend
+from shiyi.errors import EndpointBusy, ModelError, ModelUnavailable, ShiyiError
+from shiyi.llm import local_grammar, local_weights, xllama
+from shiyi.llm.gate import gate_for
 from shiyi.llm.prompt_cache import PrefixStateCache, agreed_length
 from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
 
@@ -45,12 +46,6 @@ _DEFAULT_MAX_TOKENS = 1024
 # SmolLM2's recommended sampling; small models drift quickly at higher temperatures.
 _DEFAULT_TEMPERATURE = 0.2
 _TOP_P = 0.9
-# Used only when a GGUF carries no chat template of its own.
-_CHATML = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
 
 
 def default_gguf_path() -> Path:
@@ -85,8 +80,10 @@ class _Job:
     """The start of ``prompt`` that repeats on every request with these tools (may be "")."""
     system: str
     """The start of ``prompt`` up to the end of the system turn (tool section + system text)."""
-    grammars: tuple[str, ...]
-    """GBNF candidates, best first; empty means unconstrained."""
+    tools: tuple[ToolSpec, ...]
+    """The tools the reply may call (a grammar is used whenever tools are offered)."""
+    constrained: bool
+    allow_text: bool
     temperature: float
     max_tokens: int
     loop: asyncio.AbstractEventLoop
@@ -104,27 +101,44 @@ class _Job:
 class LocalModel:
     """:class:`~shiyi.llm.protocol.ChatModel` backed by llama.cpp, loaded on first use."""
 
-    def __init__(self, settings: ModelSettings, *, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, settings: ModelSettings, *, cache_dir: Path | None = None, background: bool = False
+    ) -> None:
         """``cache_dir`` holds derived files (converted weights, prompt states); None: none
-        are kept, every process starts from the GGUF as it is."""
+        are kept, every process starts from the GGUF as it is.  ``background``: this model
+        does work beside the conversation (the ``fast`` role): it takes one of the engine's
+        slots only when a run leaves one free, and gives it up when a run needs it
+        (:class:`~shiyi.errors.EndpointBusy`), as on a model server (:mod:`shiyi.llm.gate`)."""
         self._settings = settings
         self._cache_dir = cache_dir
+        self._background = background
         self.prompt_cache: PrefixStateCache | None = None
         self.weights_file: Path | None = None
         """The GGUF actually loaded (the Q8_0 copy of a Q4_1 file), once loaded."""
-        self._llama: Any = None
-        self._formatter: Any = None
+        self._server: xllama.EmbeddedServer | None = None
         self._load_lock = threading.Lock()
         self._preload_lock = threading.Lock()
         self._preload: threading.Thread | None = None
-        # The Llama object is not thread-safe: one generation at a time per model.
-        self._run_lock = threading.Lock()
+        self._active = 0
+        self._active_lock = threading.Lock()
         self._sent_notes: dict[str, str] = {}
         """User turn -> the choice note it went out with (see template_messages)."""
+        self._schemas: dict[str, bool] = {}
+        """A tool schema (JSON) -> whether the engine's grammar sampler takes it."""
 
     @property
     def model_name(self) -> str:
         return self._settings.model
+
+    @property
+    def endpoint(self) -> str:
+        """The engine's gate key (:mod:`shiyi.llm.gate`): the main and fast roles on one
+        model file share the engine, so its slots and its gate."""
+        try:
+            where = str(_model_file(self._settings).resolve())
+        except ModelUnavailable:
+            where = str(self._settings.model_path)
+        return f"embedded:{where}"
 
     @property
     def weights_bytes(self) -> int | None:
@@ -137,13 +151,14 @@ class LocalModel:
     @property
     def busy(self) -> bool:
         """True while a worker thread is generating with this model."""
-        return self._run_lock.locked()
+        with self._active_lock:
+            return self._active > 0
 
     def load_in_background(self) -> None:
         """Start loading the weights in a thread (once); the first reply waits for it, and
         a failure is reported there (the load is tried again)."""
         with self._preload_lock:
-            if self._preload is None and self._llama is None:
+            if self._preload is None and self._server is None:
                 self._preload = threading.Thread(
                     target=self._load_quietly, name="shiyi-model-load", daemon=True
                 )
@@ -163,15 +178,38 @@ class LocalModel:
     def load(self) -> None:
         """Load the weights now (blocking); :meth:`stream` does this on first use."""
         with self._load_lock:
-            if self._llama is None:
-                cache, settings = self._cache_dir, self._settings
-                weights_dir = cache / "models" if cache and settings.convert_q4_1 else None
-                llama, self._formatter, self.weights_file = _load_llama(settings, weights_dir)
-                if cache is not None and settings.prompt_cache:
-                    self.prompt_cache = PrefixStateCache.for_model(
-                        cache / "prompts", self.weights_file, llama.n_ctx()
-                    )
-                self._llama = llama  # last: a non-None _llama means fully loaded
+            if self._server is not None:
+                return
+            xllama.import_runtime()  # the missing package first: the clearest fix
+            cache, settings = self._cache_dir, self._settings
+            weights_dir = cache / "models" if cache and settings.convert_q4_1 else None
+            weights = local_weights.fast_weights(_model_file(settings), weights_dir)
+            save_dir = cache / "prompts" if cache is not None and settings.prompt_cache else None
+            source = _model_file(settings)
+            try:
+                server = xllama.shared_server(self._key(weights, save_dir))
+            except ModelUnavailable as exc:
+                if weights == source:
+                    raise
+                # A damaged copy (a full disk, say): rebuilt from the source.
+                log.warning("%s; removed, it is converted again from %s.", exc, source)
+                weights.unlink(missing_ok=True)
+                weights = local_weights.fast_weights(source, weights_dir)
+                server = xllama.shared_server(self._key(weights, save_dir))
+            if save_dir is not None:
+                self.prompt_cache = PrefixStateCache.for_model(
+                    save_dir, weights, server.version, server.n_ctx
+                )
+            self.weights_file = weights
+            self._server = server  # last: a non-None _server means fully loaded
+
+    def _key(self, weights: Path, save_dir: Path | None) -> xllama.ServerKey:
+        return xllama.ServerKey(
+            weights=weights,
+            n_ctx=min(self._settings.context_window, _MAX_CONTEXT),
+            threads=self._settings.n_threads or os.cpu_count() or 1,
+            save_dir=save_dir,
+        )
 
     async def stream(
         self,
@@ -182,24 +220,30 @@ class LocalModel:
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamChunk]:
-        if self._llama is None:
+        if self._server is None:
             await asyncio.to_thread(self.load)
         callable_tools = local_grammar.constrained_tools(tools, tool_choice)
-        prompt, prefix, system = self._render(messages, tools, tool_choice)
+        prompt, prefix, system = await asyncio.to_thread(self._render, messages, tools, tool_choice)
         job = _Job(
             prompt=prompt,
             prefix=prefix,
             system=system,
-            grammars=_grammar_candidates(tools, callable_tools, tool_choice),
+            tools=tuple(callable_tools),
+            constrained=bool(tools),
+            allow_text=tool_choice == "auto" or not callable_tools,
             temperature=_first(temperature, self._settings.temperature, _DEFAULT_TEMPERATURE),
             max_tokens=max_tokens or self._settings.max_tokens or _DEFAULT_MAX_TOKENS,
             loop=asyncio.get_running_loop(),
         )
         router = local_grammar.ReplyRouter(callable_tools)
-        worker = threading.Thread(target=self._work, args=(job,), name=WORKER_THREAD_NAME)
-        worker.daemon = True  # never keep the interpreter alive for a reply nobody reads
-        worker.start()
+        gate = gate_for(self.endpoint)
+        await self._enter(gate)
         try:
+            worker = threading.Thread(target=self._work, args=(job,), name=WORKER_THREAD_NAME)
+            worker.daemon = True  # never keep the interpreter alive for a reply nobody reads
+            with self._active_lock:
+                self._active += 1
+            worker.start()
             while True:
                 item = await job.queue.get()
                 if isinstance(item, ModelError):
@@ -210,11 +254,22 @@ class LocalModel:
                     ):
                         yield chunk
                     return
+                if self._background and gate.must_yield(xllama.SLOTS):
+                    raise EndpointBusy("The embedded model's slot is needed by a conversation.")
                 for chunk in router.feed(item):
                     yield chunk
         finally:
             # Reached on completion, errors, task cancellation and aclose() alike.
             job.stop.set()
+            gate.leave()
+
+    async def _enter(self, gate: Any) -> None:
+        if not self._background:
+            await gate.enter_conversation(xllama.SLOTS)
+        elif not gate.try_enter_background(xllama.SLOTS):
+            raise EndpointBusy(
+                "The embedded model is serving a conversation; background work waits its turn."
+            )
 
     def _render(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: ToolChoice
@@ -225,13 +280,13 @@ class LocalModel:
         Every offered tool is described whatever ``tool_choice`` allows, so the section (the
         cached prefix) is the same for a forced call, a free choice and an answer in words.
         """
+        if self._server is None:
+            self.load()
+        assert self._server is not None
         section = local_grammar.tool_prompt(tools) if tools else ""
         note = local_grammar.choice_note(tool_choice) if tools else ""
         turns = local_grammar.template_messages(messages, section, note, self._sent_notes)
-        try:
-            prompt = str(self._formatter(messages=turns).prompt)
-        except Exception as exc:  # jinja errors, or a template's own raise_exception()
-            raise ModelError(f"The chat template rejected the messages: {exc}") from exc
+        prompt = self._server.apply_template(turns)
         at = prompt.find(section) if section else -1
         if at < 0:
             return prompt, "", ""
@@ -245,116 +300,42 @@ class LocalModel:
 
     def _work(self, job: _Job) -> None:
         try:
-            with self._run_lock:
-                if not job.stop.is_set():  # cancelled while waiting for the lock
-                    job.send(_Generation(self._llama, job, self.prompt_cache).run())
+            if not job.stop.is_set():  # cancelled before it started
+                assert self._server is not None
+                grammar = self._grammar(job) if job.constrained else None
+                generation = _Generation(self._server, job, self.prompt_cache)
+                job.send(generation.run(grammar))
         except ModelError as exc:
             job.send(exc)
-        except Exception as exc:  # llama.cpp failures surface as RuntimeError/ValueError
+        except Exception as exc:  # an engine failure must reach the reader, not the thread
             job.send(ModelError(f"Local model generation failed: {exc}"))
+        finally:
+            with self._active_lock:
+                self._active -= 1
+
+    def _grammar(self, job: _Job) -> str:
+        usable = {spec.name: self._schema_usable(spec) for spec in job.tools}
+        return local_grammar.grammar_text(job.tools, allow_text=job.allow_text, schemas=usable)
+
+    def _schema_usable(self, spec: ToolSpec) -> bool:
+        """Whether the engine's grammar sampler takes ``spec``'s schema (asked once each):
+        LLGuidance ignores a grammar it cannot build, which would leave the call free."""
+        key = json.dumps(spec.parameters, sort_keys=True)
+        if key not in self._schemas:
+            assert self._server is not None
+            answer = self._server.complete_once(
+                {"prompt": "The", "max_tokens": 1, "temperature": 0.0,
+                 "grammar": local_grammar.schema_probe(spec), "cache_prompt": False}
+            )  # fmt: skip
+            text = str(answer["choices"][0].get("text", ""))
+            self._schemas[key] = text.startswith("Z")
+            if not self._schemas[key]:
+                log.warning("The tool %s's schema is beyond the grammar engine: its arguments "
+                            "are generated as any JSON object.", spec.name)  # fmt: skip
+        return self._schemas[key]
 
 
 # --- loading ---------------------------------------------------------------------------
-
-
-def _load_llama(settings: ModelSettings, weights_dir: Path | None) -> tuple[Any, Any, Path]:
-    """``(Llama, chat formatter, the file loaded)`` for the configured GGUF file, or its
-    Q8_0 copy in ``weights_dir`` when it is Q4_1 (:mod:`shiyi.llm.local_weights`)."""
-    try:
-        import llama_cpp
-        from llama_cpp import llama_chat_format
-    except ImportError as exc:
-        raise ModelUnavailable(
-            f"The local model needs llama-cpp-python, which is not installed ({exc}). "
-            f"Install it with: {LLAMA_INSTALL}"
-        ) from exc
-    _route_llama_logs(llama_cpp)
-    # Before llama.cpp's own search, which would look in the workspace.
-    log.info("llama.cpp CPU backend: %s", load_cpu_backend())
-    source = _model_file(settings)
-    converted = None if weights_dir is None else local_weights.converted_path(source, weights_dir)
-    llama, path = None, source
-    if converted is not None and converted.is_file():
-        try:
-            llama, path = _open(llama_cpp, converted, settings), converted
-        except ModelUnavailable as exc:  # a damaged cache: rebuilt from the source below
-            log.warning("%s; removed, it is converted again from %s.", exc, source)
-            converted.unlink(missing_ok=True)
-    if llama is None:
-        llama = _open(llama_cpp, source, settings)
-        if converted is not None and local_weights.needs_conversion(llama.metadata):
-            local_weights.convert(source, converted, _threads(settings))
-            llama.close()
-            llama, path = _open(llama_cpp, converted, settings), converted
-    eos, bos = llama.token_eos(), llama.token_bos()
-    formatter = llama_chat_format.Jinja2ChatFormatter(
-        template=llama.metadata.get("tokenizer.chat_template") or _CHATML,
-        eos_token=_token_text(llama, eos),
-        bos_token=_token_text(llama, bos),
-        stop_token_ids=[eos],
-    )
-    return llama, formatter, path
-
-
-_LOG_ERROR = 3  # ggml_log_level GGML_LOG_LEVEL_ERROR
-_log_callback: Any = None  # kept referenced: llama.cpp calls it for the process's life
-
-
-def _route_llama_logs(llama_cpp: Any) -> None:
-    """Keep llama.cpp quiet without touching this process's stdout and stderr.
-
-    llama-cpp-python silences a load by dup2-ing /dev/null over fds 1 and 2: process-wide,
-    so lines other threads printed meanwhile (`shiyi run --json`'s run_start, pytest's
-    summary) were lost.  Its redirect is made a no-op here, and llama.cpp's log lines go to
-    this module's logger (errors only) instead of its callback's prints."""
-    global _log_callback
-    if _log_callback is not None:
-        return
-
-    def route(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
-        if level == _LOG_ERROR:
-            log.error("llama.cpp: %s", text.decode("utf-8", "replace").rstrip())
-
-    _log_callback = llama_cpp.llama_log_callback(route)
-    llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
-    for module in (llama_cpp.llama, llama_cpp._internals):
-        if hasattr(module, "suppress_stdout_stderr"):
-            module.suppress_stdout_stderr = _KeepOutput
-
-
-class _KeepOutput:
-    """llama-cpp-python's ``suppress_stdout_stderr`` without the redirect."""
-
-    def __init__(self, disable: bool = True) -> None:
-        self.disable = disable
-
-    def __enter__(self) -> _KeepOutput:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        return None
-
-
-def _open(llama_cpp: Any, path: Path, settings: ModelSettings) -> Any:
-    threads = _threads(settings)
-    try:
-        llama = llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=min(settings.context_window, _MAX_CONTEXT),
-            n_threads=threads,
-            n_threads_batch=threads,
-            verbose=False,
-        )
-        return llama
-    except Exception as exc:  # llama.cpp reports unreadable or foreign files as ValueError
-        raise ModelUnavailable(
-            f"Could not load the local model {path} ({exc}). Point models.main.model_path "
-            "at a GGUF chat model."
-        ) from exc
-
-
-def _threads(settings: ModelSettings) -> int:
-    return settings.n_threads or os.cpu_count() or 1
 
 
 def _model_file(settings: ModelSettings) -> Path:
@@ -370,114 +351,88 @@ def _model_file(settings: ModelSettings) -> Path:
     return path
 
 
-def _token_text(llama: Any, token: int) -> str:
-    return "" if token < 0 else bytes(llama.detokenize([token], special=True)).decode()
-
-
-# --- request ----------------------------------------------------------------------------
-
-
-def _grammar_candidates(
-    offered: Sequence[ToolSpec], callable_tools: Sequence[ToolSpec], tool_choice: ToolChoice
-) -> tuple[str, ...]:
-    if not offered:
-        return ()
-    if not callable_tools:  # "none" with tools described: plain text, never a call
-        return (local_grammar.grammar_text((), allow_text=True),)
-    allow_text = tool_choice == "auto"
-    return (
-        local_grammar.grammar_text(callable_tools, allow_text=allow_text),
-        local_grammar.grammar_text(callable_tools, allow_text=allow_text, use_schemas=False),
-    )
-
-
 def _first(*values: float | None) -> float:
     return next(value for value in values if value is not None)
 
 
-# --- generation (worker thread, model lock held) ----------------------------------------
+# --- generation (worker thread) ---------------------------------------------------------
 
 
 class _Generation:
-    """The token loop of one reply (runs in the worker thread with the model lock held)."""
+    """One reply's requests to the engine (runs in the worker thread)."""
 
-    def __init__(self, llama: Any, job: _Job, cache: PrefixStateCache | None) -> None:
-        import llama_cpp
+    def __init__(
+        self, server: xllama.EmbeddedServer, job: _Job, cache: PrefixStateCache | None
+    ) -> None:
+        self._server, self._job, self._cache = server, job, cache
+        self._prompt = server.tokenize(job.prompt)
+        self._text: list[str] = []
+        self._generated = 0
+        self._reason = "stop"
 
-        self._llama, self._job, self._cache = llama, job, cache
-        self._vocab = llama_cpp.llama_model_get_vocab(llama.model)
-        self._is_eog = llama_cpp.llama_vocab_is_eog
-        self._prompt: list[int] = llama.tokenize(job.prompt.encode(), add_bos=False, special=True)
-        self._output: list[int] = []
-        # Tokens can split a UTF-8 character; the incremental decoder holds the bytes.
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def run(self) -> _Done:
-        n_ctx = self._llama.n_ctx()
+    def run(self, grammar: str | None) -> _Done:
+        n_ctx = self._server.n_ctx
         if len(self._prompt) >= n_ctx:
             raise ModelError(
                 f"The prompt has {len(self._prompt)} tokens but the local model's context "
                 f"holds {n_ctx}: shorten the conversation or raise models.main.context_window."
             )
         limit = min(self._job.max_tokens, n_ctx - len(self._prompt))
+        slot = -1
         if self._cache is not None and self._job.prefix:
             floor, ceiling = (self._agreed(text) for text in (self._job.prefix, self._job.system))
-            how = self._cache.prime(self._llama, self._prompt, floor, max(floor, ceiling))
+            slot, how = self._cache.prime(self._server, self._prompt, floor, max(floor, ceiling))
             log.debug("prompt of %d tokens; stable prefix: %s", len(self._prompt), how)
-        reason = self._loop(_pick_grammar(self._vocab, self._job.grammars), limit)
-        if reason == "text":
-            # The reply began as plain text, where the grammar enforces nothing more, yet
-            # checking every vocabulary entry against it costs most of the decode speed.
-            reason = self._loop(None, limit)
-        if tail := self._decoder.decode(b"", final=True):
-            self._job.send(tail)
-        return _Done(len(self._prompt), len(self._output), reason)
+        self._request(self._prompt, grammar, limit, slot)
+        if self._reason == "text":
+            # The reply began as plain text, where the grammar enforces nothing more; the
+            # rest is sampled without it, with the repeat penalty prose gets.
+            rest: list[int | str] = [*self._prompt, "".join(self._text)]
+            self._request(rest, None, limit - self._generated, slot)
+        return _Done(len(self._prompt), self._generated, self._reason)
 
     def _agreed(self, text: str) -> int:
-        tokens = self._llama.tokenize(text.encode(), add_bos=False, special=True)
-        return agreed_length(self._prompt, tokens)
+        return agreed_length(self._prompt, self._server.tokenize(text))
 
-    def _loop(self, grammar: Any, limit: int) -> str:
-        """Sample until a stop; "text" means the grammar's plain-text branch was taken."""
-        tokens = self._llama.generate(
-            self._prompt + self._output,  # a prefix of the KV cache: only new tokens are run
-            temp=self._job.temperature,
-            top_p=_TOP_P,
+    def _request(self, prompt: list[Any], grammar: str | None, limit: int, slot: int) -> None:
+        """Stream one request; sets the stop reason ("text": the grammar's plain-text branch
+        was taken, the request was stopped there)."""
+        undecided = grammar is not None and self._job.tools != ()
+        self._reason = "stop"
+        request: dict[str, Any] = {
+            "prompt": prompt,
+            "max_tokens": max(1, limit),
+            "temperature": self._job.temperature,
+            "top_p": _TOP_P,
             # A repeat penalty fights the grammar over JSON punctuation; use it on prose only.
-            repeat_penalty=1.0 if grammar else 1.1,
-            grammar=grammar,
-        )
-        undecided = grammar is not None
-        try:
-            for token in tokens:
-                if self._job.stop.is_set():
-                    return "cancelled"
-                if self._is_eog(self._vocab, token):
-                    return "stop"
-                self._output.append(token)
-                text = self._decoder.decode(self._llama.detokenize([token]))
-                if text:
-                    self._job.send(text)
-                if len(self._output) >= limit:
-                    return "length"
-                if undecided and text:
-                    if not text.startswith(local_grammar.CALL_OPEN[0]):
-                        return "text"
-                    undecided = False
-        finally:
-            tokens.close()
-        return "stop"
+            "repeat_penalty": 1.0 if grammar else 1.1,
+            "cache_prompt": True,
+            "id_slot": slot,
+        }
+        if grammar is not None:
+            request["grammar"] = grammar
 
+        def on_chunk(chunk: dict[str, Any]) -> bool:
+            nonlocal undecided
+            if self._job.stop.is_set():
+                self._reason = "cancelled"
+                return True
+            choice = chunk["choices"][0]
+            if reason := choice.get("finish_reason"):
+                self._reason = str(reason)
+                return False
+            self._generated += 1
+            text = str(choice.get("text") or "")
+            if text:
+                self._text.append(text)
+                self._job.send(text)
+            if undecided and text:
+                if not text.startswith(local_grammar.CALL_OPEN[0]):
+                    self._reason = "text"
+                    return True
+                undecided = False
+            return False
 
-def _pick_grammar(vocab: Any, candidates: Sequence[str]) -> Any:
-    """The first candidate llama.cpp parses, or None (unconstrained)."""
-    import llama_cpp
-    from llama_cpp.llama_grammar import LlamaGrammar
-
-    for text in candidates:
-        # An unparsable grammar yields a NULL sampler, which would crash the sampler chain.
-        probe = llama_cpp.llama_sampler_init_grammar(vocab, text.encode(), b"root")
-        if probe:
-            llama_cpp.llama_sampler_free(probe)
-            return LlamaGrammar.from_string(text, verbose=False)
-    return None
+        self._server.complete(request, on_chunk)
+        if self._job.stop.is_set():
+            self._reason = "cancelled"

@@ -1,11 +1,12 @@
-"""The embedded model's text format: chat turns, tool prompt, GBNF grammar, reply parsing.
+"""The embedded model's text format: chat turns, tool prompt, grammar, reply parsing.
 
 Small GGUF models have no tool-calling API, so tools are described in the system prompt and
 a call is the text ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (the
-Hermes/Qwen convention many small models saw in training).  A GBNF grammar makes the shape
+Hermes/Qwen convention many small models saw in training).  A grammar (LLGuidance's Lark
+dialect, which llama.cpp's server takes per request) makes the shape
 certain instead of hoped for: the reply is either plain text whose first character is not
 ``<`` or whitespace, or exactly one call whose name is an offered tool and whose arguments
-follow that tool's JSON schema.  Nothing here imports llama_cpp at module import time.
+follow that tool's JSON schema.  Nothing here imports the llama.cpp runtime.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import copy
 import json
 import re
 import secrets
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from shiyi.errors import ModelError
@@ -36,15 +37,15 @@ CALL_CLOSE = "</tool_call>"
 
 # Plain text may not start with "<" (that would be a call) nor with whitespace (which would
 # let the model slip an unconstrained "<tool_call>" in after a leading space).
-_TEXT_RULES = r"""tc-text ::= [^<\x20\t\r\n] tc-any*
-tc-any ::= [^\x00]"""
+_TEXT_RULE = r"tc_text: /[^<\s][\s\S]*/"
 _CALL_RULES = (
-    r'tc-call ::= "<tool_call>" tc-ws "{" tc-ws "\"name\"" tc-ws ":" tc-ws tc-fn "}" tc-ws'
+    r'tc_call: "<tool_call>" tc_ws "{" tc_ws "\"name\"" tc_ws ":" tc_ws tc_fn "}" tc_ws'
     ' "</tool_call>"\n'
     # At most one blank: unbounded optional whitespace is where tiny models get stuck.
-    r"tc-ws ::= [ \n]?"
+    r"tc_ws: /[ \n]?/"
 )
-_GBNF_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
+_INTEGER_BOUND = 10**16 - 1
+_SEPARATORS = {"item_separator": ", ", "key_separator": ": "}
 _NAME_RE = re.compile(r'"name"\s*:\s*"([^"\\]+)"')
 
 
@@ -167,56 +168,72 @@ def _plain_turn(message: Message, names: dict[str, str]) -> tuple[str, str]:
     return message.role, message.content
 
 
-def grammar_text(tools: Sequence[ToolSpec], *, allow_text: bool, use_schemas: bool = True) -> str:
-    """GBNF for "text or one call" (``allow_text``) or "one call" over ``tools``.
+def grammar_text(
+    tools: Sequence[ToolSpec], *, allow_text: bool, schemas: Mapping[str, bool] | None = None
+) -> str:
+    """An LLGuidance (Lark) grammar for "text or one call" (``allow_text``) or "one call".
 
-    With ``use_schemas`` each tool's arguments follow its JSON schema; otherwise (or when a
-    schema cannot be converted) they are any JSON object.
+    Each tool's arguments follow its JSON schema (compact JSON, no properties beyond the
+    schema's) unless ``schemas`` marks the tool's schema unusable (False), or it is not an
+    object schema: then any JSON object.  Every rule is shiyi's own, so only a schema can
+    make the grammar invalid, and llama.cpp's LLGuidance sampler ignores an invalid grammar
+    instead of failing: :func:`schema_probe` checks each schema first.
     """
-    converter = _schema_converter()
-    branches = []
+    branches, rules = [], []
     for index, spec in enumerate(tools):
-        args_rule = _arguments_rule(converter, spec, index, use_schemas)
-        name = _gbnf_literal(json.dumps(spec.name, ensure_ascii=False))
-        branches.append(f'{name} tc-ws "," tc-ws "\\"arguments\\"" tc-ws ":" tc-ws {args_rule}')
+        usable = schemas is None or schemas.get(spec.name, True)
+        name = _lark_literal(json.dumps(spec.name, ensure_ascii=False))
+        branches.append(f"tc_fn_{index}")
+        rules.append(
+            f'tc_fn_{index}: {name} tc_ws "," tc_ws "\\"arguments\\"" tc_ws ":" tc_ws '
+            f"%json {json.dumps(arguments_schema(spec, use_schema=usable))}"
+        )
     if not branches:  # tool_choice "none": text that does not open with a call
-        return "root ::= tc-text\n" + _TEXT_RULES + "\n"
-    root = "root ::= tc-text | tc-call" if allow_text else "root ::= tc-call"
-    parts = [root, _CALL_RULES, "tc-fn ::= " + " | ".join(f"( {b} )" for b in branches)]
+        return "%llguidance {}\nstart: tc_text\n" + _TEXT_RULE + "\n"
+    start = "start: tc_text | tc_call" if allow_text else "start: tc_call"
+    parts = ["%llguidance {}", start, _CALL_RULES, "tc_fn: " + " | ".join(branches), *rules]
     if allow_text:
-        parts.append(_TEXT_RULES)
-    parts.append(converter.format_grammar())
+        parts.append(_TEXT_RULE)
     return "\n".join(parts) + "\n"
 
 
-def _schema_converter() -> Any:
-    """llama-cpp-python's JSON-schema-to-GBNF converter (untyped upstream)."""
-    from llama_cpp.llama_grammar import SchemaConverter
-
-    factory: Any = SchemaConverter
-    return factory(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
-
-
-def _arguments_rule(converter: Any, spec: ToolSpec, index: int, use_schemas: bool) -> str:
-    name = f"tool-args-{index}"
-    generic: dict[str, Any] = {"type": "object"}
-    schema = spec.parameters if use_schemas and spec.parameters else generic
-    if schema.get("type", "object") != "object":
-        schema = generic
-    try:
-        # A dry run on a throwaway converter: a schema that fails half-way must not leave
-        # dangling rules in the shared grammar.
-        trial = _schema_converter()
-        trial.visit(trial.resolve_refs(copy.deepcopy(schema), f"tool{index}"), name)
-    except Exception:
-        schema = generic
-    # resolve_refs rewrites the schema in place, hence the copy.
-    resolved = converter.resolve_refs(copy.deepcopy(schema), f"tool{index}")
-    return str(converter.visit(resolved, name))
+def arguments_schema(spec: ToolSpec, *, use_schema: bool = True) -> dict[str, Any]:
+    """The JSON schema a call's arguments are generated by (LLGuidance's dialect)."""
+    schema: dict[str, Any] = {"type": "object"}
+    if use_schema and spec.parameters and spec.parameters.get("type", "object") == "object":
+        schema = _closed(copy.deepcopy(spec.parameters))
+    # One spacing, the prompt example's: unbounded optional whitespace is where tiny
+    # models get stuck.
+    schema["x-guidance"] = {"whitespace_flexible": False, **_SEPARATORS}
+    return schema
 
 
-def _gbnf_literal(text: str) -> str:
-    return '"' + "".join(_GBNF_ESCAPES.get(char, char) for char in text) + '"'
+def schema_probe(spec: ToolSpec) -> str:
+    """A grammar that forces ``"Z"`` then ``spec``'s arguments: the first generated text
+    starts with "Z" only if the grammar took effect (the probe of :func:`grammar_text`)."""
+    return f'%llguidance {{}}\nstart: "Z" %json {json.dumps(arguments_schema(spec))}\n'
+
+
+def _closed(schema: Any) -> Any:
+    """``additionalProperties: false`` wherever an object schema leaves it unsaid, and at
+    most 16 digits in an unbounded integer (what llama.cpp's GBNF converter did): a tiny
+    model otherwise invents keys, or writes digits until max_tokens."""
+    if isinstance(schema, dict):
+        for value in schema.values():
+            _closed(value)
+        if "properties" in schema and "additionalProperties" not in schema:
+            schema["additionalProperties"] = False
+        if schema.get("type") == "integer":
+            schema.setdefault("minimum", -_INTEGER_BOUND)
+            schema.setdefault("maximum", _INTEGER_BOUND)
+    elif isinstance(schema, list):
+        for item in schema:
+            _closed(item)
+    return schema
+
+
+def _lark_literal(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def parse_call(text: str, tools: Sequence[ToolSpec]) -> tuple[str, str]:

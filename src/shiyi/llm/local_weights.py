@@ -15,14 +15,16 @@ missing or unreadable.  Runs while the model loads (worker thread, load lock hel
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import logging
 import os
+import struct
 import uuid
 from pathlib import Path
+from typing import BinaryIO
 
 from shiyi.errors import ModelUnavailable
+from shiyi.llm.gguf_q8 import convert_q4_1_to_q8_0
 
 log = logging.getLogger(__name__)
 
@@ -42,26 +44,79 @@ def needs_conversion(metadata: dict[str, str]) -> bool:
     return metadata.get("general.file_type") == SLOW_FILE_TYPE
 
 
-def convert(source: Path, target: Path, threads: int) -> None:
-    """Write ``source`` re-quantized to Q8_0 at ``target`` (atomically)."""
-    import llama_cpp
+def fast_weights(source: Path, cache_dir: Path | None) -> Path:
+    """The file to load for ``source``: its Q8_0 copy in ``cache_dir`` when it is Q4_1 (made
+    now if missing), else ``source`` itself."""
+    if cache_dir is None:
+        return source
+    target = converted_path(source, cache_dir)
+    if target.is_file():
+        return target
+    if file_type(source) != int(SLOW_FILE_TYPE):
+        return source
+    convert(source, target)
+    return target
 
+
+def file_type(path: Path) -> int | None:
+    """``general.file_type`` from a GGUF file's header (None if absent or unreadable)."""
+    try:
+        with path.open("rb") as file:
+            if file.read(4) != b"GGUF":
+                return None
+            _version, _tensors, count = struct.unpack("<IQQ", file.read(20))
+            for _ in range(count):
+                key = _read_string(file)
+                (kind,) = struct.unpack("<I", file.read(4))
+                value = _read_value(file, kind)
+                if key == "general.file_type":
+                    return int(value) if isinstance(value, int) else None
+    except (OSError, struct.error, ValueError):
+        return None
+    return None
+
+
+_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q",
+            12: "d"}  # fmt: skip
+_STRING, _ARRAY = 8, 9
+
+
+def _read_string(file: BinaryIO) -> str:
+    (length,) = struct.unpack("<Q", file.read(8))
+    return file.read(length).decode("utf-8", "replace")
+
+
+def _read_value(file: BinaryIO, kind: int) -> object:
+    if kind == _STRING:
+        return _read_string(file)
+    if kind == _ARRAY:
+        item, count = struct.unpack("<IQ", file.read(12))
+        for _ in range(count):
+            _read_value(file, item)
+        return None
+    code = _SCALARS.get(kind)
+    if code is None:
+        raise ValueError(f"unknown GGUF value type {kind}")
+    return struct.unpack("<" + code, file.read(struct.calcsize(code)))[0]
+
+
+def convert(source: Path, target: Path, threads: int = 1) -> None:
+    """Write ``source`` re-quantized to Q8_0 at ``target`` (atomically).
+
+    ``threads`` is kept for callers; the numpy conversion (:mod:`shiyi.llm.gguf_q8`) takes
+    about a second for SmolLM2 on one core."""
+    del threads
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     # Unique per call: two apps in one process (or two processes) may convert at once; each
     # writes its own file and the last rename wins with identical bytes.
     partial = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
-    params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
-    params.allow_requantize = True
-    params.nthread = threads
-    failed = llama_cpp.llama_model_quantize(
-        str(source).encode(), str(partial).encode(), ctypes.byref(params)
-    )
-    if failed:
+    try:
+        convert_q4_1_to_q8_0(source, partial)
+    except (OSError, ValueError, struct.error) as exc:
         partial.unlink(missing_ok=True)
         raise ModelUnavailable(
-            f"Could not convert {source} to Q8_0 in {target.parent} (llama.cpp error "
-            f"{failed}); set models.main.convert_q4_1: false to use the file as it is."
-        )
+            f"Could not convert {source} to Q8_0 in {target.parent} ({exc}); set "
+            "models.main.convert_q4_1: false to use the file as it is."
+        ) from exc
     os.replace(partial, target)
     log.info("Converted %s to Q8_0 for faster prompts: %s", source.name, target)
