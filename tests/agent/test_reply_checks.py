@@ -11,7 +11,8 @@ import pytest
 
 from shiyi.app import App
 from shiyi.config import Settings, load_settings
-from shiyi.llm.scripted import ScriptedModel, ScriptedReply, reply
+from shiyi.llm.scripted import ScriptedModel, ScriptedReply, call, reply
+from shiyi.tools import tool
 from tests.conftest import AgentFactory, collect
 from tests.support.requests import run_context
 
@@ -100,3 +101,32 @@ async def test_an_echoing_reply_never_comes_back_as_a_hint(memory_settings: Sett
     hint = run_context(model.requests[0])
     assert "Say when you are unsure about the garden" not in hint
     assert "garden shed" in hint  # the user's own words are news
+
+
+@tool(read_only=True)
+def look(topic: str) -> str:
+    """Look something up.
+
+    Args:
+        topic: What to look up.
+    """
+    return f"{topic}: forty-two"
+
+
+async def test_a_guided_model_answers_without_tools_or_tool_notes(
+    make_agent: AgentFactory,
+) -> None:
+    """Before any call, an answer in words is asked for with no tools (no tool section, no
+    note on what the step allows); after a call, without the "Already fetched" list."""
+    agent, model = make_agent(
+        [reply("Hello!"), reply("", call("look", topic="answer")), reply("It is forty-two.")],
+        tools=[look],
+    )
+    agent.force_first_call = True
+    await collect(agent.send("Say hello."))
+    await collect(agent.send("Search for the answer and tell me."))
+    greeting, looking, answering = model.requests
+    assert (greeting.tool_choice, greeting.tools) == ("none", ())
+    assert looking.tool_choice == "required" and looking.tools
+    assert answering.tool_choice == "none"
+    assert "Already fetched" not in answering.messages[-1].content

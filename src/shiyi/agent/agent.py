@@ -366,7 +366,7 @@ class Agent:
                 max_iterations=agent_settings.max_iterations,
                 stuck_repeats=agent_settings.stuck_repeats,
                 max_run_tokens=agent_settings.max_run_tokens,
-                temperature=self._temperature(),
+                temperature=self.settings.model_role("main").temperature,
                 max_tokens=self.settings.model_role("main").max_tokens,
                 opening_tool_choices=self._opening_tool_choices(message),
                 reply_seconds=agent_settings.reply_seconds,
@@ -376,13 +376,6 @@ class Agent:
             offload=self._offload if self.executor is not None else None,
             on_echo=self._echo_noter(run_id),
         )
-
-    def _temperature(self) -> float | None:
-        """The configured temperature; for a guided small model (``force_first_call``)
-        without one, greedy decoding: SmolLM2-135M answered 8 of 13 everyday questions
-        right greedily, and drifted off (echoing notes, wrong sums) when sampled."""
-        configured = self.settings.model_role("main").temperature
-        return 0.0 if configured is None and self.force_first_call else configured
 
     def _echo_noter(self, run_id: str) -> Callable[[str], None] | None:
         """Memory hears the words a final answer copied from shiyi's text as if shown to the

@@ -72,8 +72,9 @@ class RunLimits:
     reply_seconds: float | None = None
     """The longest one reply may take; then it is cut and the run stops (a note says so)."""
     bare_answers: bool = False
-    """A step whose tool_choice is "none" goes without tools: no tool section, no note on
-    what the step allows, so a tiny model has less of shiyi's text to copy."""
+    """A step whose tool_choice is "none", before any tool call, goes without tools and
+    greedy (unless a temperature is set): no tool section and no note on what the step
+    allows, so a tiny model has less of shiyi's text to copy."""
     prompt_notes: tuple[str, ...] = field(default_factory=tuple)
     """Text the model's runtime adds to the prompt itself (checked for echoes too)."""
 
@@ -323,12 +324,18 @@ class RunLoop:
         build = partial(self._hooks.messages, answering=choice == "none")
         messages = build() if self._offload is None else await self._offload(build)
         assembler = ReplyAssembler()
-        bare = choice == "none" and self._limits.bare_answers
+        # Only before any call: after one, a model shown no tools wrote calls as text.
+        bare = choice == "none" and self._limits.bare_answers and not self._calls_seen
+        temperature = self._limits.temperature
+        if bare and temperature is None:
+            # Greedy: SmolLM2-135M answered 8 of 13 everyday questions right so, and
+            # drifted (echoed notes, wrong sums) when sampled; its tool calls got worse.
+            temperature = 0.0
         stream = self._model.stream(
             messages,
             tools=[] if bare else self._tools.specs(),
             tool_choice=choice,
-            temperature=self._limits.temperature,
+            temperature=temperature,
             max_tokens=self._limits.max_tokens,
         )
         cut = ""
