@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shiyi.agent.echo import echoed, repeated_sentence, split_request
+from shiyi.context.builder import MEMORY_HINT
 from shiyi.llm.types import Message
 
 NOTE = "Do not call a tool now: answer in plain text with what you have."
@@ -30,3 +31,13 @@ def test_a_sentence_said_three_times_is_found() -> None:
     assert repeated_sentence("I am here. I am here. I am here.") == "i am here"
     assert repeated_sentence("I am here. I am here. Bye now.") == ""
     assert repeated_sentence("Yes. Yes. Yes.") == ""  # too short to call a loop
+
+
+def test_quoting_a_recalled_memory_is_no_echo_but_the_hint_header_is() -> None:
+    context = (
+        "<context>\nCurrent time: 2026-11-28 03:00 UTC.\n\n"
+        f"{MEMORY_HINT}\n- user: Remember that my favourite colour is green.\n</context>"
+    )
+    request = split_request([Message("system", "You are shiyi."), Message("user", context)])
+    assert echoed("You said: remember that my favourite colour is green.", request) == ""
+    assert echoed(MEMORY_HINT, request).startswith("possibly relevant memories")

@@ -8,9 +8,10 @@ the request: a run of :data:`RUN_WORDS` consecutive words copied from it, which 
 words and the tools' output do not also hold (a file's text is fair to repeat), is an echo.
 
 Shiyi's text in a request: the system message, the ``<context>`` blocks framed into user and
-tool messages, the notes the run loop or tool memory append to a tool result (``[shiyi]`` and
-``[from this session's tool memory ...]``), and what the runtime says it adds itself
-(``prompt_notes`` on the model, when it has them).
+tool messages (but not the recalled memories of a hint: quoting those is remembering), the
+notes the run loop or tool memory append to a tool result (``[shiyi]`` and ``[from this
+session's tool memory ...]``), and what the runtime says it adds itself (``prompt_notes`` on
+the model, when it has them).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN
+from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_HINT
 from shiyi.llm.types import Message
 
 RUN_WORDS = 6
@@ -47,13 +48,26 @@ def split_request(messages: Sequence[Message], notes: Iterable[str] = ()) -> Req
         if message.role == "system":
             shiyi.append(message.content)
         elif message.role in ("user", "tool"):
-            shiyi += _FRAMED.findall(message.content)
+            for block in _FRAMED.findall(message.content):
+                notes_part, memories = _hint_split(block)
+                shiyi.append(notes_part)
+                fair.append(memories)
             rest = _FRAMED.sub(" ", message.content)
             if message.role == "tool":
                 shiyi += _TOOL_NOTE.findall(rest)
                 rest = _TOOL_NOTE.sub(" ", rest)
             fair.append(rest)
     return RequestText(tuple(shiyi), tuple(fair))
+
+
+def _hint_split(block: str) -> tuple[str, str]:
+    """A run context block as (shiyi's notes, the recalled memories it ends with): a
+    reply may quote what the user said before ("what did I tell you about X?")."""
+    at = block.find(MEMORY_HINT)
+    if at < 0:
+        return block, ""
+    end = at + len(MEMORY_HINT)
+    return block[:end], block[end:]
 
 
 def echoed(reply: str, request: RequestText, run_words: int = RUN_WORDS) -> str:
