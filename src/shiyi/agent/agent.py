@@ -249,6 +249,9 @@ class Agent:
         """Queue the finished run's archive (an anchored episodic memory); never raises."""
         if self.memory is None or run.status is None:
             return
+        if run.echo:  # no answer: its archive would only bring the echo back as a hint
+            log.info("run %s not archived: its reply echoed shiyi's text", run.run_id)
+            return
         try:
             self.memory.archive_run(run.run_id, run.goal, run.status)
         except Exception:
@@ -366,9 +369,22 @@ class Agent:
                 temperature=self.settings.model_role("main").temperature,
                 max_tokens=self.settings.model_role("main").max_tokens,
                 opening_tool_choices=self._opening_tool_choices(message),
+                reply_seconds=agent_settings.reply_seconds,
+                bare_answers=self.force_first_call,
+                prompt_notes=tuple(getattr(self.model, "prompt_notes", ())),
             ),
             offload=self._offload if self.executor is not None else None,
+            on_echo=self._echo_noter(run_id),
         )
+
+    def _echo_noter(self, run_id: str) -> Callable[[str], None] | None:
+        """Memory hears the words a final answer copied from shiyi's text as if shown to the
+        model, so the reply is recorded as an echo (:mod:`shiyi.memory.echoes`): recall and
+        extraction pass it by, and it never comes back as a later run's hint."""
+        memory = self.memory
+        if memory is None:
+            return None
+        return lambda words: memory.writer.shown(run_id, [words])
 
     def _opening_tool_choices(self, message: str) -> tuple[ToolChoice, ...]:
         """For a guided small model (``force_first_call``): look, then answer, when the

@@ -10,8 +10,9 @@ from shiyi.tools.registry import ToolOutcome
 
 
 class RunHooks(Protocol):
-    def messages(self) -> list[Message]:
-        """The full request for the next model call, system message first."""
+    def messages(self, *, answering: bool = False) -> list[Message]:
+        """The full request for the next model call, system message first; ``answering``:
+        the call may not use tools (notes on tool use are left out)."""
         ...
 
     def cached_result(self, call: ToolCall) -> ToolOutcome | None:

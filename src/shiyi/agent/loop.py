@@ -15,9 +15,11 @@ import time
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TypeAlias, TypeVar
 
+from shiyi.agent.echo import echoed, repeated_sentence, split_request
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.transcript import Transcript
 from shiyi.errors import ModelError
@@ -67,6 +69,14 @@ class RunLimits:
     max_tokens: int | None = None
     opening_tool_choices: tuple[ToolChoice, ...] = ()
     """tool_choice for the first steps, then "auto" (a small model: look, then answer)."""
+    reply_seconds: float | None = None
+    """The longest one reply may take; then it is cut and the run stops (a note says so)."""
+    bare_answers: bool = False
+    """A step whose tool_choice is "none", before any tool call, goes without tools and
+    greedy (unless a temperature is set): no tool section and no note on what the step
+    allows, so a tiny model has less of shiyi's text to copy."""
+    prompt_notes: tuple[str, ...] = field(default_factory=tuple)
+    """Text the model's runtime adds to the prompt itself (checked for echoes too)."""
 
 
 class _Stop(Exception):
@@ -80,6 +90,10 @@ class _Stop(Exception):
 
 class _Cancelled:
     """Sentinel a relay puts in its queue when its task was cancelled."""
+
+
+class _OutOfTime(Exception):
+    """A relay's source sent nothing more before its deadline."""
 
 
 @dataclass(slots=True)
@@ -107,9 +121,12 @@ class RunLoop:
         hooks: RunHooks,
         limits: RunLimits,
         offload: Offload | None = None,
+        on_echo: Callable[[str], None] | None = None,
     ) -> None:
         """``offload`` runs the CPU-heavy request building (a server passes a worker
-        thread, so one run's context building never holds up another's events)."""
+        thread, so one run's context building never holds up another's events).
+        ``on_echo`` hears the copied words of a final answer that echoed shiyi's text
+        (:mod:`shiyi.agent.echo`) before the answer is recorded."""
         self.run_id = run_id
         self.session_id = session_id
         self.goal = goal
@@ -135,6 +152,9 @@ class RunLoop:
         self.iterations = 0
         self.usage = Usage()
         self.status: RunStatus | None = None
+        self.echo = ""
+        """The words the final answer copied from shiyi's text ("" if it did not)."""
+        self._on_echo = on_echo
         self._detached = False
 
     # --- control from outside --------------------------------------------------------------
@@ -208,6 +228,9 @@ class RunLoop:
                             retryable=True,
                         )
                     status, detail = "completed", ""
+                    if self.echo:
+                        status, detail = "failed", _echo_detail(self.echo)
+                        yield ErrorEvent(message=detail, retryable=True)
                     break
                 async with aclosing(self._tool_turn(reply.tool_calls)) as tools:
                     async for event in tools:
@@ -297,30 +320,50 @@ class RunLoop:
     async def _model_turn(self) -> AsyncGenerator[Event | Message, None]:
         """Stream one reply; yields events, then the assembled (logged) assistant message."""
         self._check_cancelled()
-        if self._offload is None:
-            messages = self._hooks.messages()
-        else:
-            messages = await self._offload(self._hooks.messages)
+        choice = self._tool_choice()
+        build = partial(self._hooks.messages, answering=choice == "none")
+        messages = build() if self._offload is None else await self._offload(build)
         assembler = ReplyAssembler()
+        # Only before any call: after one, a model shown no tools wrote calls as text.
+        bare = choice == "none" and self._limits.bare_answers and not self._calls_seen
+        temperature = self._limits.temperature
+        if bare and temperature is None:
+            # Greedy: SmolLM2-135M answered 8 of 13 everyday questions right so, and
+            # drifted (echoed notes, wrong sums) when sampled; its tool calls got worse.
+            temperature = 0.0
         stream = self._model.stream(
             messages,
-            tools=self._tools.specs(),
-            tool_choice=self._tool_choice(),
-            temperature=self._limits.temperature,
+            tools=[] if bare else self._tools.specs(),
+            tool_choice=choice,
+            temperature=temperature,
             max_tokens=self._limits.max_tokens,
         )
+        cut = ""
+        text = ""
         try:
-            async for chunk in self._relay(stream):
-                assembler.add(chunk)
-                if self._mode is None:
-                    for event in self._announced(_mode_from(chunk)):
-                        yield event
-                if isinstance(chunk, TextChunk):
-                    yield TextDelta(text=chunk.text)
-                elif isinstance(chunk, ReasoningChunk):
-                    yield ReasoningDelta(text=chunk.text)
+            async with aclosing(self._relay(stream, self._limits.reply_seconds)) as chunks:
+                async for chunk in chunks:
+                    assembler.add(chunk)
+                    if self._mode is None:
+                        for event in self._announced(_mode_from(chunk)):
+                            yield event
+                    if isinstance(chunk, TextChunk):
+                        yield TextDelta(text=chunk.text)
+                        text += chunk.text
+                        if repeated_sentence(text):
+                            break  # said the same thing three times: the rest is more of it
+                    elif isinstance(chunk, ReasoningChunk):
+                        yield ReasoningDelta(text=chunk.text)
+        except _OutOfTime:
+            cut = (
+                f"the reply was cut after {self._limits.reply_seconds:g} s "
+                "(agent.reply_seconds); what it said so far is kept"
+            )
         finally:
             reply = assembler.message()
+            if cut:  # a call cut off mid-way has no trustworthy arguments
+                reply = replace(reply, tool_calls=())
+            self._check_echo(reply, messages)
             if reply.content or reply.tool_calls or reply.reasoning:
                 self._record(reply)  # keep what the user already saw, even on failure
         self.usage = self.usage + assembler.usage
@@ -331,8 +374,23 @@ class RunLoop:
             cost=assembler.usage.cost,
             estimated=assembler.usage.estimated,
         )
+        if cut:
+            yield ErrorEvent(message=cut, retryable=True)
+            raise _Stop("usage_limit", cut)
         yield reply
         self._check_usage(reply.tool_calls)
+
+    def _check_echo(self, reply: Message, messages: Sequence[Message]) -> None:
+        """Note a final answer that copies shiyi's text, before it is recorded (so memory
+        can take it for the echo it is)."""
+        if reply.tool_calls or not reply.content.strip():
+            return
+        self.echo = echoed(reply.content, split_request(messages, self._limits.prompt_notes))
+        if self.echo and self._on_echo is not None:
+            try:
+                self._on_echo(self.echo)
+            except Exception:  # bookkeeping must not lose the reply
+                log.exception("could not note the echo of run %s", self.run_id)
 
     def _tool_choice(self) -> ToolChoice:
         opening = self._limits.opening_tool_choices
@@ -423,8 +481,11 @@ class RunLoop:
 
     # --- cancellation plumbing ---------------------------------------------------------------
 
-    async def _relay(self, source: AsyncIterator[T]) -> AsyncIterator[T]:
-        """Iterate ``source`` in its own task so :meth:`cancel` can interrupt any await."""
+    async def _relay(
+        self, source: AsyncIterator[T], seconds: float | None = None
+    ) -> AsyncGenerator[T, None]:
+        """Iterate ``source`` in its own task so :meth:`cancel` can interrupt any await;
+        past ``seconds`` raise :class:`_OutOfTime` (the source's task is cancelled)."""
         queue: asyncio.Queue[T | _Cancelled | _Done | BaseException] = asyncio.Queue()
 
         async def pump() -> None:
@@ -446,9 +507,10 @@ class RunLoop:
         self._current = task
         if self._cancel_reason is not None:
             task.cancel()
+        deadline = None if seconds is None else time.monotonic() + seconds
         try:
             while True:
-                item = await queue.get()
+                item = await _next(queue, deadline)
                 if isinstance(item, _Done):
                     return
                 if isinstance(item, _Cancelled):
@@ -461,6 +523,23 @@ class RunLoop:
             if not task.done():
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+async def _next(queue: asyncio.Queue[T], deadline: float | None) -> T:
+    if deadline is None:
+        return await queue.get()
+    try:
+        return await asyncio.wait_for(queue.get(), max(deadline - time.monotonic(), 0.0))
+    except TimeoutError:
+        raise _OutOfTime from None
+
+
+def _echo_detail(echo: str) -> str:
+    shown = echo if len(echo) <= 80 else echo[:79] + "…"
+    return (
+        f"the reply repeated shiyi's own text ({shown!r}) instead of answering; it stays in "
+        "the session log, but memory does not take it for news and the run is not archived"
+    )
 
 
 def _mode_from(chunk: StreamChunk) -> list[Event]:

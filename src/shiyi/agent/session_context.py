@@ -83,19 +83,22 @@ class SessionContext:
 
     # --- RunHooks ----------------------------------------------------------------------
 
-    def messages(self) -> list[Message]:
+    def messages(self, *, answering: bool = False) -> list[Message]:
         self.last = self.builder.build(
-            self.parts(), self.transcript.all(), self.focused.history_content
+            self.parts(answering=answering), self.transcript.all(), self.focused.history_content
         )
         if self.last.framed is not None:
             index, sent = self.last.framed
             self.sent[index] = sent
         return self.last.messages
 
-    def parts(self) -> ContextParts:
+    def parts(self, *, answering: bool = False) -> ContextParts:
+        """``answering``: a call that may not use tools gets no "Already fetched" list of
+        calls (it can make none, and a tiny model answered with that note)."""
         # A scratchpad holding only the goal would repeat the user's message.
         scratchpad = "" if self.scratchpad.only_goal() else self.scratchpad.render()
-        working = [scratchpad, self.tool_memory.render_hint(), self.focused.render()]
+        fetched = "" if answering else self.tool_memory.render_hint()
+        working = [scratchpad, fetched, self.focused.render()]
         return ContextParts(
             persona=self.persona,
             workspace=self.workspace,

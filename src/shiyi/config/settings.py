@@ -52,6 +52,12 @@ class ModelSettings(_Strict):
         description="Stream replies when tools are offered (auto: yes, until the server "
         "answers a streamed tool turn with nothing or an error; then whole replies).",
     )
+    force_tool_choice: bool | None = Field(
+        default=None,
+        description="Send a forced tool_choice (required, or one tool's name: the compact "
+        "profile's first step) to the server (auto: yes, until the server answers one with "
+        "an error; then 'auto' from then on, the cause logged).",
+    )
     max_concurrency: int | None = Field(
         default=None,
         ge=1,
@@ -238,6 +244,13 @@ class AgentSettings(_Strict):
     stuck_repeats: int = Field(default=3, ge=2)
     max_run_tokens: int | None = Field(
         default=None, gt=0, description="Stop a run once it used this many tokens."
+    )
+    reply_seconds: float | None = Field(
+        default=180.0,
+        gt=0,
+        description="The longest one reply of the model may take, waiting included; then it "
+        "is cut (the text so far is kept) and the run stops with a note saying so. "
+        "None: no cap.",
     )
 
 

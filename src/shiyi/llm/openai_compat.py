@@ -92,6 +92,7 @@ class OpenAICompatModel:
         # several loops over one model's lifetime, so keep one client per loop.
         self._client: tuple[asyncio.AbstractEventLoop, AsyncOpenAI] | None = None
         self._stream_tools = settings.stream_tools
+        self._force_choice = settings.force_tool_choice
         self._gate = gate_for(self._endpoint)
         self._limit = settings.max_concurrency or default_limit(self._endpoint)
         """None until the endpoint shows whether it can stream replies offered tools."""
@@ -188,6 +189,11 @@ class OpenAICompatModel:
             except _AttemptFailed as failure:
                 if delivered:
                     raise self._broken_stream_error(failure) from failure.__cause__
+                if _forced(body) and self._force_choice is None and _refused_choice(failure):
+                    self._stop_forcing(body, failure)
+                    body = {**body, "tool_choice": "auto"}
+                    attempts -= 1  # the server's limit, not a failed attempt
+                    continue
                 if streamed and tools and self._stream_tools is None and _refuses(failure):
                     self._stop_streaming_tools(failure)
                     attempts -= 1  # the server's limit, not a failed attempt
@@ -203,6 +209,18 @@ class OpenAICompatModel:
             "%s cannot stream replies that may call tools (%s); asking for whole replies to "
             "tool turns from now on (set models.%s.stream_tools to decide yourself)",
             self._endpoint,
+            failure.detail,
+            self._role or "<role>",
+        )
+
+    def _stop_forcing(self, body: dict[str, Any], failure: _AttemptFailed) -> None:
+        """From now on, send tool_choice "auto" where a call would be forced."""
+        self._force_choice = False
+        log.warning(
+            "%s refused a forced tool_choice (%s) with: %s; sending tool_choice 'auto' from "
+            "now on (set models.%s.force_tool_choice to decide yourself)",
+            self._endpoint,
+            json.dumps(body.get("tool_choice")),
             failure.detail,
             self._role or "<role>",
         )
@@ -226,7 +244,9 @@ class OpenAICompatModel:
         if tools:
             # Servers reject tool_choice without tools, so both are sent or neither.
             body["tools"] = [spec.to_openai() for spec in tools]
-            body["tool_choice"] = _tool_choice(tool_choice)
+            forcing = tool_choice not in ("auto", "none")
+            unforced = forcing and self._force_choice is False
+            body["tool_choice"] = _tool_choice("auto" if unforced else tool_choice)
         temperature = self._settings.temperature if temperature is None else temperature
         if temperature is not None:
             body["temperature"] = temperature
@@ -416,6 +436,19 @@ def _refuses(failure: _AttemptFailed) -> bool:
     detail = failure.detail.lower()
     said_so = failure.status is not None and "stream" in detail and "tool" in detail
     return failure.empty or said_so
+
+
+_CHOICE_REFUSALS = (400, 422, 500, 501)
+"""Statuses a server answered a forced tool_choice with when it could not take one
+(llama-cpp-python's server: 500)."""
+
+
+def _forced(body: dict[str, Any]) -> bool:
+    return body.get("tool_choice", "auto") not in ("auto", "none")
+
+
+def _refused_choice(failure: _AttemptFailed) -> bool:
+    return failure.status in _CHOICE_REFUSALS
 
 
 _COUNTER: list[TokenCounter] = []

@@ -22,7 +22,7 @@ _STATUS_WORDS = {
     "cancelled": "cancelled",
     "failed": "failed",
     "stuck": "stopped: repeating itself",
-    "usage_limit": "stopped: token limit",
+    "usage_limit": "stopped: limit reached",
 }
 
 

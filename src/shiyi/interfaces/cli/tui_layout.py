@@ -35,7 +35,7 @@ _MAX_TITLE = 40
 _STATUS_WORDS = {
     "max_iterations": "stopped: too many steps",
     "stuck": "stopped: repeating itself",
-    "usage_limit": "stopped: token limit",
+    "usage_limit": "stopped: limit reached",
 }
 
 

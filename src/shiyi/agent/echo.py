@@ -1,0 +1,120 @@
+"""Echo: a reply that copies shiyi's own text (persona, notes, hints) instead of answering.
+
+Tiny models do it a lot: SmolLM2-135M answered "Say hello" with the runtime's note "Do not
+call a tool now: answer in plain text with what you have.", and the notes.txt task with the
+"Already fetched" note.  Such a reply is no answer; remembered, it came back as the next
+run's memory hint.  So the run loop checks every final answer against what shiyi wrote into
+the request: a run of :data:`RUN_WORDS` consecutive words copied from it, which the user's
+words and the tools' output do not also hold (a file's text is fair to repeat), is an echo.
+
+Shiyi's text in a request: the system message, the ``<context>`` blocks framed into user and
+tool messages (but not the recalled memories of a hint: quoting those is remembering), the
+notes the run loop or tool memory append to a tool result (``[shiyi]`` and ``[from this
+session's tool memory ...]``), and what the runtime says it adds itself (``prompt_notes`` on
+the model, when it has them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_HINT
+from shiyi.llm.types import Message
+
+RUN_WORDS = 6
+"""Consecutive words a reply must share with shiyi's text to be an echo (the measure
+:mod:`shiyi.memory.echoes` uses for quoted memories)."""
+
+_WORD = re.compile(r"\w+")
+_FRAMED = re.compile(re.escape(CONTEXT_OPEN) + r".*?" + re.escape(CONTEXT_CLOSE), re.S)
+_TOOL_NOTE = re.compile(r"\n*\[(?:shiyi\]|from this session's tool memory).*", re.S)
+
+
+@dataclass(slots=True, frozen=True)
+class RequestText:
+    """One request split by author: what shiyi wrote, and what the user or a tool did."""
+
+    shiyi: tuple[str, ...]
+    fair: tuple[str, ...]
+
+
+def split_request(messages: Sequence[Message], notes: Iterable[str] = ()) -> RequestText:
+    """``notes``: text the runtime adds to the prompt itself."""
+    shiyi: list[str] = [note for note in notes if note]
+    fair: list[str] = []
+    for message in messages:
+        if message.role == "system":
+            shiyi.append(message.content)
+        elif message.role in ("user", "tool"):
+            for block in _FRAMED.findall(message.content):
+                notes_part, memories = _hint_split(block)
+                shiyi.append(notes_part)
+                fair.append(memories)
+            rest = _FRAMED.sub(" ", message.content)
+            if message.role == "tool":
+                shiyi += _TOOL_NOTE.findall(rest)
+                rest = _TOOL_NOTE.sub(" ", rest)
+            fair.append(rest)
+    return RequestText(tuple(shiyi), tuple(fair))
+
+
+def _hint_split(block: str) -> tuple[str, str]:
+    """A run context block as (shiyi's notes, the recalled memories it ends with): a
+    reply may quote what the user said before ("what did I tell you about X?")."""
+    at = block.find(MEMORY_HINT)
+    if at < 0:
+        return block, ""
+    end = at + len(MEMORY_HINT)
+    return block[:end], block[end:]
+
+
+def echoed(reply: str, request: RequestText, run_words: int = RUN_WORDS) -> str:
+    """The longest run of the reply's words copied from shiyi's text ("" if none)."""
+    words = _words(reply)
+    if len(words) < run_words:
+        return ""
+    theirs = _grams(_words("\n".join(request.shiyi)), run_words)
+    fair = _grams(_words("\n".join(request.fair)), run_words)
+    copied = [tuple(words[i : i + run_words]) for i in range(len(words) - run_words + 1)]
+    hits = [gram in theirs and gram not in fair for gram in copied]
+    best_start, best_length, start = 0, 0, None
+    for index, hit in enumerate([*hits, False]):
+        if hit and start is None:
+            start = index
+        elif not hit and start is not None:
+            if index - start > best_length:
+                best_start, best_length = start, index - start
+            start = None
+    if not best_length:
+        return ""
+    return " ".join(words[best_start : best_start + best_length + run_words - 1])
+
+
+def _words(text: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+def _grams(words: list[str], size: int) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
+
+
+REPEATS = 3
+"""A sentence said this many times in one reply ends it: a tiny model that starts repeating
+itself goes on until the token cap (one reply ran 9+ minutes)."""
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]")
+_MIN_SENTENCE_WORDS = 3
+
+
+def repeated_sentence(text: str, repeats: int = REPEATS) -> str:
+    """A finished sentence of 3+ words that ``text`` holds ``repeats`` times ("" if none)."""
+    seen: dict[tuple[str, ...], int] = {}
+    for match in _SENTENCE.finditer(text):
+        words = tuple(_words(match.group()))
+        if len(words) < _MIN_SENTENCE_WORDS:
+            continue
+        seen[words] = seen.get(words, 0) + 1
+        if seen[words] >= repeats:
+            return " ".join(words)
+    return ""

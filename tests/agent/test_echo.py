@@ -1,0 +1,43 @@
+"""Echo and repetition rules: what counts as a reply copying shiyi's text or itself."""
+
+from __future__ import annotations
+
+from shiyi.agent.echo import echoed, repeated_sentence, split_request
+from shiyi.context.builder import MEMORY_HINT
+from shiyi.llm.types import Message
+
+NOTE = "Do not call a tool now: answer in plain text with what you have."
+PERSONA_LINE = "Be honest about what you know. Say when you are unsure"
+
+
+def test_an_echo_is_a_run_of_words_from_shiyi_text_the_user_did_not_write() -> None:
+    request = split_request(
+        [
+            Message("system", "You are shiyi.\n\n" + PERSONA_LINE),
+            Message("user", "<context>\nCurrent time: 2026-11-28 03:00 UTC.\n</context>\n\nhi"),
+            Message("tool", "milk and eggs and bread and butter\n\n[shiyi] Do not repeat it."),
+        ],
+        notes=[NOTE],
+    )
+    assert echoed(NOTE, request) == "do not call a tool now answer in plain text with what you have"
+    assert echoed("Hello! " + PERSONA_LINE + ".", request).startswith("be honest about")
+    assert echoed("Current time: 2026-11-28 03:00 UTC.", request) != ""
+    # A tool's output is fair to repeat; short overlaps are no echo.
+    assert echoed("It says: milk and eggs and bread and butter.", request) == ""
+    assert echoed("I am shiyi, hello!", request) == ""
+
+
+def test_a_sentence_said_three_times_is_found() -> None:
+    assert repeated_sentence("I am here. I am here. I am here.") == "i am here"
+    assert repeated_sentence("I am here. I am here. Bye now.") == ""
+    assert repeated_sentence("Yes. Yes. Yes.") == ""  # too short to call a loop
+
+
+def test_quoting_a_recalled_memory_is_no_echo_but_the_hint_header_is() -> None:
+    context = (
+        "<context>\nCurrent time: 2026-11-28 03:00 UTC.\n\n"
+        f"{MEMORY_HINT}\n- user: Remember that my favourite colour is green.\n</context>"
+    )
+    request = split_request([Message("system", "You are shiyi."), Message("user", context)])
+    assert echoed("You said: remember that my favourite colour is green.", request) == ""
+    assert echoed(MEMORY_HINT, request).startswith("possibly relevant memories")

@@ -1,0 +1,132 @@
+"""A final answer that copies shiyi's own text fails its run, memory does not take it for
+news and the run is not archived; one reply's time and repetition are bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from shiyi.app import App
+from shiyi.config import Settings, load_settings
+from shiyi.llm.scripted import ScriptedModel, ScriptedReply, call, reply
+from shiyi.tools import tool
+from tests.conftest import AgentFactory, collect
+from tests.support.requests import run_context
+
+PERSONA_LINE = "Be honest about what you know. Say when you are unsure"
+
+
+async def test_a_reply_copying_the_persona_fails_the_run(make_agent: AgentFactory) -> None:
+    agent, _ = make_agent([reply(f"Sure. {PERSONA_LINE}.")])
+    events = await collect(agent.send("Say hello."))
+    end = events[-1]
+    assert end.type == "run_end" and end.status == "failed"  # type: ignore[union-attr]
+    assert "repeated shiyi's own text" in end.detail  # type: ignore[union-attr]
+    assert any(e.type == "error" and "be honest" in e.message for e in events)  # type: ignore[union-attr]
+    # Kept in the session log all the same.
+    assert agent.history()[-1].content == f"Sure. {PERSONA_LINE}."
+
+
+async def test_a_plain_answer_is_no_echo(make_agent: AgentFactory) -> None:
+    agent, _ = make_agent([reply("Hello! Nice to meet you.")])
+    events = await collect(agent.send("Say hello."))
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+
+
+async def test_a_reply_is_cut_at_reply_seconds_with_a_note(
+    make_agent: AgentFactory, settings: Settings
+) -> None:
+    settings.agent.reply_seconds = 0.3
+    endless = ScriptedReply("and on " * 2000, delay=0.02)
+    agent, _ = make_agent([endless])
+    events = await collect(agent.send("Tell me a story."))
+    end = events[-1]
+    assert end.type == "run_end" and end.status == "usage_limit"  # type: ignore[union-attr]
+    assert "agent.reply_seconds" in end.detail  # type: ignore[union-attr]
+    assert any(e.type == "error" and "cut after 0.3 s" in e.message for e in events)  # type: ignore[union-attr]
+    kept = agent.history()[-1]
+    assert kept.role == "assistant" and 0 < len(kept.content) < len(endless.text)
+
+
+async def test_a_reply_repeating_itself_ends_at_the_third_time(make_agent: AgentFactory) -> None:
+    agent, _ = make_agent([reply("I like cats. " * 40)])
+    events = await collect(agent.send("Write about cats."))
+    assert events[-1].status == "completed"  # type: ignore[union-attr]
+    assert agent.history()[-1].content.count("I like cats.") == 3
+
+
+# --- memory: an echoing run is neither archived nor a later hint ----------------------------
+
+
+@pytest.fixture(params=["embedded", "postgres"])
+def memory_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    if request.param == "postgres":
+        loaded.memory.store = str(request.getfixturevalue("postgres_url"))
+    loaded.memory.embedder = "none"
+    return loaded
+
+
+async def test_an_echoing_run_is_not_archived(memory_settings: Settings) -> None:
+    from shiyi.memory.lifecycle.pipeline import ARCHIVE
+
+    model = ScriptedModel([reply(f"{PERSONA_LINE}."), reply("Hello there!")])
+    with App.open(memory_settings, model=model, start_worker=False) as app:
+        assert app.memory is not None
+        agent = app.agent()
+        await collect(agent.send("Say hello."))
+        assert app.memory.jobs.pending_count([ARCHIVE]) == 0
+        await collect(agent.send("Say hello again."))
+        assert app.memory.jobs.pending_count([ARCHIVE]) == 1
+
+
+async def test_an_echoing_reply_never_comes_back_as_a_hint(memory_settings: Settings) -> None:
+    echo = f"Unsure? {PERSONA_LINE} about the garden."
+    with App.open(memory_settings, model=ScriptedModel([reply(echo)])) as app:
+        assert app.memory is not None
+        memory = app.memory
+        await collect(app.agent().send("Tell me about the garden shed."))
+        deadline = time.monotonic() + 30
+        while not memory.search("garden shed", mode="keyword"):
+            assert time.monotonic() < deadline, "the run never reached the index"
+            memory.worker.flush_graph()
+            await asyncio.sleep(0.05)
+        memory.worker.flush_graph()
+    model = ScriptedModel([reply("ok")])
+    with App.open(memory_settings, model=model) as app:
+        await collect(app.agent().send("What about the garden, are you unsure?"))
+    hint = run_context(model.requests[0])
+    assert "Say when you are unsure about the garden" not in hint
+    assert "garden shed" in hint  # the user's own words are news
+
+
+@tool(read_only=True)
+def look(topic: str) -> str:
+    """Look something up.
+
+    Args:
+        topic: What to look up.
+    """
+    return f"{topic}: forty-two"
+
+
+async def test_a_guided_model_answers_without_tools_or_tool_notes(
+    make_agent: AgentFactory,
+) -> None:
+    """Before any call, an answer in words is asked for with no tools (no tool section, no
+    note on what the step allows); after a call, without the "Already fetched" list."""
+    agent, model = make_agent(
+        [reply("Hello!"), reply("", call("look", topic="answer")), reply("It is forty-two.")],
+        tools=[look],
+    )
+    agent.force_first_call = True
+    await collect(agent.send("Say hello."))
+    await collect(agent.send("Search for the answer and tell me."))
+    greeting, looking, answering = model.requests
+    assert (greeting.tool_choice, greeting.tools) == ("none", ())
+    assert looking.tool_choice == "required" and looking.tools
+    assert answering.tool_choice == "none"
+    assert "Already fetched" not in answering.messages[-1].content
