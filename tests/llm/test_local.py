@@ -363,3 +363,16 @@ async def test_background_work_gives_way_to_a_reply_on_the_shared_engine(
                 pass
         rest = [chunk async for chunk in reply]
     assert isinstance(rest[-1], FinishChunk)
+
+
+def test_the_embedded_model_names_the_notes_it_adds_so_a_copied_one_is_an_echo() -> None:
+    """The agent's echo check reads ``prompt_notes``: a reply that is the runtime's own
+    "answer in plain text" note (SmolLM2's answer to "Say hello") is caught as an echo."""
+    from shiyi.agent.echo import echoed, split_request
+
+    notes = LocalModel(ModelSettings()).prompt_notes
+    assert local_grammar.choice_note("none") in notes
+    assert "To call a tool, reply with only:" in notes
+    request = split_request([Message("user", "Say hello")], notes)
+    assert echoed(local_grammar.choice_note("none"), request) != ""
+    assert echoed("Hello! How can I help you today?", request) == ""

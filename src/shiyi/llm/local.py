@@ -127,6 +127,11 @@ class LocalModel:
         """A tool schema (JSON) -> whether the engine's grammar sampler takes it."""
 
     @property
+    def prompt_notes(self) -> tuple[str, ...]:
+        """The text this runtime adds to a prompt itself (read by the agent's echo check)."""
+        return local_grammar.prompt_notes()
+
+    @property
     def model_name(self) -> str:
         return self._settings.model
 

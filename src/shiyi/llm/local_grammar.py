@@ -88,6 +88,14 @@ def choice_note(tool_choice: ToolChoice) -> str:
     return f"You must call the tool {tool_choice} now."
 
 
+def prompt_notes() -> tuple[str, ...]:
+    """Every sentence this format adds to a prompt by itself: tiny models copy them as their
+    answer, so the agent's echo check (:mod:`shiyi.agent.echo`) must know them."""
+    notes = [choice_note(choice) for choice in ("auto", "required", "none")]
+    section = tool_prompt([]).splitlines()
+    return (*notes, *(line for line in section if len(line.split()) >= 4))
+
+
 def render_call(call: ToolCall) -> str:
     """An earlier call as the model would have written it (for the chat history)."""
     try:
