@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
-from shiyi.config.settings import ServerUser
+from shiyi.config.server_settings import ServerUser
 from tests.interfaces.server.conftest import LiveFactory
 
 GUIDE = """# Guide

@@ -13,7 +13,7 @@ import pytest
 from pydantic import SecretStr, ValidationError
 
 from shiyi.config import Settings
-from shiyi.config.settings import ServerSettings, ServerUser
+from shiyi.config.server_settings import ServerSettings, ServerUser
 from shiyi.interfaces.server import AgentService, create_app
 from shiyi.llm.scripted import ScriptedModel
 from shiyi.memory.scripts import Script, ScriptLibrary

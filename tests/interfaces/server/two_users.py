@@ -7,7 +7,7 @@ import time
 import httpx
 from pydantic import SecretStr
 
-from shiyi.config.settings import ServerUser
+from shiyi.config.server_settings import ServerUser
 from shiyi.llm.scripted import ScriptedReply, ScriptedRequest, call, reply
 from tests.interfaces.server.conftest import Live
 

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from shiyi.config.hosts import is_loopback
-from shiyi.config.settings import ServerSettings
+from shiyi.config.server_settings import ServerSettings
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 

@@ -12,7 +12,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shiyi.config.hosts import is_loopback
-from shiyi.config.settings import ServerSettings
+from shiyi.config.server_settings import ServerSettings
 from shiyi.errors import ConfigError
 from shiyi.interfaces.server.identity import Identities, remember_identity
 from shiyi.interfaces.server.origin import OriginGuard
