@@ -115,3 +115,15 @@ def test_damaged_cached_graph_is_rebuilt(weights: Path, tmp_path: Path) -> None:
     assert len(vectors) == 2 and _cos(vectors[0], vectors[1]) > 0.6
     assert path.read_bytes() != b"\x08\x07 truncated"
     assert not list(cache.glob("*.partial"))
+
+
+def test_stores_with_their_own_graph_caches_share_one_session(tmp_path: Path) -> None:
+    """A session is ~200 MB: one per model and variant in a process, whichever data dir's
+    graph cache a store names (keyed by it, a test process grew to 24 GB)."""
+    first = OnnxMiniLMEmbedder(cache=tmp_path / "one")
+    second = OnnxMiniLMEmbedder(cache=tmp_path / "two")
+    assert first.embed(["a shared session"]) == second.embed(["a shared session"])
+    assert first._session is second._session
+    int8 = OnnxMiniLMEmbedder(variant="int8", cache=tmp_path / "three")
+    int8.embed(["x"])
+    assert int8._session is not first._session

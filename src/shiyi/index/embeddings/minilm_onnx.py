@@ -240,8 +240,8 @@ class OnnxMiniLMEmbedder(LocalMiniLM):
             return session
         with self._lock:
             if self._session is None:
-                key = _Key(self._folder or model_dir(), self._threads, self._variant, self._cache)
-                self._session = _shared_session(key)
+                key = _Key(self._folder or model_dir(), self._threads, self._variant)
+                self._session = _shared_session(key, self._cache)
             return self._session
 
 
@@ -250,26 +250,28 @@ class _Key:
     folder: Path
     threads: int
     variant: Variant
-    cache: Path | None
+    # Not the graph cache's folder: it only says where to find a built graph.  Keyed by it,
+    # every Memory with its own data dir (each test's) built a session of its own, ~200 MB
+    # kept for the life of the process (CI's test process reached 24 GB and was killed).
 
 
 _sessions: dict[_Key, _Session] = {}
 _sessions_lock = threading.Lock()
 
 
-def _shared_session(key: _Key) -> _Session:
+def _shared_session(key: _Key, cache: Path | None) -> _Session:
     """One session per model folder, variant and thread count in a process: building one
     takes ~1 s and ~90 MB, and ``InferenceSession.run`` is safe to call from several threads."""
     with _sessions_lock:
         session = _sessions.get(key)
         if session is None:
-            session = _sessions[key] = _build_session(key)
+            session = _sessions[key] = _build_session(key, cache)
         return session
 
 
-def _build_session(key: _Key) -> _Session:
+def _build_session(key: _Key, cache: Path | None) -> _Session:
     try:
-        return _Session(key.folder, key.threads, key.variant, key.cache)
+        return _Session(key.folder, key.threads, key.variant, cache)
     except ImportError as exc:
         raise ModelUnavailable(
             f"The ONNX embedder needs onnx and onnxruntime ({exc}). "
