@@ -103,7 +103,9 @@ def _grams(words: list[str], size: int) -> set[tuple[str, ...]]:
 REPEATS = 3
 """A sentence said this many times in one reply ends it: a tiny model that starts repeating
 itself goes on until the token cap (one reply ran 9+ minutes)."""
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]")
+# The end mark is optional so that every match succeeds where it starts: with it required,
+# a long text without one was scanned again from every position (116 s at 32k chars).
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]?")
 _MIN_SENTENCE_WORDS = 3
 
 
@@ -111,6 +113,8 @@ def repeated_sentence(text: str, repeats: int = REPEATS) -> str:
     """A finished sentence of 3+ words that ``text`` holds ``repeats`` times ("" if none)."""
     seen: dict[tuple[str, ...], int] = {}
     for match in _SENTENCE.finditer(text):
+        if match.group()[-1] not in ".!?\n":
+            continue  # unfinished: the text ends mid-sentence
         words = tuple(_words(match.group()))
         if len(words) < _MIN_SENTENCE_WORDS:
             continue

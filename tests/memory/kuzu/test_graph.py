@@ -133,7 +133,9 @@ def test_a_list_filter_misreads_long_ids_created_in_its_transaction_raw_kuzu(
 ) -> None:
     """Pins the kuzu 0.11.3 bug behind SESSION_EVENTS' primary-key form: inside a write
     transaction, ``WHERE s.id IN $ids`` over rows that transaction created returns the wrong
-    rows (or undecodable bytes) for ids over 12 bytes; ``{id: $id}`` does not."""
+    rows (or undecodable bytes) for ids over 12 bytes; ``{id: $id}`` does not.  The wrong
+    read depends on what memory holds, so it is seen on most runs, not all (one CI run read
+    the right row): what is pinned is that the keyed form is always right."""
     conn = kuzu.Connection(kuzu.Database(str(tmp_path / "pin.kuzu")))
     conn.execute("CREATE NODE TABLE Session(id STRING, PRIMARY KEY(id))")
     by_list, by_key = [], []
@@ -153,7 +155,7 @@ def test_a_list_filter_misreads_long_ids_created_in_its_transaction_raw_kuzu(
         by_key.append(keyed.get_all() == [[name]])  # type: ignore[union-attr]
         conn.execute("COMMIT")
     assert by_key == [True, True, True]
-    assert by_list[:2] == [True, True] and by_list[2] is False
+    assert by_list[:2] == [True, True]
 
 
 def test_a_vector_write_while_a_reader_holds_a_transaction_is_stored(graph: KuzuGraph) -> None:
