@@ -30,11 +30,11 @@ async def test_the_embedded_default_reads_a_file_and_says_what_it_says(
     assert "Shopping list: eggs, milk, bread." in history[2].content
     answer = "".join(e.text for e in events if e.type == "text_delta")  # type: ignore[union-attr]
     assert answer.strip()
-    # SmolLM2-135M often answers a tool result by copying the runtime's note ("Do not call a
-    # tool now: answer in plain text ..."); that must never pass as a completed answer
-    # (bench/first_answers.py measures how often it answers well).
+    # SmolLM2-135M often answers a tool result by copying shiyi's text (the runtime's "Do not
+    # call a tool now: answer in plain text ..." note, or a context line quoting the file);
+    # that must never pass as a completed answer (bench/first_answers.py measures how often
+    # it answers well).
     if events[-1].status != "completed":  # type: ignore[union-attr]
         errors = [e.message for e in events if e.type == "error"]  # type: ignore[union-attr]
         assert events[-1].status == "failed" and "repeated shiyi's own text" in errors[-1]  # type: ignore[union-attr]
-        assert "answer in plain text" in errors[-1]
     assert events[-1].iterations == 2  # type: ignore[union-attr]
