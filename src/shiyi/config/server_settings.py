@@ -22,6 +22,18 @@ class ServerUser(BaseModel):
         return value
 
 
+class AgentProfile(BaseModel):
+    """An agent the OpenAI-compatible endpoint serves under its own model name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = ""
+    tools: list[str] | None = Field(
+        default=None,
+        description="Tools its agent may run, a subset of server.tools; None: server.tools.",
+    )
+
+
 class ServerSettings(BaseModel):
     """``shiyi serve``: the HTTP API (and the owner of the data dir while it runs)."""
 
@@ -74,6 +86,23 @@ class ServerSettings(BaseModel):
         description="Tools the server lets the model run (bash is off unless listed; scripts "
         "run only where bash may); None: all.",
     )  # fmt: skip
+
+    profiles: dict[str, AgentProfile] = Field(
+        default_factory=dict,
+        description="Agent profiles /v1/chat/completions serves as model names (listed by "
+        "GET /v1/models), besides `shiyi`: the agent with server.tools.",
+    )
+
+    @model_validator(mode="after")
+    def _profiles_within_tools(self) -> ServerSettings:
+        for name, profile in self.profiles.items():
+            extra = sorted(set(profile.tools or ()) - set(self.tools or profile.tools or ()))
+            if extra:
+                raise ValueError(
+                    f"server.profiles.{name}.tools names {', '.join(extra)}, which "
+                    "server.tools does not allow; a profile may only narrow server.tools"
+                )
+        return self
 
     @model_validator(mode="after")
     def _distinct_tokens(self) -> ServerSettings:

@@ -29,6 +29,7 @@ from shiyi.interfaces.server.errors import install_error_handlers
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.knowledge_routes import close_knowledge, install_knowledge
 from shiyi.interfaces.server.memory_routes import router as memory_router
+from shiyi.interfaces.server.openai_routes import install_openai
 from shiyi.interfaces.server.script_routes import router as script_router
 from shiyi.interfaces.server.security import install_security
 from shiyi.interfaces.server.service import AgentService, RunInfo, final_status
@@ -176,5 +177,6 @@ def create_app(service: AgentService) -> FastAPI:
     app.include_router(memory_router, responses=_ERRORS)
     app.include_router(script_router, responses=_ERRORS)
     install_knowledge(app, service)
+    install_openai(app)
     install_page(app)
     return app

@@ -15,6 +15,7 @@ from shiyi.config.hosts import is_loopback
 from shiyi.config.server_settings import ServerSettings
 from shiyi.errors import ConfigError
 from shiyi.interfaces.server.identity import Identities, remember_identity
+from shiyi.interfaces.server.openai_wire import guard_error
 from shiyi.interfaces.server.origin import OriginGuard
 
 OPEN_PATHS = frozenset({"/healthz", "/"})
@@ -51,8 +52,11 @@ def bearer_ok(scope: Scope, token: bytes) -> bool:
     return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), token)
 
 
-async def _send_error(send: Send, status: int, code: str, message: str, **headers: str) -> None:
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+async def _send_error(
+    send: Send, path: str, status: int, code: str, message: str, **headers: str
+) -> None:
+    shaped = guard_error(path, status, code, message)  # OpenAI's clients read their shape
+    body = json.dumps(shaped or {"error": {"code": code, "message": message}}).encode()
     raw: list[tuple[bytes, bytes]] = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -81,6 +85,7 @@ class GuardMiddleware:
         elif not _open(scope["path"]):
             await _send_error(
                 send,
+                scope["path"],
                 401,
                 "unauthorized",
                 "missing or wrong bearer token (Authorization: Bearer <server.token>)",
@@ -88,7 +93,9 @@ class GuardMiddleware:
             )
             return
         if self._declared_too_large(scope):
-            await _send_error(send, 413, "payload_too_large", self._too_large_message())
+            await _send_error(
+                send, scope["path"], 413, "payload_too_large", self._too_large_message()
+            )
             return
         await self.app(scope, self._limited(receive), send)
 

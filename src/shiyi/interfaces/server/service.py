@@ -70,10 +70,14 @@ class AgentService:
         self.identities = Identities(settings)
         self.freeze_gc = freeze_gc
         check_tool_names(settings.server.tools or (), "server.tools")
+        for name, profile in settings.server.profiles.items():
+            check_tool_names(profile.tools or (), f"server.profiles.{name}.tools")
         self._owns_app = app is None
         self._app: App | None = app if app is not None else App.open(settings, model=model)
         self._agents: dict[str, Agent] = {}
         """Loaded agents by session, least recently used first."""
+        self._tools_of: dict[str, tuple[str, ...] | None] = {}
+        """The profile tools each loaded agent was made with (None: server.tools)."""
         self._sending: dict[str, int] = {}
         """Requests streaming in each session: their agent is never evicted (a run is not
         active yet while it is routed and set up)."""
@@ -128,18 +132,21 @@ class AgentService:
         # first burst's event loop (pydantic builds a model class once per tool function).
         self._new_agent()
 
-    def _new_agent(self, who: Identity | None = None) -> Agent:
-        """An agent on the app's shared parts and threads, with the tools the server allows,
-        reading and writing the memories of ``who`` (default: the configured identity)."""
+    def _new_agent(
+        self, who: Identity | None = None, tools: Collection[str] | None = None
+    ) -> Agent:
+        """An agent on the app's shared parts and threads, with the tools the server allows
+        (``tools``: a profile's narrower set), reading and writing the memories of ``who``
+        (default: the configured identity)."""
         viewer = who.viewer if who is not None else None
-        return self.app.agent(
-            allowed=self.settings.server.tools, executor=self._executor, viewer=viewer
-        )
+        allowed = self.settings.server.tools if tools is None else tools
+        return self.app.agent(allowed=allowed, executor=self._executor, viewer=viewer)
 
     def close(self) -> None:
         for agent in self._agents.values():
             agent.close()
         self._agents.clear()
+        self._tools_of.clear()
         self._executor.shutdown(wait=False, cancel_futures=True)
         if self._app is not None and self._owns_app:
             self._app.close()
@@ -166,6 +173,7 @@ class AgentService:
         if agent is not None and agent.active_runs():
             raise Conflict(f"session {session_id} has an active run; cancel it first")
         self._agents.pop(session_id, None)
+        self._tools_of.pop(session_id, None)
         if agent is not None:
             agent.close()
         self.log.delete_session(session_id)
@@ -177,16 +185,29 @@ class AgentService:
             agent = self._agents.get(session_id)
             if agent is not None and not agent.active_runs():
                 del self._agents[session_id]
+                self._tools_of.pop(session_id, None)
                 agent.close()
 
-    def agent(self, session_id: str, who: Identity | None = None) -> Agent:
+    def agent(
+        self,
+        session_id: str,
+        who: Identity | None = None,
+        tools: tuple[str, ...] | None = None,
+    ) -> Agent:
         """The session's agent, acting as ``who`` (its owner; default: the configured
-        identity). Creating one does no I/O (the persona, summary cache and tool schemas are
-        shared): the session's history loads in its first run's thread."""
+        identity), with ``tools`` (a profile's; None: server.tools). Creating one does no
+        I/O (the persona, summary cache and tool schemas are shared): the session's history
+        loads in its first run's thread."""
         agent = self._agents.pop(session_id, None)
+        if agent is not None and self._tools_of.get(session_id) != tools:
+            if agent.active_runs():  # another profile's run: it keeps its tools to the end
+                raise Conflict(f"session {session_id} has an active run of another profile")
+            agent.close()
+            agent = None
         if agent is None:
-            agent = self._new_agent(who or self.identities.configured)
+            agent = self._new_agent(who or self.identities.configured, tools)
             agent.attach(session_id)
+            self._tools_of[session_id] = tools
         self._agents[session_id] = agent  # (re)inserted last: the most recently used
         self._evict_idle_agents(keep=session_id)
         return agent
@@ -204,6 +225,7 @@ class AgentService:
             if session_id == keep or session_id in self._sending or agent.active_runs():
                 continue
             del self._agents[session_id]
+            self._tools_of.pop(session_id, None)
             agent.close()
             excess -= 1
 
@@ -234,16 +256,22 @@ class AgentService:
         return True
 
     async def send(
-        self, session_id: str, text: str, who: Identity, run_id: str | None = None
+        self,
+        session_id: str,
+        text: str,
+        who: Identity,
+        run_id: str | None = None,
+        tools: tuple[str, ...] | None = None,
     ) -> AsyncIterator[Event]:
         """Route the message in its session (see :meth:`Agent.send`) and stream the events.
 
         The session's agent serialises its runs; different sessions run concurrently.
+        ``tools``: an agent profile's tools (None: server.tools).
         """
         self.check_run_id(session_id, run_id, who)
         self._sending[session_id] = self._sending.get(session_id, 0) + 1
         try:
-            agent = self.agent(session_id, who)
+            agent = self.agent(session_id, who, tools)
             agent.before_run = self._greetings_sent
             self._greeting += 1
             greeted = False
