@@ -1,4 +1,5 @@
-"""Import conversations from outside shiyi: a simple JSONL transcript or the LoCoMo format.
+"""Import conversations from outside shiyi: a simple JSONL transcript, the LoCoMo format, or
+a ChatGPT or Claude data export (:mod:`shiyi.memory.import_formats`).
 
 Imported turns become :class:`EventRecord` s with ``segment_type="imported"``:
 
@@ -121,12 +122,12 @@ def load_jsonl(path: Path, *, session_id: str | None = None) -> list[ImportedCon
             session, ImportedConversation(session_id=session, title=session, events=[])
         )
         conversation.events.append(
-            _event(event_id, session, run_id, ts, record["speaker"], record["text"], iteration)
+            make_event(event_id, session, run_id, ts, record["speaker"], record["text"], iteration)
         )
     return list(conversations.values())
 
 
-def _event(
+def make_event(
     event_id: str, session: str, run_id: str, ts: float, speaker: str, text: str, iteration: int
 ) -> EventRecord:
     return EventRecord(
@@ -216,7 +217,7 @@ def _locomo_session(
                 raise _fail(path, turn_where, f"a string {field_name!r}")
         event_id = locomo_event_id(sample_id, turn["dia_id"])
         events.append(
-            _event(
+            make_event(
                 event_id, sample_id, run_id, start + index, turn["speaker"], _turn_text(turn), index
             )
         )
@@ -271,10 +272,17 @@ def _locomo_sample(sample: object, index: int, path: Path) -> ImportedConversati
 def load_locomo(path: Path) -> list[ImportedConversation]:
     """Load a LoCoMo file: a JSON list of samples (a single sample object is accepted too)."""
     path = Path(path)
+    return _locomo_from(_read_json(path), path)
+
+
+def _read_json(path: Path) -> Any:
     try:
-        data = json.loads(_read_text(path))
+        return json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise _fail(path, f"line {exc.lineno}", f"valid JSON ({exc.msg})") from None
+
+
+def _locomo_from(data: Any, path: Path) -> list[ImportedConversation]:
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
@@ -282,21 +290,46 @@ def load_locomo(path: Path) -> list[ImportedConversation]:
     return [_locomo_sample(sample, index, path) for index, sample in enumerate(data)]
 
 
+FORMATS = (
+    "JSONL lines ({speaker, text, timestamp})",
+    "a LoCoMo JSON list (samples with a 'conversation')",
+    "a ChatGPT export's conversations.json (conversations with a 'mapping')",
+    "a Claude export's conversations.json (conversations with 'chat_messages')",
+)
+
+
 def detect_and_load(path: Path | str) -> list[ImportedConversation]:
-    """Load ``path`` as JSONL (``.jsonl``/``.ndjson`` or one object per line) or LoCoMo."""
+    """Load ``path`` in whichever format it is: JSONL (``.jsonl``/``.ndjson`` or one object
+    per line), LoCoMo, or a ChatGPT or Claude export (told apart by their first conversation)."""
+    from shiyi.memory.import_formats import chatgpt, claude
+
     path = Path(path)
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         return load_jsonl(path)
     head = _read_text(path).lstrip()
-    if head.startswith("["):
-        return load_locomo(path)
     if head.startswith("{"):
         first_line = head.split("\n", 1)[0]
         try:
             first = json.loads(first_line)
         except json.JSONDecodeError:
-            return load_locomo(path)
+            first = None
         if isinstance(first, dict) and "speaker" in first:
             return load_jsonl(path)
-        return load_locomo(path)
-    raise _fail(path, "start of file", "a LoCoMo JSON list or JSONL lines")
+    if not head.startswith(("[", "{")):
+        raise _fail(path, "start of file", _understood())
+    data = _read_json(path)
+    items = data.get("conversations", data) if isinstance(data, dict) else data
+    sample = items[0] if isinstance(items, list) and items else items
+    if isinstance(items, list) and chatgpt.looks_like(sample):
+        return chatgpt.load(items, path)
+    if isinstance(items, list) and claude.looks_like(sample):
+        return claude.load(items, path)
+    if isinstance(sample, dict) and ({"conversation", "qa", "sample_id"} & sample.keys()):
+        return _locomo_from(data, path)
+    if isinstance(items, list) and not items:
+        return []
+    raise _fail(path, "first conversation", _understood())
+
+
+def _understood() -> str:
+    return "one of the formats shiyi imports: " + "; ".join(FORMATS)

@@ -32,7 +32,13 @@ turns; the length-sorted batches inside one such window pad as little as in a bi
 
 
 def import_(
-    path: Annotated[Path, typer.Argument(help="JSONL messages or a LoCoMo JSON file.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="JSONL messages, a LoCoMo JSON file, or a ChatGPT or Claude export's "
+            "conversations.json (the format is detected)."
+        ),
+    ],
     wait: Annotated[bool, typer.Option(help="Process (embed, link) before returning.")] = True,
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
