@@ -1,13 +1,16 @@
-"""Recall on the RealMem dev personas, online, for shiyi hybrid with each embedding model.
+"""Recall on the RealMem dev personas, online: shiyi hybrid per embedding model, beside
+BM25, MiniLM and RRF(BM25, MiniLM) baselines computed in the same run over the same turns.
 
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
-        all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka]
+        all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
 
 Protocol (/work/shared/data/README.md): one store per persona; its sessions are imported one
 by one in time order, and each session's queries are asked before the session is imported,
 so a query sees only earlier sessions.  An item is a turn; recall@k is the share of the
 query's evidence sessions (``memory_session_uuids`` of the assistant turn after it) that own
-at least one of the top-k turns.  Each model gets its own store of the same turns.
+at least one of the top-k turns.  Each model gets its own store of the same turns.  The
+baselines (``realmem_baselines``) see each turn as ``"(<current_time>) <Speaker>: <text>"``
+and, like shiyi, only the sessions before the query's.  Query p50/p95 is shiyi's search.
 """
 
 from __future__ import annotations
@@ -16,14 +19,18 @@ import argparse
 import statistics
 import sys
 import tempfile
+import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from realmem_baselines import Item, OnlineBaselines
+
 from shiyi.config import load_settings
+from shiyi.index.embeddings import build_embedder
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
 
@@ -42,6 +49,8 @@ class Session:
     uuid: str
     events: list[EventRecord]
     queries: list[Query] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    """Each turn as the baselines index it: ``"(<current_time>) <Speaker>: <text>"``."""
 
 
 def _day(text: str) -> float:
@@ -54,6 +63,7 @@ def _session(persona: str, raw: dict[str, Any]) -> Session:
     session = Session(uuid, [])
     turns: list[dict[str, Any]] = raw["dialogue_turns"]
     for index, turn in enumerate(turns):
+        session.texts.append(f"({raw['current_time']}) {turn['speaker']}: {turn['content']}")
         session.events.append(
             EventRecord(
                 id=f"{persona}:{uuid}:{index}",
@@ -92,6 +102,7 @@ class Tally:
     ks: tuple[int, ...]
     recalls: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     by_category: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    latencies: list[float] = field(default_factory=list)
 
     def add(self, found: Sequence[str], query: Query) -> None:
         for k in self.ks:
@@ -114,12 +125,48 @@ def run_persona(sessions: list[Session], home: Path, model: str, tally: Tally) -
     try:
         for session in sessions:
             for query in session.queries:
+                start = time.perf_counter()
                 hits = memory.retriever.search(query.text, mode="hybrid", limit=max(tally.ks))
+                tally.latencies.append(time.perf_counter() - start)
                 tally.add([hit.id for hit in hits], query)
             memory.import_events(session.events)
             memory.worker.drain(timeout=3600)
     finally:
         memory.close()
+
+
+BASELINES = ("baseline BM25", "baseline MiniLM", "baseline RRF(BM25, MiniLM)")
+
+
+def run_baselines(
+    sessions: list[Session], baselines: OnlineBaselines, tallies: dict[str, Tally]
+) -> None:
+    rankers = (baselines.bm25, baselines.minilm, baselines.rrf)
+    for position, session in enumerate(sessions):
+        for query in session.queries:
+            for name, rank in zip(BASELINES, rankers, strict=True):
+                found = rank(query.text, position, max(tallies[name].ks))
+                tallies[name].add(found, query)
+
+
+def persona_items(persona: str, sessions: list[Session]) -> list[Item]:
+    return [
+        Item(f"{persona}:{session.uuid}:{index}", text, position)
+        for position, session in enumerate(sessions)
+        for index, text in enumerate(session.texts)
+    ]
+
+
+def baseline_embedder(home: Path) -> Callable[[list[str]], list[list[float]]]:
+    settings = load_settings(home=home, workspace=home)
+    embedder = build_embedder(settings.memory, home / "baseline-embeddings.sqlite3", home)
+    assert embedder is not None
+    return embedder.embed
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,25 +175,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", default="all-MiniLM-L6-v2,all-MiniLM-L6-v2-int8")
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--personas", default="", help="comma-separated names (default: all)")
+    parser.add_argument("--no-baselines", action="store_true", help="shiyi only")
     args = parser.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))
-    models = args.models.split(",")
+    models = [model for model in args.models.split(",") if model]  # "": baselines only
     tallies = {model: Tally(ks) for model in models}
+    baseline_tallies = {} if args.no_baselines else {name: Tally(ks) for name in BASELINES}
     names = [n for n in args.personas.split(",") if n]
     with tempfile.TemporaryDirectory() as tmp:
         for path in persona_files(Path(args.folder), names):
             persona, sessions = load_persona(path)
             queries = sum(len(s.queries) for s in sessions)
             print(f"{persona}: {len(sessions)} sessions, {queries} queries", flush=True)
+            if baseline_tallies:
+                embed = baseline_embedder(Path(tmp) / "baselines")
+                online = OnlineBaselines(persona_items(persona, sessions), embed)
+                run_baselines(sessions, online, baseline_tallies)
             for model in models:
                 run_persona(sessions, Path(tmp) / f"{persona}-{model}", model, tallies[model])
-    categories = sorted({c for t in tallies.values() for c in t.by_category})
-    print("\nshiyi hybrid" + "".join(f"  R@{k:<4}" for k in ks) + "".join(
-        f"  {c[:18]:>18}@10" for c in categories))  # fmt: skip
-    for model, tally in tallies.items():
+    rows = baseline_tallies | {f"shiyi hybrid, {model}": tally for model, tally in tallies.items()}
+    categories = sorted({c for t in rows.values() for c in t.by_category})
+    print("\n" + f"{'system':<40}" + "".join(f"  R@{k:<4}" for k in ks) + "".join(
+        f"  {c[:18]:>18}@10" for c in categories) + "   p50 ms  p95 ms")  # fmt: skip
+    for name, tally in rows.items():
         row = "".join(f"  {statistics.mean(tally.recalls[k]):.3f} " for k in ks)
         per = "".join(f"  {statistics.mean(tally.by_category[c]):21.3f}" for c in categories)
-        print(f"{model:<24}{row}{per}   ({len(tally.recalls[ks[0]])} queries)")
+        times = "".join(f"  {percentile(tally.latencies, q) * 1000:6.1f}" for q in (0.5, 0.95))
+        print(f"{name:<40}{row}{per}{times if tally.latencies else ''}"
+              f"   ({len(tally.recalls[ks[0]])} queries)")  # fmt: skip
     return 0
 
 

@@ -1,11 +1,16 @@
 """Recall on real conversations: shiyi's retrieval modes beside BM25 and MiniLM baselines.
 
     python bench/recall_bench.py [../shared/data/locomo-dev.json] [--ks 5,10,20]
+    python bench/recall_bench.py ../shared/data/realmem-dev    # the RealMem protocol
+
+A folder of RealMem personas runs ``realmem_bench`` (online, session level, with its BM25,
+MiniLM and RRF baselines).
 
 Each conversation of the LoCoMo-format file goes into its own store (one memory per person,
 as a user has), imported with ``shiyi.memory.importers`` and embedded by the worker.  Every
 question of categories 1-4 with evidence is asked; recall@k is the share of its evidence
-turns among the first k hits.  In the same run, over the same turns:
+turns among the first k hits (and, at session level, the share of the evidence's sessions that
+own one of the first k hits, as the RealMem protocol counts).  In the same run, over the same turns:
 
 * baselines: BM25 (``bm25s``, English stop words) and all-MiniLM-L6-v2 cosine, each over the
   bare text and over ``"(day) Speaker: text"``, and RRF(BM25, MiniLM) with k=60;
@@ -56,18 +61,34 @@ class Tally:
     ks: tuple[int, ...]
     recalls: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     by_category: dict[int | str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    sessions: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """Session level: the share of the evidence's sessions owning one of the top k turns."""
+    sessions_by_category: dict[int | str, list[float]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     by_intent: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     latencies: list[float] = field(default_factory=list)
 
     def add(self, found: Sequence[str], evidence: set[str], qa: QAItem, intent: str) -> None:
+        wanted = {_session_of(turn) for turn in evidence}
         for k in self.ks:
             self.recalls[k].append(len(evidence & set(found[:k])) / len(evidence))
+            owners = {_session_of(turn) for turn in found[:k]}
+            self.sessions[k].append(len(wanted & owners) / len(wanted))
+        self.sessions_by_category[qa.category].append(
+            self.sessions[10][-1] if 10 in self.ks else 0.0
+        )
         at10 = len(evidence & set(found[:10])) / len(evidence)
         self.by_category[qa.category].append(at10)
         self.by_intent[intent].append(at10)
 
     def mean(self, k: int) -> float:
         return statistics.mean(self.recalls[k]) if self.recalls[k] else 0.0
+
+
+def _session_of(turn: str) -> str:
+    """``conv-26:D3:7`` -> ``conv-26:D3`` (LoCoMo dialogue ids are ``D<session>:<turn>``)."""
+    return turn.rsplit(":", 1)[0]
 
 
 def questions(conversation: ImportedConversation) -> list[QAItem]:
@@ -265,6 +286,15 @@ def report(tallies: dict[str, Tally], ks: tuple[int, ...]) -> None:
         )
         p50, p95 = percentile(tally.latencies, 0.5), percentile(tally.latencies, 0.95)
         print(f"{name:<{width}}{row}{per}  {p50:7.1f} {p95:7.1f}")
+    print("\nsession level (share of evidence sessions owning a top-k turn)")
+    print(f"{'system':<{width}}{head}{cats}")
+    for name, tally in tallies.items():
+        if not (name.startswith("baseline") or name == "shiyi hybrid"):
+            continue
+        row = "".join(f"  {statistics.mean(tally.sessions[k]):.3f} " for k in ks)
+        at10 = tally.sessions_by_category
+        per = "".join(f"  {statistics.mean(at10[c]) if at10[c] else 0:11.3f}" for c in CATEGORIES)
+        print(f"{name:<{width}}{row}{per}")
     expanded = tallies["shiyi hybrid top 5 + neighbours"]
     hybrid = tallies["shiyi hybrid"]
     print(
@@ -299,6 +329,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--embed-model", default=EMBED_MODEL, help="e.g. all-MiniLM-L6-v2-int8 (its int8 graph)"
     )
     args = parser.parse_args(argv)
+    if Path(args.dataset).is_dir():
+        import realmem_bench
+
+        return realmem_bench.main([args.dataset, "--ks", args.ks, "--models", args.embed_model])
     ks = tuple(int(k) for k in args.ks.split(","))
     globals()["EMBED_MODEL"] = args.embed_model
     conversations = detect_and_load(Path(args.dataset))

@@ -8,7 +8,7 @@ The HTTP API maps these to status codes and stable codes in one table
 
     ShiyiError
     ├── ConfigError              the configuration is missing, malformed or inconsistent
-    ├── ModelError               a chat model call failed (``retryable``, ``status``)
+    ├── ModelError               a model call failed (``retryable``, ``status``, ``retry_after``)
     │   ├── ModelUnavailable     the model cannot be used at all
     │   └── EndpointBusy         background work gave way to a conversation on its endpoint
     ├── ToolError                a tool refused or failed; the model reads the message
@@ -55,16 +55,25 @@ class ConfigError(ShiyiError):
 
 
 class ModelError(ShiyiError):
-    """A chat model call failed.
+    """A chat or embedding model call failed.
 
     ``retryable`` tells whether the same request may succeed later (rate limits, 5xx,
     timeouts); the provider has already retried with backoff when this reaches a caller.
+    ``retry_after``: the server's Retry-After hint in seconds, when it sent one.
     """
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.retry_after = retry_after
 
 
 class ModelUnavailable(ModelError):

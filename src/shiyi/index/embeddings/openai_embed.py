@@ -22,21 +22,6 @@ if TYPE_CHECKING:
 BATCH_SIZE = 128
 
 
-class _EndpointError(ModelError):
-    """A failed call, with the server's Retry-After hint (seconds) when it sent one."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retryable: bool,
-        status: int | None = None,
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(message, retryable=retryable, status=status)
-        self.retry_after = retry_after
-
-
 def _normalise(vector: Sequence[float]) -> list[float]:
     norm = math.sqrt(math.fsum(x * x for x in vector))
     if norm == 0.0:
@@ -128,8 +113,7 @@ class OpenAIEmbedder:
             except ModelError as exc:
                 if not exc.retryable or not self._retry.can_retry(attempts):
                     raise
-                hint = exc.retry_after if isinstance(exc, _EndpointError) else None
-                self._sleep(self._retry.delay(attempts, hint))
+                self._sleep(self._retry.delay(attempts, exc.retry_after))
 
     def _request(self, batch: list[str]) -> list[list[float]]:
         import openai
@@ -142,7 +126,7 @@ class OpenAIEmbedder:
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from exc
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            raise _EndpointError(
+            raise ModelError(
                 f"Embedding endpoint unreachable ({type(exc).__name__}: {exc}). "
                 "Fix: check base_url and that the server is running.",
                 retryable=True,
@@ -161,7 +145,7 @@ class OpenAIEmbedder:
                 status=status,
             )
         headers = getattr(exc.response, "headers", None)
-        return _EndpointError(
+        return ModelError(
             f"Embedding endpoint answered HTTP {status}: {exc.message}.",
             retryable=_is_retryable_status(status),
             status=status,
