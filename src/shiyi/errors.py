@@ -22,6 +22,7 @@ The HTTP API maps these to status codes and stable codes in one table
     │   └── LocalPostgresError   the throwaway local PostgreSQL could not start or stop
     ├── NotFound                 (server) a run or memory the request names does not exist
     ├── Conflict                 (server) the request clashes with the current state
+    ├── OpenAIRequestError       (server) /v1/chat/completions refused, in OpenAI's shape
     ├── RepoMapError
     ├── PullError                (models) a GGUF download failed or did not verify
     ├── IngestError              (knowledge base) one file could not be ingested
@@ -143,6 +144,27 @@ class NotFound(ShiyiError):
 
 class Conflict(ShiyiError):
     """The request is valid but clashes with the current state (a run, a read-only record)."""
+
+
+class OpenAIRequestError(ShiyiError):
+    """A request to the OpenAI-compatible endpoint refused with OpenAI's status, ``type``,
+    ``param`` and ``code`` (their SDKs pick the exception to raise by the status)."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str = "invalid_request_error",
+        param: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.param = param
+        self.code = code
 
 
 class RepoMapError(ShiyiError):

@@ -17,34 +17,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from shiyi.errors import ImportFormatError
+from shiyi.memory.import_formats import chatgpt, claude
+from shiyi.memory.import_formats.records import ImportedConversation as ImportedConversation
+from shiyi.memory.import_formats.records import QAItem as QAItem
+from shiyi.memory.import_formats.records import make_event
 from shiyi.memory.models import EventRecord
 
 _LOCOMO_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %B %Y", "%I:%M %p on %d %b, %Y")
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-
-
-@dataclass(slots=True)
-class QAItem:
-    """One benchmark question; ``evidence`` holds dia_ids such as ``"D1:3"``."""
-
-    question: str
-    answer: str
-    evidence: list[str] = field(default_factory=list)
-    category: int | str = 0
-
-
-@dataclass(slots=True)
-class ImportedConversation:
-    session_id: str
-    title: str
-    events: list[EventRecord]
-    qa: list[QAItem] = field(default_factory=list)
 
 
 def _fail(path: Path, where: str, expected: str) -> ImportFormatError:
@@ -125,22 +110,6 @@ def load_jsonl(path: Path, *, session_id: str | None = None) -> list[ImportedCon
             make_event(event_id, session, run_id, ts, record["speaker"], record["text"], iteration)
         )
     return list(conversations.values())
-
-
-def make_event(
-    event_id: str, session: str, run_id: str, ts: float, speaker: str, text: str, iteration: int
-) -> EventRecord:
-    return EventRecord(
-        id=event_id,
-        session_id=session,
-        run_id=run_id,
-        ts=ts,
-        role=speaker.strip().lower(),
-        content=text,
-        segment_type="imported",
-        iteration=iteration,
-        segment=0,
-    )
 
 
 def _read_text(path: Path) -> str:
@@ -301,8 +270,6 @@ FORMATS = (
 def detect_and_load(path: Path | str) -> list[ImportedConversation]:
     """Load ``path`` in whichever format it is: JSONL (``.jsonl``/``.ndjson`` or one object
     per line), LoCoMo, or a ChatGPT or Claude export (told apart by their first conversation)."""
-    from shiyi.memory.import_formats import chatgpt, claude
-
     path = Path(path)
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         return load_jsonl(path)

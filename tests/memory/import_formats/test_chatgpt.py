@@ -106,3 +106,17 @@ def test_an_unknown_file_names_the_formats_understood(tmp_path: Path) -> None:
     for name in ("JSONL", "LoCoMo", "ChatGPT", "Claude", "conversations.json"):
         assert name in message
     assert "speaker_a/b" not in message  # no longer mistaken for a broken LoCoMo file
+
+
+def test_a_message_longer_than_a_served_turn_is_split(tmp_path: Path) -> None:
+    from shiyi.api.import_schemas import ImportTurnIn
+
+    export = chatgpt_export()[1:]
+    long = "log line\n" * 25_000  # 225,000 characters: a pasted log
+    export[0]["mapping"]["q"]["message"]["content"]["parts"] = [long]
+    events = detect_and_load(write(tmp_path, export))[0].events
+    assert "".join(e.content for e in events[:-1]) == long
+    assert [e.id.rsplit(":", 1)[1] for e in events] == ["q", "q.part2", "q.part3", "a"]
+    assert [e.iteration for e in events] == [0, 1, 2, 3]
+    limit = ImportTurnIn.model_fields["content"].metadata[0].max_length
+    assert all(len(e.content) <= limit for e in events)

@@ -18,7 +18,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 from shiyi.api.errors import wire_error_for
-from shiyi.errors import ShiyiError
+from shiyi.errors import OpenAIRequestError, ShiyiError
 from shiyi.events import (
     ErrorEvent,
     Event,
@@ -35,9 +35,9 @@ from shiyi.interfaces.server.openai_sessions import SESSION_HEADER, Conversation
 from shiyi.interfaces.server.openai_wire import (
     DONE_FRAME,
     Completion,
-    OpenAIError,
     Tally,
     data_frame,
+    error_json,
     finish_reason,
     model_card,
     parse_request,
@@ -71,7 +71,7 @@ def profiles(service: AgentService) -> dict[str, Profile]:
 def _profile(service: AgentService, model: str) -> Profile:
     found = profiles(service)
     if model not in found:
-        raise OpenAIError(
+        raise OpenAIRequestError(
             404,
             f"the model {model!r} does not exist; shiyi serves the agent profiles "
             f"{', '.join(sorted(found))} (GET /v1/models; more in server.profiles)",
@@ -110,6 +110,8 @@ async def chat_completions(request: Request) -> Response:
         run_id = new_id("run")  # a run of its own: a chat turn never joins another
         events = service.send(session_id, conversation.input, who, run_id, profile.tools)
         await anext(events)  # routed: a refusal (an active run...) is still a status code
+    except OpenAIRequestError:
+        raise
     except ShiyiError as exc:
         raise _openai_error(exc) from None
 
@@ -181,7 +183,7 @@ async def _stream(
         if aclose is not None:
             await aclose()
     if outcome.status == "failed":
-        yield data_frame(_run_failed(outcome).body())
+        yield data_frame(error_json(_run_failed(outcome)))
         yield DONE_FRAME
         return
     answered(outcome.text)
@@ -191,12 +193,12 @@ async def _stream(
     yield DONE_FRAME
 
 
-def _run_failed(outcome: Outcome) -> OpenAIError:
+def _run_failed(outcome: Outcome) -> OpenAIRequestError:
     """A run that failed: 503 when its error may pass (the model busy, unreachable)."""
     error = outcome.error
     message = error.message if error is not None else "the agent's run failed"
     retryable = error is not None and error.retryable
-    return OpenAIError(
+    return OpenAIRequestError(
         503 if retryable else 500,
         f"shiyi's agent could not answer: {message}",
         type="server_error",
@@ -207,17 +209,17 @@ def _run_failed(outcome: Outcome) -> OpenAIError:
 _TYPES = {401: "authentication_error", 404: "invalid_request_error", 409: "conflict_error"}
 
 
-def _openai_error(exc: ShiyiError) -> OpenAIError:
+def _openai_error(exc: ShiyiError) -> OpenAIRequestError:
     row = wire_error_for(exc)
     kind = _TYPES.get(row.status, "server_error" if row.status >= 500 else "invalid_request_error")
-    return OpenAIError(row.status, str(exc), type=kind, code=row.code)
+    return OpenAIRequestError(row.status, str(exc), type=kind, code=row.code)
 
 
 async def _openai_error_response(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, OpenAIError)
-    return JSONResponse(exc.body(), status_code=exc.status)
+    assert isinstance(exc, OpenAIRequestError)
+    return JSONResponse(error_json(exc), status_code=exc.status)
 
 
 def install_openai(app: FastAPI) -> None:
     app.include_router(router)
-    app.add_exception_handler(OpenAIError, _openai_error_response)
+    app.add_exception_handler(OpenAIRequestError, _openai_error_response)

@@ -22,9 +22,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from shiyi.errors import SessionNotFound
+from shiyi.errors import OpenAIRequestError, SessionNotFound
 from shiyi.interfaces.server.identity import Identity
-from shiyi.interfaces.server.openai_wire import ChatRequest, OpenAIError
+from shiyi.interfaces.server.openai_wire import ChatRequest
 from shiyi.interfaces.server.service import AgentService
 from shiyi.llm.types import Message
 
@@ -60,7 +60,7 @@ class Conversation:
         last = len(request.messages) - 1
         new_input = request.messages[-1].text(f"messages[{last}]")
         if not new_input.strip():
-            raise OpenAIError(400, "the last user message is empty", param="messages")
+            raise OpenAIRequestError(400, "the last user message is empty", param="messages")
         found = cls(system, history, new_input, request.user or "")
         first_user = next((m for m in history if m.role == "user"), None)
         first_reply = next((m for m in history if m.role == "assistant"), None)
@@ -95,7 +95,7 @@ class SessionMapper:
             try:
                 log.get_session(header, owner=who.owner)
             except SessionNotFound:
-                raise OpenAIError(
+                raise OpenAIRequestError(
                     404,
                     f"no session {header!r} of yours (X-Shiyi-Session); leave the header out "
                     "to continue by the conversation's history",

@@ -15,32 +15,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from shiyi.errors import OpenAIRequestError
 from shiyi.events import RunStatus
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 
 
-class OpenAIError(Exception):
-    """An error answered in OpenAI's shape (the SDKs pick their exception by the status)."""
-
-    def __init__(
-        self,
-        status: int,
-        message: str,
-        *,
-        type: str = "invalid_request_error",
-        param: str | None = None,
-        code: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.type = type
-        self.param = param
-        self.code = code
-
-    def body(self) -> dict[str, Any]:
-        return error_body(self.message, self.type, self.param, self.code)
+def error_json(exc: OpenAIRequestError) -> dict[str, Any]:
+    return error_body(exc.message, exc.type, exc.param, exc.code)
 
 
 def error_body(
@@ -63,7 +45,7 @@ class ChatMessage(BaseModel):
         texts: list[str] = []
         for i, part in enumerate(self.content):
             if part.get("type") != "text" or not isinstance(part.get("text"), str):
-                raise OpenAIError(
+                raise OpenAIRequestError(
                     400,
                     f"{where}.content[{i}] is a {part.get('type')!r} part; shiyi's agent "
                     "reads text parts only (type 'text').",
@@ -97,26 +79,32 @@ def parse_request(raw: bytes) -> ChatRequest:
     try:
         data = json.loads(raw or b"null")
     except ValueError as exc:
-        raise OpenAIError(400, f"the request body is not valid JSON ({exc})") from None
+        raise OpenAIRequestError(400, f"the request body is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise OpenAIError(400, "the request body must be a JSON object with model and messages")
+        raise OpenAIRequestError(
+            400, "the request body must be a JSON object with model and messages"
+        )
     try:
         request = ChatRequest.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         param = ".".join(str(part) for part in first.get("loc", ()))
-        raise OpenAIError(400, f"{param}: {first.get('msg', 'invalid')}", param=param) from None
+        raise OpenAIRequestError(
+            400, f"{param}: {first.get('msg', 'invalid')}", param=param
+        ) from None
     if request.n not in (None, 1):
-        raise OpenAIError(400, "n must be 1: shiyi's agent gives one reply per run", param="n")
+        raise OpenAIRequestError(
+            400, "n must be 1: shiyi's agent gives one reply per run", param="n"
+        )
     if request.tools or request.functions:
-        raise OpenAIError(
+        raise OpenAIRequestError(
             400,
             "client-side tools are not supported: shiyi's agent runs its own tools "
             "(server.tools / server.profiles); send the request without `tools`.",
             param="tools" if request.tools else "functions",
         )
     if request.messages[-1].role != "user":
-        raise OpenAIError(
+        raise OpenAIRequestError(
             400,
             f"the last message must be the user's new input (it is {request.messages[-1].role!r})",
             param="messages",

@@ -11,9 +11,12 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from shiyi.memory.importers import ImportedConversation, make_event
+from shiyi.memory.import_formats.records import ImportedConversation, make_event
 
 _UNSAFE = re.compile(r"\s+")
+MAX_TURN_CHARS = 100_000
+"""The import API's limit per turn (``ImportTurnIn.content``): a longer message (a pasted
+log, a whole file) is split into turns of this size, so a served import takes all of it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +39,13 @@ def conversation(session: str, title: str, turns: list[Turn]) -> ImportedConvers
     for turn in turns:
         run_id = f"{session}:{datetime.fromtimestamp(turn.ts, UTC).date().isoformat()}"
         iteration = per_run.get(run_id, 0)
-        per_run[run_id] = iteration + 1
-        event_id = f"{session}:{_UNSAFE.sub('_', turn.message_id.strip())}"
-        events.append(
-            make_event(event_id, session, run_id, turn.ts, turn.role, turn.text, iteration)
-        )
+        base = f"{session}:{_UNSAFE.sub('_', turn.message_id.strip())}"
+        for part, start in enumerate(range(0, len(turn.text), MAX_TURN_CHARS)):
+            piece = turn.text[start : start + MAX_TURN_CHARS]
+            event_id = base if part == 0 else f"{base}.part{part + 1}"
+            events.append(
+                make_event(event_id, session, run_id, turn.ts, turn.role, piece, iteration)
+            )
+            iteration += 1
+        per_run[run_id] = iteration
     return ImportedConversation(session_id=session, title=title or session, events=events)
