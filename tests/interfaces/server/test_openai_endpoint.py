@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import openai
@@ -314,3 +315,40 @@ def test_two_users_never_share_a_session(shared: Live) -> None:
     with pytest.raises(openai.NotFoundError):
         _ask(sdk(shared, B_TOKEN, **{"X-Shiyi-Session": session_a}), history)
     assert user_turns(shared, session_a) == ["secret of alice", reply_a]
+
+
+def test_a_resent_reply_with_its_reasoning_folded_in_still_matches(server: Live) -> None:
+    client = sdk(server)
+    first, session = _ask(client, [{"role": "user", "content": "plan my week"}])
+    shown = (
+        f'<details type="reasoning" done="true">\n[shiyi ran query_memory]\n</details>\n{first}  '
+    )
+    _, again = _ask(
+        client,
+        [
+            {"role": "user", "content": "plan my week"},
+            {"role": "assistant", "content": shown},
+            {"role": "user", "content": "and the weekend?"},
+        ],
+    )
+    assert again == session
+
+
+def test_a_client_that_hangs_up_mid_stream_cancels_the_run(live: LiveFactory) -> None:
+    slow = ScriptedReply(text="word " * 400, delay=0.02)
+    server = live([slow], repeat_last=True, token=SecretStr(TOKEN))
+    body = {"model": "shiyi", "stream": True, "messages": [{"role": "user", "content": "talk"}]}
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    with server.client.stream("POST", "/v1/chat/completions", json=body, headers=headers) as got:
+        assert got.status_code == 200
+        session = got.headers["x-shiyi-session"]
+        for line in got.iter_lines():
+            if '"content": "word' in line:
+                break  # one piece of the reply, then hang up
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        runs = server.service.log.runs(session)
+        if runs and runs[-1].status != "running":
+            break
+        time.sleep(0.05)
+    assert [r.status for r in server.service.log.runs(session)] == ["cancelled"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
 from shiyi.errors import OpenAIRequestError, SessionNotFound
@@ -76,9 +77,18 @@ class Conversation:
         return [first_user, reply]
 
 
+_SHOWN_REASONING = re.compile(r"<details[^>]*>.*?</details>|<think>.*?</think>", re.S)
+"""Reasoning a chat front-end folded into the reply it resends (the stream's
+``reasoning_content``): not part of the words the key was made from."""
+
+
+def _same_words(text: str) -> str:
+    return " ".join(_SHOWN_REASONING.sub(" ", text).split())
+
+
 def _key(who: Identity, model: str, conversation: Conversation, opening: list[str]) -> str:
     parts = [who.user_id, who.agent_id, model, conversation.user, conversation.system]
-    raw = json.dumps([*parts, [" ".join(text.split()) for text in opening]], ensure_ascii=False)
+    raw = json.dumps([*parts, [_same_words(text) for text in opening]], ensure_ascii=False)
     return _META_PREFIX + hashlib.sha256(raw.encode()).hexdigest()
 
 
