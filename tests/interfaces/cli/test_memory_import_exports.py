@@ -4,8 +4,12 @@ survives the round trip through the store to a memory search."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.interfaces.cli.conftest import Cli
+from tests.interfaces.cli.test_memory_served_parity import owner
 from tests.memory.import_formats.exports import T0, chatgpt_export, claude_export
 
 
@@ -15,7 +19,8 @@ def _hits(cli: Cli, query: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in shown.stdout.splitlines() if line.strip()]
 
 
-def test_import_chatgpt_and_claude_exports_keeping_times(cli: Cli) -> None:
+@pytest.mark.parametrize("served", [False, True], ids=["local", "served"])
+def test_import_chatgpt_and_claude_exports_keeping_times(cli: Cli, served: bool) -> None:
     chatgpt = cli.workspace / "chatgpt" / "conversations.json"
     chatgpt.parent.mkdir()
     chatgpt.write_text(json.dumps(chatgpt_export()), encoding="utf-8")
@@ -23,8 +28,13 @@ def test_import_chatgpt_and_claude_exports_keeping_times(cli: Cli) -> None:
     claude.parent.mkdir()
     claude.write_text(json.dumps(claude_export()), encoding="utf-8")
     cli.config("memory:\n  embedder: none\n")
+    with owner(cli, served) as server:
+        _import_and_search(cli, chatgpt, claude, server is not None)
 
+
+def _import_and_search(cli: Cli, chatgpt: Path, claude: Path, served: bool) -> None:
     done = cli.run("memory", "import", str(chatgpt), timeout=300)
+    assert ("using the running service" in done.stderr) == served, done.stderr
     assert done.returncode == 0, done.stderr
     assert "imported 6 turns from 2 conversations" in done.stdout
     done = cli.run("memory", "import", str(claude), timeout=300)
