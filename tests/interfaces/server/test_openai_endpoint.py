@@ -352,3 +352,18 @@ def test_a_client_that_hangs_up_mid_stream_cancels_the_run(live: LiveFactory) ->
             break
         time.sleep(0.05)
     assert [r.status for r in server.service.log.runs(session)] == ["cancelled"]
+
+
+def test_an_image_earlier_in_the_chat_is_a_marker_not_a_refusal(server: Live) -> None:
+    picture = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "look at this"}, picture]},
+        {"role": "assistant", "content": "I cannot see images."},
+        {"role": "user", "content": "fine, describe a cat"},
+    ]
+    answer = sdk(server).chat.completions.create(model="shiyi", messages=history)  # type: ignore[arg-type]
+    said = answer.choices[0].message.content
+    assert (
+        said
+        == "seen: look at this\n[shared image url] | I cannot see images. | fine, describe a cat"
+    )

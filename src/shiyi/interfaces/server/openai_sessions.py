@@ -51,7 +51,7 @@ class Conversation:
         system: list[str] = []
         history: list[Message] = []
         for i, message in enumerate(request.messages[:-1]):
-            text = message.text(f"messages[{i}]")
+            text = message.text(f"messages[{i}]", strict=False)
             if message.role in ("system", "developer"):
                 system.append(text)
             elif message.role == "user":

@@ -38,13 +38,18 @@ class ChatMessage(BaseModel):
     content: str | list[dict[str, Any]] | None = None
     name: str | None = None
 
-    def text(self, where: str) -> str:
-        """The message's text; a non-text part is a 400 naming where it was."""
+    def text(self, where: str, *, strict: bool = True) -> str:
+        """The message's text.  A non-text part (an image...) of the new input is a 400
+        naming where it was; in the history it becomes a marker, so one image sent earlier
+        does not refuse every later turn of the chat."""
         if self.content is None or isinstance(self.content, str):
             return self.content or ""
         texts: list[str] = []
         for i, part in enumerate(self.content):
             if part.get("type") != "text" or not isinstance(part.get("text"), str):
+                if not strict:
+                    texts.append(f"[shared {str(part.get('type') or 'a part').replace('_', ' ')}]")
+                    continue
                 raise OpenAIRequestError(
                     400,
                     f"{where}.content[{i}] is a {part.get('type')!r} part; shiyi's agent "
