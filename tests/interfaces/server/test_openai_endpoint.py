@@ -15,7 +15,15 @@ from shiyi.errors import ModelError
 from shiyi.llm.scripted import ScriptedReply, ScriptedRequest, call, reply
 from shiyi.llm.types import Usage
 from tests.interfaces.server.conftest import Live, LiveFactory
-from tests.interfaces.server.two_users import A_TOKEN, B_TOKEN, users
+from tests.interfaces.server.two_users import (
+    A_TOKEN,
+    B_TOKEN,
+    MARK_A,
+    brain,
+    client_for,
+    remembered_event,
+    users,
+)
 
 TOKEN = "openai-token"
 CONTEXT = re.compile(r"<context>.*?</context>", re.S)
@@ -367,3 +375,23 @@ def test_an_image_earlier_in_the_chat_is_a_marker_not_a_refusal(server: Live) ->
         said
         == "seen: look at this\n[shared image url] | I cannot see images. | fine, describe a cat"
     )
+
+
+def test_one_users_memories_never_reach_anothers_agent(live: LiveFactory) -> None:
+    server = live([brain], repeat_last=True, users=users())
+    alice, bob = sdk(server, A_TOKEN), sdk(server, B_TOKEN)
+    said = f"my locker code is {MARK_A}"
+    alice.chat.completions.create(model="shiyi", messages=[{"role": "user", "content": said}])
+    with client_for(server, A_TOKEN) as rest:
+        remembered_event(rest, MARK_A)  # stored as alice's memory
+
+    def seen_after(client: openai.OpenAI) -> str:
+        before = len(server.model.requests)
+        client.chat.completions.create(
+            model="shiyi", messages=[{"role": "user", "content": "recall it please"}]
+        )
+        return " ".join(m.content for r in server.model.requests[before:] for m in r.messages)
+
+    # (the scripted brain searches for MARK_A itself: the remembered words are what count)
+    assert "locker" not in seen_after(bob)  # neither the memory hint nor query_memory
+    assert "locker" in seen_after(alice)  # while alice's own agent finds it
