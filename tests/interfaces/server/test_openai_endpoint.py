@@ -395,3 +395,16 @@ def test_one_users_memories_never_reach_anothers_agent(live: LiveFactory) -> Non
     # (the scripted brain searches for MARK_A itself: the remembered words are what count)
     assert "locker" not in seen_after(bob)  # neither the memory hint nor query_memory
     assert "locker" in seen_after(alice)  # while alice's own agent finds it
+
+
+def test_a_foreign_host_or_origin_is_refused_in_openais_shape(server: Live) -> None:
+    rebinding = sdk(server, Host="attacker.example")
+    with pytest.raises(openai.PermissionDeniedError) as refused:
+        rebinding.models.list()
+    assert refused.value.type == "permission_error"
+    assert refused.value.code == "forbidden_host"
+    page = sdk(server, Origin="https://evil.example")
+    with pytest.raises(openai.PermissionDeniedError) as crossed:
+        page.chat.completions.create(model="shiyi", messages=[{"role": "user", "content": "x"}])
+    assert crossed.value.code == "cross_origin"
+    assert server.model.requests == []

@@ -213,5 +213,8 @@ def guard_error(path: str, status: int, code: str, message: str) -> dict[str, An
     """The auth guard's error in OpenAI's shape, for the OpenAI routes (else None)."""
     if not path.startswith(OPENAI_PATHS):
         return None
-    kind = "authentication_error" if status == 401 else "invalid_request_error"
+    kind = _GUARD_TYPES.get(status, "invalid_request_error")
     return error_body(message, kind, None, "invalid_api_key" if status == 401 else code)
+
+
+_GUARD_TYPES = {401: "authentication_error", 403: "permission_error"}

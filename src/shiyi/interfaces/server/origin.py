@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from shiyi.config.hosts import is_loopback
 from shiyi.config.server_settings import ServerSettings
+from shiyi.interfaces.server.openai_wire import guard_error
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -71,7 +72,8 @@ class OriginGuard:
             await self.app(scope, receive, send)
             return
         code, message = refusal
-        body = json.dumps({"error": {"code": code, "message": message}}).encode()
+        shaped = guard_error(scope["path"], 403, code, message)  # OpenAI's clients read theirs
+        body = json.dumps(shaped or {"error": {"code": code, "message": message}}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": 403, "headers": headers})
         await send({"type": "http.response.body", "body": body})
