@@ -408,3 +408,13 @@ def test_a_foreign_host_or_origin_is_refused_in_openais_shape(server: Live) -> N
         page.chat.completions.create(model="shiyi", messages=[{"role": "user", "content": "x"}])
     assert crossed.value.code == "cross_origin"
     assert server.model.requests == []
+
+
+def test_a_history_over_the_body_limit_is_a_413_naming_the_setting(live: LiveFactory) -> None:
+    server = live([echo], repeat_last=True, token=SecretStr(TOKEN), max_body_bytes=4096)
+    long = [{"role": "user", "content": "x" * 5000}]
+    with pytest.raises(openai.APIStatusError) as refused:
+        sdk(server).chat.completions.create(model="shiyi", messages=long)  # type: ignore[arg-type]
+    assert refused.value.status_code == 413
+    assert refused.value.code == "payload_too_large"
+    assert "server.max_body_bytes" in refused.value.message
