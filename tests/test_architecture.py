@@ -17,7 +17,7 @@ SOURCE = Path(shiyi.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
-    ("interfaces",),
+    ("interfaces", "compat"),
     ("app",),
     ("client",),
     ("api",),
