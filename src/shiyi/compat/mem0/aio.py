@@ -8,6 +8,7 @@ from typing import Any
 
 from shiyi.compat.mem0.memory import Memory
 from shiyi.config import Settings
+from shiyi.llm.protocol import ChatModel
 from shiyi.memory.service import Memory as NativeMemory
 
 
@@ -21,8 +22,9 @@ class AsyncMemory:
         *,
         settings: Settings | None = None,
         memory: NativeMemory | None = None,
+        fast: ChatModel | None = None,
     ) -> None:
-        self.sync = Memory(config, settings=settings, memory=memory)
+        self.sync = Memory(config, settings=settings, memory=memory, fast=fast)
 
     @classmethod
     async def from_config(cls, config: Mapping[str, Any]) -> AsyncMemory:

@@ -12,9 +12,18 @@ from typing import Any
 
 from shiyi.compat.mem0.config import settings_from_config
 from shiyi.compat.mem0.ledger import Ledger, Owner
-from shiyi.compat.mem0.shapes import Turn, check_ids, item, matches, text_of, turns_of
+from shiyi.compat.mem0.shapes import (
+    Turn,
+    check_filters,
+    check_ids,
+    item,
+    matches,
+    text_of,
+    turns_of,
+)
 from shiyi.config import Settings
 from shiyi.errors import MemoryRequestError, UnknownMemory
+from shiyi.llm.protocol import ChatModel
 from shiyi.memory.models import EventRecord, FactRecord, SegmentType
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory as NativeMemory
@@ -42,7 +51,11 @@ class Memory:
         *,
         settings: Settings | None = None,
         memory: NativeMemory | None = None,
+        fast: ChatModel | None = None,
     ) -> None:
+        """``config``: mem0's config dict; or shiyi's ``settings``; or an open shiyi
+        ``memory`` to share (not closed by :meth:`close`).  ``fast``: the extraction model
+        (default: the configured ``models.fast``)."""
         ledger_path: Path | None = None
         if settings is None and memory is None:
             settings, ledger_path = settings_from_config(config or {})
@@ -50,7 +63,10 @@ class Memory:
             from shiyi.app import open_memory
 
             assert settings is not None
-            memory = open_memory(settings, start_worker=False)
+            if fast is not None:
+                memory = open_memory(settings, fast=fast, start_worker=False)
+            else:
+                memory = open_memory(settings, start_worker=False)
             self._owns = True
         else:
             self._owns = False
@@ -59,6 +75,7 @@ class Memory:
         store_dir = Path(memory.data_paths.sessions_db or ".").parent / "memory"
         self._ledger = Ledger(ledger_path or store_dir / "mem0.sqlite3")
         self._lock = threading.RLock()
+        self._closed = False
         self._agent = memory.settings.agent_id
 
     @classmethod
@@ -330,6 +347,7 @@ class Memory:
         if filters is not None and not isinstance(filters, Mapping):
             raise MemoryRequestError(f"filters must be a dict, got {type(filters).__name__}")
         wanted = dict(filters or {})
+        check_filters(wanted)
         wanted.pop("user_id", None)  # the viewer already is that user
         if agent_id is not None:
             wanted["agent_id"] = agent_id
@@ -374,6 +392,9 @@ class Memory:
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             if self._owns:
                 self.native.close()
             self._ledger.close()

@@ -107,6 +107,17 @@ def item(
     return out
 
 
+def check_filters(wanted: Mapping[str, Any]) -> None:
+    for key, value in wanted.items():
+        if isinstance(value, Mapping) and (
+            set(value) != {"in"} or not isinstance(value["in"], list)
+        ):
+            raise MemoryRequestError(
+                f"filters[{key!r}]: only equality or {{'in': [...]}} is supported, got "
+                f"{dict(value)!r}"
+            )
+
+
 def matches(owner: Owner | None, wanted: Mapping[str, Any]) -> bool:
     """mem0's filters: each key equals (``user_id``/``agent_id``/``run_id`` or a metadata
     key); a value ``{"in": [...]}`` matches any of them."""
@@ -119,11 +130,6 @@ def matches(owner: Owner | None, wanted: Mapping[str, Any]) -> bool:
                 return False
             have = owner.metadata[key]
         if isinstance(value, Mapping):
-            if set(value) != {"in"} or not isinstance(value["in"], list):
-                raise MemoryRequestError(
-                    f"filters[{key!r}]: only equality or {{'in': [...]}} is supported, got "
-                    f"{dict(value)!r}"
-                )
             if have not in value["in"]:
                 return False
         elif have != value:
