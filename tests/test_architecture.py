@@ -20,7 +20,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("interfaces", "compat"),
     ("app",),
     ("client",),
-    ("api",),
     ("agent",),
     ("context", "tools"),
     ("memory", "knowledge", "repomap"),
@@ -28,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("index",),
     ("llm",),
     ("config",),
+    ("api",),
     ("errors", "events", "gitignore", "textfiles"),
 ]
 """Top to bottom: a package imports only from the layers below its own."""

@@ -399,6 +399,17 @@ class EntityOut(BaseModel):
     aliases: list[str]
 
 
+class EntitySummary(BaseModel):
+    """An entity the caller's current facts are about."""
+
+    name: str
+    facts: int = Field(description="The caller's current facts about it.")
+
+
+class EntityList(BaseModel):
+    entities: list[EntitySummary]
+
+
 class NeighbourOut(BaseModel):
     name: str
     relation: str

@@ -10,9 +10,11 @@ import httpx
 
 from shiyi.api.import_schemas import ImportIn, ImportOut
 from shiyi.api.schemas import (
+    EntitySummary,
     EventOut,
     FactDetail,
     FactOut,
+    FactPage,
     ForgetOut,
     ForgetPlanOut,
     Health,
@@ -135,9 +137,35 @@ class Client:
     # --- memory --------------------------------------------------------------------------
 
     def memory_search(
-        self, query: str, *, mode: str = "hybrid", limit: int = 10, kinds: list[str] | None = None
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        limit: int = 10,
+        kinds: list[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> list[MemoryHitOut]:
-        return self._call(calls.memory_search(query, mode, limit, kinds))
+        """``since``/``until``: epoch seconds (inclusive) the hits' time falls in."""
+        return self._call(calls.memory_search(query, mode, limit, kinds, since, until))
+
+    def memory_list(
+        self,
+        *,
+        kinds: list[str] | None = None,
+        scopes: list[str] | None = None,
+        statuses: list[str] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> FactPage:
+        """Facts newest change first (default statuses: active and pending)."""
+        return self._call(
+            calls.memory_list(kinds or [], scopes or [], statuses or [], limit, offset)
+        )
+
+    def memory_entities(self, query: str = "", limit: int = 50) -> list[EntitySummary]:
+        """Entities the caller's current facts are about, most facts first."""
+        return self._call(calls.memory_entities(query, limit))
 
     def memory_get(self, memory_id: str) -> EventOut | FactOut:
         return self._call(calls.memory_get(memory_id))
