@@ -24,10 +24,11 @@ from shiyi.compat.mem0.shapes import (
 from shiyi.config import Settings
 from shiyi.errors import MemoryRequestError, UnknownMemory
 from shiyi.llm.protocol import ChatModel
+from shiyi.memory.local_ops import LocalMemory
 from shiyi.memory.models import EventRecord, FactRecord, SegmentType
+from shiyi.memory.operations import MemoryOperations
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory as NativeMemory
-from shiyi.memory.worker import EMBED
 
 SETTLE_SECONDS = 600.0
 CURRENT = ("active", "pending")
@@ -98,6 +99,10 @@ class Memory:
 
     def _owner_viewer(self, record: EventRecord | FactRecord) -> Viewer:
         return Viewer(record.user_id, record.agent_id, self.native.settings.lifecycle.workspace_id)
+
+    def _ops(self, viewer: Viewer) -> MemoryOperations:
+        """Memory's operations as ``viewer``: what the CLI, REST and MCP faces call too."""
+        return LocalMemory(self.native.scoped(viewer), configured=False, settle=True)
 
     # --- writing -----------------------------------------------------------------------
 
@@ -202,7 +207,7 @@ class Memory:
     def _settle(self) -> None:
         """Run the queued memory work (store, link, embed, extract) before answering: mem0's
         calls are synchronous, and a memory a search cannot find yet would surprise."""
-        self.native.worker.drain(timeout=SETTLE_SECONDS)
+        self._ops(self.native.viewer).run_jobs(SETTLE_SECONDS)
 
     def update(self, memory_id: str, data: str) -> dict[str, str]:
         """Replace a memory's text (re-embedded before this returns).  A fact keeps its id
@@ -222,27 +227,26 @@ class Memory:
         return {"message": "Memory updated successfully!"}
 
     def _update_fact(self, fact: FactRecord, data: str) -> None:
-        viewer = self._owner_viewer(fact)
-        viewer.check_write(fact.scope, self.native.settings.lifecycle.workspace_writers)
         # mem0's update replaces the whole text: no "key: value" slot is left to supersede.
-        fact.key, fact.value, fact.updated_at = "", data, time.time()
-        self.native.store.upsert_facts([fact])
-        if self.native.embedder is not None:
-            self.native.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})
+        self._ops(self._owner_viewer(fact)).update(fact.id, key="", value=data)
 
     def _update_event(self, event: EventRecord, data: str) -> None:
         # Events are immutable in the store: the old words go everywhere (forget), then the
         # message comes back under its id and anchor with the new words.
-        native = self.native.scoped(self._owner_viewer(event))
-        native.forget_ids([event.id])
+        # (Not ``import_turns``: its names may hold no whitespace, mem0's ids may, and it
+        # stores every turn as ``imported``, where a user's message is extracted from.)
+        viewer = self._owner_viewer(event)
+        self._ops(viewer).forget_ids([event.id])
         event.content = data
-        native.import_events([event])
+        self.native.scoped(viewer).import_events([event])
 
     def delete(self, memory_id: str) -> dict[str, str]:
         """Forget one memory everywhere (with facts derived from it alone)."""
         with self._lock:
             record = self._record(memory_id, "delete")
-            self._forget([memory_id], self._owner_viewer(record))
+            self._ops(self._owner_viewer(record)).delete(memory_id)
+            self._ledger.record(memory_id, "DELETE", None, None)
+            self._ledger.forget([memory_id])
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
@@ -256,10 +260,10 @@ class Memory:
         return {"message": "Memories deleted successfully!"}
 
     def _forget(self, ids: list[str], viewer: Viewer) -> None:
-        native = self.native.scoped(viewer)
+        ops = self._ops(viewer)
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
-            native.forget_ids(chunk)
+            ops.forget_ids(chunk)
             for memory_id in chunk:
                 self._ledger.record(memory_id, "DELETE", None, None)
             self._ledger.forget(chunk)
@@ -304,7 +308,7 @@ class Memory:
         with self._lock:
             self._settle()
             fetch = limit * OVERFETCH if wanted else limit
-            hits = self.native.search(query, limit=fetch, viewer=viewer)
+            hits = self._ops(viewer).search(query, limit=fetch)
             records = self._records([h.id for h in hits])
             owners = self._ledger.owners(list(records))
         results = []
