@@ -76,3 +76,18 @@ def test_path_config_chooses_the_data_dir(tmp_path: Path) -> None:
     with Memory.from_config(config) as m:
         m.add("Likes tea", user_id="alice")
     assert (tmp_path / "d" / "memory" / "mem0.sqlite3").exists()
+
+
+def test_pgvector_parts_make_a_url() -> None:
+    from shiyi.compat.mem0.config import postgres_url
+
+    parts = {"dbname": "mem", "user": "me", "password": "p@ss", "host": "db", "port": 5433}
+    assert postgres_url(parts) == "postgresql://me:p%40ss@db:5433/mem"
+    assert postgres_url({"dbname": "mem"}) == "postgresql://localhost:5432/mem"
+
+
+def test_history_db_path_moves_the_ledger(tmp_path: Path) -> None:
+    with Memory.from_config({"history_db_path": str(tmp_path / "h.db")}) as m:
+        memory_id = m.add("Likes tea", user_id="alice")["results"][0]["id"]
+        assert m.history(memory_id)[0]["event"] == "ADD"
+    assert (tmp_path / "h.db").exists()
