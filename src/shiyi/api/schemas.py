@@ -167,6 +167,10 @@ class ForgetOut(BaseModel):
         "until compacted; empty when none does."
     )
     note: str = Field(description="How to compact them away, when ``bytes_remain`` is not empty.")
+    forgotten_ids: list[str] = Field(
+        default_factory=list,
+        description="Of the ids asked for, those forgotten (the rest: missing or another's).",
+    )
 
 
 class ForgetIn(_In):
@@ -356,6 +360,11 @@ class MemoryJobs(BaseModel):
         default=None,
         description="Job kinds the server's worker can run now (extraction needs a usable"
         " fast model); None: not reported.",
+    )
+    worker_running: bool = Field(
+        default=True,
+        description="A worker runs the jobs as they come due (false: a `shiyi memory` "
+        "command opened the store without one).",
     )
 
 

@@ -14,6 +14,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, TypeAdapter
 
 from shiyi.api.import_schemas import ImportIn, ImportOut
+from shiyi.api.knowledge_schemas import KnowledgeHits
 from shiyi.api.schemas import (
     EntityList,
     EntitySummary,
@@ -155,6 +156,15 @@ def memory_entities(query: str, limit: int) -> Call[list[EntitySummary]]:
         "GET",
         "/v1/memory/entities",
         lambda body: EntityList.model_validate_json(body).entities,
+        params={"q": query, "limit": limit},
+    )
+
+
+def knowledge_search(query: str, limit: int) -> Call[KnowledgeHits]:
+    return Call(
+        "GET",
+        "/v1/knowledge/search",
+        _model(KnowledgeHits),
         params={"q": query, "limit": limit},
     )
 

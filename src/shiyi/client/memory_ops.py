@@ -102,19 +102,25 @@ class RemoteMemory:
     def forget_ids(self, ids: Sequence[str]) -> ForgetOut:
         """One delete per id (another user's or a missing one is skipped), summed."""
         deleted, counts, remain, notes = 0, dict[str, int](), dict[str, None](), dict[str, None]()
-        for memory_id in ids:
+        forgotten = []
+        for memory_id in dict.fromkeys(ids):
             try:
                 done = self.client.memory_delete(memory_id)
             except NotFoundError:
                 continue
             deleted += done.deleted
+            forgotten.append(memory_id)
             for name, n in done.counts.items():
                 counts[name] = counts.get(name, 0) + n
             remain |= dict.fromkeys(done.bytes_remain)
             if done.note:
                 notes[done.note] = None
         return ForgetOut(
-            deleted=deleted, counts=counts, bytes_remain=list(remain), note=" ".join(notes)
+            deleted=deleted,
+            counts=counts,
+            bytes_remain=list(remain),
+            note=" ".join(notes),
+            forgotten_ids=forgotten,
         )
 
     def forget(

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import httpx
 
 from shiyi.api.import_schemas import ImportIn, ImportOut
+from shiyi.api.knowledge_schemas import KnowledgeHits
 from shiyi.api.schemas import (
     EntitySummary,
     EventOut,
@@ -162,6 +163,10 @@ class Client:
         return self._call(
             calls.memory_list(kinds or [], scopes or [], statuses or [], limit, offset)
         )
+
+    def knowledge_search(self, query: str, limit: int = 5) -> KnowledgeHits:
+        """Passages of the knowledge base for ``query``."""
+        return self._call(calls.knowledge_search(query, limit))
 
     def memory_entities(self, query: str = "", limit: int = 50) -> list[EntitySummary]:
         """Entities the caller's current facts are about, most facts first."""

@@ -59,6 +59,8 @@ class LocalMemory:
     (``shiyi memory`` opens the store for one command), so a write waits here for its
     embedding and linking, and is searchable when the call returns.  ``on_forget`` hears
     the sessions a forget touched (the server drops their idle agents' cached turns).
+    ``compact``: rewrite the graph file after a forget, so no bytes of it remain (only
+    while no one else reads the store: ``shiyi memory forget``).
     """
 
     def __init__(
@@ -67,11 +69,13 @@ class LocalMemory:
         *,
         configured: bool | None = None,
         settle: bool = False,
+        compact: bool = False,
         on_forget: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.memory = memory
         self.configured = memory.own_queue if configured is None else configured
         self.settle = settle
+        self.compact = compact
         self.on_forget = on_forget
 
     # --- writing -----------------------------------------------------------------------
@@ -137,10 +141,14 @@ class LocalMemory:
         report = self._forgotten(self.memory.forget_ids([memory_id]))
         if report.total == 0:
             raise NotFound(f"no memory {memory_id!r}")
-        return forget_out(report)
+        return forget_out(report).model_copy(update={"forgotten_ids": [memory_id]})
 
     def forget_ids(self, ids: Sequence[str]) -> ForgetOut:
-        return forget_out(self._forgotten(self.memory.forget_ids(ids)))
+        found = [i for i in dict.fromkeys(ids) if self.memory.get(i) is not None]
+        done = forget_out(self._forgotten(self.memory.forget_ids(found))) if found else None
+        return (done or ForgetOut(deleted=0, counts={}, bytes_remain=[], note="")).model_copy(
+            update={"forgotten_ids": found}
+        )
 
     def forget(
         self, by: ForgetBy, text: str, *, limit: int = 5, dry_run: bool = False
@@ -148,7 +156,9 @@ class LocalMemory:
         nothing = NotFound(f"nothing of yours matches {by} {text!r}")
         try:
             plan = writable_forget_plan(self.memory, by, text, limit)
-        except NothingToForget:
+        except NothingToForget as exc:
+            if by == "query" and self.configured:  # the store's own identity: say why
+                raise NotFound(str(exc)) from None
             # One answer whether or not the name is stored at all: "no entity named X" for
             # a missing name but not for another user's would tell which names they use.
             raise nothing from None
@@ -166,6 +176,9 @@ class LocalMemory:
         return listed.model_copy(update={"forgotten": forget_out(report)})
 
     def _forgotten(self, report: ForgetReport) -> ForgetReport:
+        if self.compact and report.total:
+            self.memory.compact()
+            report.compacted = True
         if self.on_forget is not None and report.sessions:
             self.on_forget(report.sessions)
         return report
@@ -261,6 +274,7 @@ class LocalMemory:
             ready=queue.ready_count(runnable),
             waiting=waiting,
             runnable=runnable,
+            worker_running=worker.running,
         )
 
     def retry_jobs(self) -> JobsRetried:

@@ -53,8 +53,9 @@ def health_detail(health: MemoryHealth) -> MemoryHealthDetail:
 
 
 def forget_out(report: ForgetReport) -> ForgetOut:
-    names = ("events", "facts", "archives", "entities", "keyword_docs", "embeddings",
-             "jobs_deleted", "messages", "summaries")  # fmt: skip
+    names = ("events", "facts", "archives", "entities", "graph_sessions", "keyword_docs",
+             "embeddings", "jobs_edited", "jobs_deleted", "messages", "log_sessions",
+             "summaries", "run_files", "compacted")  # fmt: skip
     remain = report.bytes_remain
     note = COMPACT_HINT.format(files=", ".join(remain)) if remain else ""
     counts = {name: int(getattr(report, name)) for name in names}

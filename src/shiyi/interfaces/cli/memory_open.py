@@ -32,11 +32,12 @@ def opened(
 
 
 @contextmanager
-def operations(config: Path | None) -> Iterator[MemoryOperations]:
+def operations(config: Path | None, *, compact: bool = False) -> Iterator[MemoryOperations]:
     """Memory's operations as the configured user: through the API of the ``shiyi serve`` or
     ``shiyi chat`` that owns the data dir, or over the store opened here (no worker: each
-    write waits for its embedding, so it is searchable when the command ends).  A shiyi
-    error ends the command with its message."""
+    write waits for its embedding, so it is searchable when the command ends; ``compact``:
+    a forget rewrites the graph file after).  A shiyi error ends the command with its
+    message."""
     from shiyi.client.memory_ops import RemoteMemory
     from shiyi.interfaces.cli.memory_remote import connected
     from shiyi.memory.local_ops import LocalMemory
@@ -47,5 +48,5 @@ def operations(config: Path | None) -> Iterator[MemoryOperations]:
             yield remote
             return
     with opened(config) as memory:
-        local: MemoryOperations = LocalMemory(memory, settle=True)
+        local: MemoryOperations = LocalMemory(memory, settle=True, compact=compact)
         yield local
