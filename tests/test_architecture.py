@@ -17,10 +17,9 @@ SOURCE = Path(shiyi.__file__).parent
 
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
-    ("interfaces",),
+    ("interfaces", "compat"),
     ("app",),
     ("client",),
-    ("api",),
     ("agent",),
     ("context", "tools"),
     ("memory", "knowledge", "repomap"),
@@ -28,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("index",),
     ("llm",),
     ("config",),
+    ("api",),
     ("errors", "events", "gitignore", "textfiles"),
 ]
 """Top to bottom: a package imports only from the layers below its own."""

@@ -32,6 +32,8 @@ The HTTP API maps these to status codes and stable codes in one table
     ├── ExtractionFailed         (memory worker) the model's output stayed invalid
     ├── ModelNotReady            (memory worker) the extraction model cannot be reached now
     ├── JobDeferred              (memory worker) the job waits for something outside it
+    ├── MemoryRequestError       (mem0-shaped API) arguments it cannot use; also a ValueError
+    │   └── UnknownMemory        no memory has the id given
     └── ClientError              (client) the service answered with an error
         ├── NotFoundError            not_found, 404
         ├── UnauthorizedError        unauthorized, 401
@@ -217,6 +219,15 @@ class JobDeferred(ShiyiError):
     def __init__(self, reason: str, *, retry_in: float = 60.0) -> None:
         super().__init__(reason)
         self.retry_in = retry_in
+
+
+class MemoryRequestError(ShiyiError, ValueError):
+    """A call of the mem0-shaped API (:mod:`shiyi.compat.mem0`) got arguments it cannot use;
+    a ``ValueError`` too, as mem0 raises, so code written for mem0 catches it."""
+
+
+class UnknownMemory(MemoryRequestError):
+    """``update``/``delete`` named an id no memory has (forgotten, or never stored)."""
 
 
 # --- the client: one class per stable API error code -------------------------------------

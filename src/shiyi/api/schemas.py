@@ -167,6 +167,10 @@ class ForgetOut(BaseModel):
         "until compacted; empty when none does."
     )
     note: str = Field(description="How to compact them away, when ``bytes_remain`` is not empty.")
+    forgotten_ids: list[str] = Field(
+        default_factory=list,
+        description="Of the ids asked for, those forgotten (the rest: missing or another's).",
+    )
 
 
 class ForgetIn(_In):
@@ -357,6 +361,11 @@ class MemoryJobs(BaseModel):
         description="Job kinds the server's worker can run now (extraction needs a usable"
         " fast model); None: not reported.",
     )
+    worker_running: bool = Field(
+        default=True,
+        description="A worker runs the jobs as they come due (false: a `shiyi memory` "
+        "command opened the store without one).",
+    )
 
 
 class JobsRetried(BaseModel):
@@ -397,6 +406,17 @@ class EntityOut(BaseModel):
     type: str
     display: str
     aliases: list[str]
+
+
+class EntitySummary(BaseModel):
+    """An entity the caller's current facts are about."""
+
+    name: str
+    facts: int = Field(description="The caller's current facts about it.")
+
+
+class EntityList(BaseModel):
+    entities: list[EntitySummary]
 
 
 class NeighbourOut(BaseModel):

@@ -14,11 +14,15 @@ from urllib.parse import quote
 from pydantic import BaseModel, TypeAdapter
 
 from shiyi.api.import_schemas import ImportIn, ImportOut
+from shiyi.api.knowledge_schemas import KnowledgeHits
 from shiyi.api.schemas import (
+    EntityList,
+    EntitySummary,
     EventOut,
     FactDetail,
     FactHistory,
     FactOut,
+    FactPage,
     ForgetOut,
     ForgetPlanOut,
     Health,
@@ -106,11 +110,20 @@ def cancel_run(run_id: str) -> Call[RunOut]:
 
 
 def memory_search(
-    query: str, mode: str, limit: int, kinds: list[str] | None
+    query: str,
+    mode: str,
+    limit: int,
+    kinds: list[str] | None,
+    since: float | None = None,
+    until: float | None = None,
 ) -> Call[list[MemoryHitOut]]:
     params: dict[str, Any] = {"q": query, "mode": mode, "limit": limit}
     if kinds:
         params["kind"] = kinds
+    if since is not None:
+        params["since"] = since
+    if until is not None:
+        params["until"] = until
     return Call(
         "GET",
         "/v1/memory/search",
@@ -126,6 +139,34 @@ def memory_get(memory_id: str) -> Call[EventOut | FactOut]:
 def memory_add(text: str, kind: str, key: str, scope: str) -> Call[FactOut]:
     body = {"text": text, "kind": kind, "key": key, "scope": scope}
     return Call("POST", "/v1/memory", _model(FactOut), json=body)
+
+
+def memory_list(
+    kinds: list[str], scopes: list[str], statuses: list[str], limit: int, offset: int
+) -> Call[FactPage]:
+    params: dict[str, Any] = {"limit": limit, "offset": offset}
+    for name, values in (("kind", kinds), ("scope", scopes), ("status", statuses)):
+        if values:
+            params[name] = values
+    return Call("GET", "/v1/memory/facts", _model(FactPage), params=params)
+
+
+def memory_entities(query: str, limit: int) -> Call[list[EntitySummary]]:
+    return Call(
+        "GET",
+        "/v1/memory/entities",
+        lambda body: EntityList.model_validate_json(body).entities,
+        params={"q": query, "limit": limit},
+    )
+
+
+def knowledge_search(query: str, limit: int) -> Call[KnowledgeHits]:
+    return Call(
+        "GET",
+        "/v1/knowledge/search",
+        _model(KnowledgeHits),
+        params={"q": query, "limit": limit},
+    )
 
 
 def memory_history(key: str, entity: str) -> Call[list[FactDetail]]:

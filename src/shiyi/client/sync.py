@@ -9,10 +9,13 @@ from typing import Any, TypeVar
 import httpx
 
 from shiyi.api.import_schemas import ImportIn, ImportOut
+from shiyi.api.knowledge_schemas import KnowledgeHits
 from shiyi.api.schemas import (
+    EntitySummary,
     EventOut,
     FactDetail,
     FactOut,
+    FactPage,
     ForgetOut,
     ForgetPlanOut,
     Health,
@@ -135,9 +138,39 @@ class Client:
     # --- memory --------------------------------------------------------------------------
 
     def memory_search(
-        self, query: str, *, mode: str = "hybrid", limit: int = 10, kinds: list[str] | None = None
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        limit: int = 10,
+        kinds: list[str] | None = None,
+        since: float | None = None,
+        until: float | None = None,
     ) -> list[MemoryHitOut]:
-        return self._call(calls.memory_search(query, mode, limit, kinds))
+        """``since``/``until``: epoch seconds (inclusive) the hits' time falls in."""
+        return self._call(calls.memory_search(query, mode, limit, kinds, since, until))
+
+    def memory_list(
+        self,
+        *,
+        kinds: list[str] | None = None,
+        scopes: list[str] | None = None,
+        statuses: list[str] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> FactPage:
+        """Facts newest change first (default statuses: active and pending)."""
+        return self._call(
+            calls.memory_list(kinds or [], scopes or [], statuses or [], limit, offset)
+        )
+
+    def knowledge_search(self, query: str, limit: int = 5) -> KnowledgeHits:
+        """Passages of the knowledge base for ``query``."""
+        return self._call(calls.knowledge_search(query, limit))
+
+    def memory_entities(self, query: str = "", limit: int = 50) -> list[EntitySummary]:
+        """Entities the caller's current facts are about, most facts first."""
+        return self._call(calls.memory_entities(query, limit))
 
     def memory_get(self, memory_id: str) -> EventOut | FactOut:
         return self._call(calls.memory_get(memory_id))

@@ -42,8 +42,7 @@ def test_import_locomo_then_stats_search_expand_export(cli: Cli) -> None:
     assert stats["embedded_events"] == "24"
     assert stats["pending_jobs"] == "0"
     hits = cli.run("memory", "search", "room number", "--json").stdout.splitlines()
-    anchor = json.loads(hits[0])["anchor"]
-    key = f"{anchor['run_id']}:{anchor['iteration']}:{anchor['segment']}"
+    key = json.loads(hits[0])["anchor"]  # run:iteration:segment, as the API gives it
     around = cli.run("memory", "expand", key, "--window", "1").stdout.splitlines()
     assert 2 <= len(around) <= 3
     assert any(key in line for line in around)

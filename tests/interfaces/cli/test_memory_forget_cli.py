@@ -39,7 +39,7 @@ def test_forget_needs_exactly_one_known_target(cli: Cli) -> None:
     assert "(got IDs and --user)" in both.stderr
     unknown = cli.run("memory", "forget", "--entity", "Nobody", "--yes")
     assert unknown.returncode == 2
-    assert "no entity named 'Nobody'" in unknown.stderr
+    assert "nothing of yours matches entity 'Nobody'" in unknown.stderr
     assert "no memories of user 'ghost'" in cli.run("memory", "forget", "--user", "ghost").stderr
 
 

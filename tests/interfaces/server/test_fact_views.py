@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
-from shiyi.interfaces.server import console
-from shiyi.interfaces.server.fact_views import current_first, shown, strip_key_prefix
+from shiyi.memory import views as console
+from shiyi.memory.fact_views import current_first, shown, strip_key_prefix
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
 from tests.interfaces.server.conftest import LiveFactory

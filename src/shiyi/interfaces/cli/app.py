@@ -43,6 +43,21 @@ app.command("repomap")(repomap)
 app.command("worker")(worker)
 app.command("doctor")(doctor)
 
+
+@app.command("mcp")
+def mcp(
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
+    ] = None,
+) -> None:
+    """Serve memory as MCP tools on stdin/stdout (for Claude Code, Claude Desktop, Cursor):
+    as the configured user, through a running `shiyi serve`/`shiyi chat` when one owns the
+    data dir.  `shiyi serve` offers the same tools over HTTP at /mcp."""
+    from shiyi.interfaces.mcp.stdio import serve_stdio
+
+    serve_stdio(config)
+
+
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: ./shiyi.yaml).")
 ]

@@ -1,24 +1,25 @@
-"""``shiyi memory ...``: inspect and edit long-term memory from the terminal."""
+"""``shiyi memory ...``: inspect and edit long-term memory from the terminal.
+
+Each command calls memory's operations (:mod:`shiyi.memory.operations`) once: through the
+API of the ``shiyi serve``/``shiyi chat`` owning the data dir, or over the store opened here.
+``compact``, ``reindex``, ``relink``, ``migrate`` and ``forget --user`` are the operator's:
+they open the store here.
+"""
 
 from __future__ import annotations
 
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from shiyi.interfaces.cli import memory_remote as remote
+from shiyi.errors import NotFound, NotFoundError
 from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.memory_import import import_
 from shiyi.interfaces.cli.memory_migrate import migrate
-from shiyi.interfaces.cli.memory_open import opened
-from shiyi.interfaces.cli.memory_remote import connected
-
-if TYPE_CHECKING:
-    from shiyi.memory.lifecycle.forget import ForgetPlan, Forgetter
-    from shiyi.memory.models import MemoryHit
+from shiyi.interfaces.cli.memory_open import opened, operations
 
 memory_app = typer.Typer(
     help="Search, inspect and edit long-term memory.", no_args_is_help=True, rich_markup_mode=None
@@ -31,19 +32,6 @@ ConfigOption = Annotated[
 ]
 
 
-def _hit_line(hit: MemoryHit) -> str:
-    from shiyi.memory.present import age_text
-
-    kind = hit.fact_kind or (hit.anchor.segment_type if hit.anchor else hit.node)
-    where = f" [{hit.anchor.key()}]" if hit.anchor else ""
-    paths = ",".join(hit.paths)
-    text = " ".join(hit.text.split())
-    text = text if len(text) <= 110 else text[:109] + "…"
-    age = age_text(hit.ts, time.time())
-    state = f" [{hit.status}]" if hit.node == "fact" and hit.status != "active" else ""
-    return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{state}{where}  ({paths})"
-
-
 @memory_app.command("search")
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
@@ -54,22 +42,71 @@ def search(
     config: ConfigOption = None,
 ) -> None:
     """Search memory with the same retrieval the agent uses."""
-    from dataclasses import asdict
-
     from shiyi.interfaces.cli.common import fail
+    from shiyi.interfaces.cli.memory_lines import hit_line
+    from shiyi.memory.models import FACT_KINDS
     from shiyi.memory.retriever import MODES
 
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; use one of {', '.join(MODES)}")
-    with connected(config) as client:
-        if client is not None:
-            return remote.search(client, query, mode, kind, limit, as_json)
-    with opened(config) as memory:
-        hits = memory.search(query, mode=mode, kinds=kind, limit=limit)
-        for hit in hits:
-            typer.echo(json.dumps(asdict(hit), ensure_ascii=False) if as_json else _hit_line(hit))
-        if not hits and not as_json:
-            typer.echo("No memories matched.")
+    for wrong in [k for k in kind or [] if k not in FACT_KINDS]:
+        fail(f"--kind {wrong!r} is not a memory kind; use one of {', '.join(FACT_KINDS)}")
+    with operations(config) as ops:
+        hits = ops.search(query, mode=mode, kinds=kind, limit=limit)  # type: ignore[arg-type]
+    for hit in hits:
+        typer.echo(hit.model_dump_json() if as_json else hit_line(hit))
+    if not hits and not as_json:
+        typer.echo("No memories matched.")
+
+
+@memory_app.command("list")
+def list_(
+    kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option("--scope", help="Only these scopes (user, agent, workspace)."),
+    ] = None,
+    status: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--status", help="active|pending|superseded|expired (default: active and pending)."
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, max=500, help="How many facts.")] = 50,
+    offset: Annotated[int, typer.Option(min=0, help="Skip this many first.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Facts, newest change first: kind, status, scope, age and text."""
+    from shiyi.interfaces.cli.common import fail
+    from shiyi.interfaces.cli.memory_lines import fact_line
+    from shiyi.memory.models import FACT_KINDS
+
+    choices = (
+        ("--kind", kind, FACT_KINDS),
+        ("--scope", scope, ("user", "agent", "workspace")),
+        ("--status", status, ("active", "pending", "superseded", "expired")),
+    )
+    for option, given, known in choices:
+        for wrong in [g for g in given or [] if g not in known]:
+            fail(f"{option} {wrong!r} is not known; use one of {', '.join(known)}")
+    with operations(config) as ops:
+        page = ops.list_facts(
+            kinds=kind or (),  # type: ignore[arg-type]
+            scopes=scope or (),  # type: ignore[arg-type]
+            statuses=status or (),
+            limit=limit,
+            offset=offset,
+        )
+    for fact in page.facts:
+        typer.echo(fact.model_dump_json() if as_json else fact_line(fact))
+    if as_json:
+        return
+    if not page.facts:
+        typer.echo("No facts matched.")
+    shown = f"{offset + 1}-{offset + len(page.facts)}" if page.facts else "none"
+    more = "" if page.complete else " (of the newest facts scanned)"
+    typer.echo(f"{shown} of {page.total}{more}", err=True)
 
 
 @memory_app.command("add")
@@ -90,13 +127,10 @@ def add(
         fail(f"--kind {kind!r} is not a memory kind; use one of {', '.join(FACT_KINDS)}")
     if scope not in ("user", "agent", "workspace"):
         fail(f"--scope {scope!r} is not a scope; use user, agent or workspace")
-    with connected(config) as client:
-        if client is not None:
-            return remote.add(client, text, kind, key, scope)
-    with opened(config) as memory:
-        fact = memory.remember(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
-        memory.worker.drain(timeout=60)
-        typer.echo(f"remembered {fact.id} ({fact.kind}): {fact.text}")
+    with operations(config) as ops:
+        fact = ops.add(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
+    shown = f"{fact.key}: {fact.value}" if fact.key else fact.value
+    typer.echo(f"remembered {fact.id} ({fact.kind}): {shown}")
 
 
 @memory_app.command("show")
@@ -105,18 +139,14 @@ def show(
     config: ConfigOption = None,
 ) -> None:
     """Everything stored about one memory."""
-    from dataclasses import asdict
-
     from shiyi.interfaces.cli.common import fail
 
-    with connected(config) as client:
-        if client is not None:
-            return remote.show(client, memory_id)
-    with opened(config) as memory:
-        found = memory.get(memory_id)  # another user's or agent's: not found either
-        if found is None:
+    with operations(config) as ops:
+        try:
+            found = ops.get(memory_id)  # another user's or agent's: not found either
+        except (NotFound, NotFoundError):
             fail(f"no memory with id {memory_id!r}; `shiyi memory search` shows ids")
-        typer.echo(json.dumps(asdict(found), ensure_ascii=False, indent=2))
+    typer.echo(found.model_dump_json(indent=2))
 
 
 @memory_app.command("expand")
@@ -126,12 +156,12 @@ def expand(
     config: ConfigOption = None,
 ) -> None:
     """The turns around an anchored memory."""
-    with connected(config) as client:
-        if client is not None:
-            return remote.expand(client, anchor, window)
-    with opened(config) as memory:
-        for event in memory.expand(anchor, window):
-            typer.echo(f"[{event.anchor.key()}] {event.role}: {event.content}")
+    with operations(config) as ops:
+        events = ops.expand(anchor, window)
+    for event in events:
+        typer.echo(
+            f"[{event.run_id}:{event.iteration}:{event.segment}] {event.role}: {event.content}"
+        )
 
 
 @memory_app.command("forget")
@@ -160,38 +190,55 @@ def forget(
     """Hard-delete memories from every store: graph, vectors, keyword index, embedding cache,
     job queue, session log and cached summaries."""
     from shiyi.interfaces.cli.common import fail
+    from shiyi.interfaces.cli.memory_lines import forget_lines, hit_line
 
     given = [("IDs", ids), ("--entity", entity), ("--query", query), ("--user", user)]
     chosen = [name for name, value in given if value]
     if len(chosen) != 1:
         got = f" (got {' and '.join(chosen)})" if chosen else ""
         fail(f"give exactly one of: IDs, --entity NAME, --query TEXT or --user ID{got}")
-    if ids:
-        with connected(config) as client:
-            if client is not None:
-                if not yes and not typer.confirm(f"Delete {len(ids)} memories for good?"):
-                    raise typer.Exit(1)
-                return remote.forget(client, ids)
-    if entity or query:
-        with connected(config) as client:
-            if client is not None:
-                by, text = ("entity", entity) if entity else ("query", query)
-                assert text is not None
-                return remote.forget_matching(client, by, text, limit, yes)
+    if user is not None:
+        return forget_user(config, user, yes=yes, compact=compact)
+    with operations(config, compact=compact) as ops:
+        if ids:
+            if not yes and not typer.confirm(f"Delete {len(ids)} memories for good?"):
+                raise typer.Exit(1)
+            done = ops.forget_ids(ids)
+            typer.echo(f"deleted {len(done.forgotten_ids)} of {len(ids)}")
+        else:
+            by, text = ("entity", entity) if entity else ("query", query)
+            assert text is not None
+            try:
+                found = ops.forget(by, text, limit=limit, dry_run=True)  # type: ignore[arg-type]
+            except (NotFound, NotFoundError) as exc:
+                fail(str(exc))
+            for hit in found.hits:
+                typer.echo(hit_line(hit))
+            described = f"{_count(found.events, 'event')}, {_count(found.facts, 'fact')}"
+            if not yes and not typer.confirm(f"Forget {described} for good?"):
+                raise typer.Exit(1)
+            forgotten = ops.forget(by, text, limit=limit).forgotten  # type: ignore[arg-type]
+            assert forgotten is not None
+            done = forgotten
+            typer.echo(f"forgot {found.target}")
+    for line in forget_lines(done):
+        typer.echo(line)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def forget_user(config: Path | None, user: str, *, yes: bool, compact: bool) -> None:
+    """Every memory and session of one user: the store's operator's erasure, so it opens
+    the store here (not through a server, whose callers act as themselves)."""
     with opened(config) as memory:
         forgetter = memory.forgetter()
-        plan = _forget_plan(forgetter, ids, entity, query, limit, user)
-        if user is None:  # --user erases a whole user on purpose; the rest is the config's
-            plan = memory.within_scope(plan)
-        for hit in plan.hits:
-            typer.echo(_hit_line(hit))
+        plan = forgetter.plan_user(user)
         if not yes and not typer.confirm(f"Forget {plan.describe()} for good?"):
             raise typer.Exit(1)
-        report = forgetter.execute(plan)
-        if compact and report.total:
-            memory.compact()
-            report.compacted = True
-        typer.echo(f"deleted {report.total} of {len(ids)}" if ids else f"forgot {plan.target}")
+        report = memory.forget_user(user, compact=compact)
+        typer.echo(f"forgot {plan.target}")
         for line in report.lines():
             typer.echo(line)
 
@@ -209,24 +256,6 @@ def compact_(config: ConfigOption = None) -> None:
             typer.echo(f"  warning: {path} still has a WAL (another process reads it)")
 
 
-def _forget_plan(
-    forgetter: Forgetter,
-    ids: list[str] | None,
-    entity: str | None,
-    query: str | None,
-    limit: int,
-    user: str | None,
-) -> ForgetPlan:
-    if ids:
-        return forgetter.plan_ids(ids)
-    if entity:
-        return forgetter.plan_entity(entity)
-    if query:
-        return forgetter.plan_query(query, limit)
-    assert user is not None
-    return forgetter.plan_user(user)
-
-
 @memory_app.command("export")
 def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None,
@@ -234,16 +263,8 @@ def export(
 ) -> None:
     """Every event and fact the configured user and agent may see, as JSON lines (events
     oldest first, then facts)."""
-    from shiyi.memory.export import export_lines
-
-    with connected(config) as client:
-        if client is not None:
-            return _write_lines(client.memory_export(), out)
-    with opened(config) as memory:
-        _write_lines(list(export_lines(memory.store, memory.viewer)), out)
-
-
-def _write_lines(lines: list[str], out: Path | None) -> None:
+    with operations(config) as ops:
+        lines = ops.export()
     if out is None:
         for line in lines:
             typer.echo(line)
@@ -255,12 +276,12 @@ def _write_lines(lines: list[str], out: Path | None) -> None:
 @memory_app.command("stats")
 def stats(config: ConfigOption = None) -> None:
     """Counts of events, entities, facts, vectors and queued jobs."""
-    with connected(config) as client:
-        if client is not None:
-            return remote.stats(client)
-    with opened(config) as memory:
-        for name, value in memory.stats().items():
-            typer.echo(f"{name:<18} {value}")
+    from shiyi.interfaces.cli.memory_lines import counts
+
+    with operations(config) as ops:
+        detail = ops.health()
+    for name, value in counts(detail).items():
+        typer.echo(f"{name:<18} {value}")
 
 
 @memory_app.command("health")
@@ -273,18 +294,16 @@ def health(
     ones working)."""
     from dataclasses import asdict
 
+    from shiyi.interfaces.cli.memory_lines import health_report
     from shiyi.memory.lifecycle.health import health_lines
 
-    with connected(config) as client:
-        if client is not None:
-            return remote.health(client, as_json)
-    with opened(config) as memory:
-        report = memory.health()
-        if as_json:
-            typer.echo(json.dumps(asdict(report), ensure_ascii=False))
-        else:
-            for line in health_lines(report):
-                typer.echo(line)
+    with operations(config) as ops:
+        report = health_report(ops.health())
+    if as_json:
+        typer.echo(json.dumps(asdict(report), ensure_ascii=False))
+    else:
+        for line in health_lines(report):
+            typer.echo(line)
 
 
 @memory_app.command("history")
@@ -295,18 +314,16 @@ def history(
 ) -> None:
     """Every version of a fact, oldest first: what was true when, and what replaced it."""
     from shiyi.interfaces.cli.common import fail
+    from shiyi.interfaces.cli.memory_lines import history_line
 
     if not key and not entity:
         fail("give --key SLOT and/or --entity NAME (see `shiyi memory search` for fact keys)")
-    with connected(config) as client:
-        if client is not None:
-            return remote.history(client, key, entity)
-    with opened(config) as memory:
-        facts = memory.history(key=key, entity=entity)
-        if not facts:
-            typer.echo("no facts for that slot")
-        for fact in facts:
-            typer.echo(remote.history_line(fact))
+    with operations(config) as ops:
+        facts = ops.history(key=key, entity=entity)
+    if not facts:
+        typer.echo("no facts for that slot")
+    for fact in facts:
+        typer.echo(history_line(fact))
 
 
 @memory_app.command("jobs")
@@ -318,22 +335,23 @@ def jobs(
     """The background queue per kind: pending, running, failed and done; how long the oldest
     has waited and why (no extraction model, a retry delay); failed jobs' errors."""
     from shiyi.interfaces.cli.memory_work import queue_lines
+    from shiyi.memory.jobs import JobBacklog, JobSummary
 
-    with connected(config) as client:
-        if client is not None:
-            return remote.jobs(client, retry, run)
-    with opened(config) as memory:
+    with operations(config) as ops:
         if retry:
-            typer.echo(f"re-queued {memory.jobs.retry_failed()} failed jobs")
-        if run:
-            memory.worker.drain(timeout=3600)
-        runnable = memory.worker.ready_kinds()
-        for line in queue_lines(memory.jobs.summary(), memory.jobs.backlog(), runnable):
-            typer.echo(line)
-        for failed in memory.jobs.failed():
-            typer.echo(
-                f"failed #{failed.id} {failed.kind} after {failed.attempts}: {failed.last_error}"
-            )
+            typer.echo(f"re-queued {ops.retry_jobs().requeued} failed jobs")
+        queue = ops.run_jobs(3600) if run else ops.jobs()
+    for line in queue_lines(
+        [JobSummary(r.kind, r.status, r.count) for r in queue.summary],
+        [JobBacklog(**w.model_dump()) for w in queue.waiting],
+        queue.runnable,
+        served=queue.worker_running,
+    ):
+        typer.echo(line)
+    for failed in queue.failed:
+        typer.echo(
+            f"failed #{failed.id} {failed.kind} after {failed.attempts}: {failed.last_error}"
+        )
 
 
 @memory_app.command("reindex")

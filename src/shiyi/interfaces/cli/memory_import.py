@@ -137,13 +137,17 @@ def _done(
 
 def _wait_local(memory: Memory, progress: ImportProgress) -> None:
     """Process the queue here (embed, link) as ``drain`` does, counting the turns done."""
-    deadline = time.monotonic() + 3600
-    worker = memory.worker
-    base = worker.events_done
+    from shiyi.memory.work import process_queue
+
+    done = [0]
+
+    def step(turns: int) -> None:
+        done[0] = turns
+        progress.update(turns)
+
     progress.update(0, force=True)
-    while time.monotonic() < deadline and worker.run_once(embed_jobs=_EMBED_JOBS):
-        progress.update(worker.events_done - base)
-    progress.update(worker.events_done - base, force=True)
+    process_queue(memory, step, embed_jobs=_EMBED_JOBS, timeout=3600)
+    progress.update(done[0], force=True)
 
 
 def _wait_served(client: Client, progress: ImportProgress) -> None:

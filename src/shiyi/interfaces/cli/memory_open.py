@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from shiyi.memory.operations import MemoryOperations
     from shiyi.memory.service import Memory
 
 
@@ -28,3 +29,24 @@ def opened(
         lambda: open_memory(settings, start_worker=worker, switch_model=switch_model)
     ) as memory:
         yield memory
+
+
+@contextmanager
+def operations(config: Path | None, *, compact: bool = False) -> Iterator[MemoryOperations]:
+    """Memory's operations as the configured user: through the API of the ``shiyi serve`` or
+    ``shiyi chat`` that owns the data dir, or over the store opened here (no worker: each
+    write waits for its embedding, so it is searchable when the command ends; ``compact``:
+    a forget rewrites the graph file after).  A shiyi error ends the command with its
+    message."""
+    from shiyi.client.memory_ops import RemoteMemory
+    from shiyi.interfaces.cli.memory_remote import connected
+    from shiyi.memory.local_ops import LocalMemory
+
+    with connected(config) as client:
+        if client is not None:
+            remote: MemoryOperations = RemoteMemory(client)
+            yield remote
+            return
+    with opened(config) as memory:
+        local: MemoryOperations = LocalMemory(memory, settle=True, compact=compact)
+        yield local

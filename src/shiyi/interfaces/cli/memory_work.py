@@ -37,6 +37,7 @@ async def finish_memory_work(
     """Wait up to ``wait`` s for the queued memory work (Ctrl-C ends the wait and leaves
     the jobs queued), then describe it."""
     from shiyi.memory.settle import Settled, learned_since, settle, waiting_work
+    from shiyi.memory.work import ready_work, stop_work
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -44,7 +45,7 @@ async def finish_memory_work(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        if wait > 0 and memory.jobs.ready_count(memory.worker.ready_kinds()):
+        if wait > 0 and ready_work(memory):
             _say("memory: finishing this run's memory work (Ctrl-C leaves it queued)…")
         outcome = await settle(memory, wait, stop) if wait > 0 else "waiting"
     finally:
@@ -53,8 +54,7 @@ async def finish_memory_work(
     if outcome != "done":
         # The batch in hand finishes and the graph is flushed (closing does both anyway), so
         # what is reported as waiting is what the next owner will find.
-        memory.worker.stop()
-        memory.worker.flush_graph()
+        stop_work(memory)
     waiting = waiting_work(memory)
     if outcome != "interrupted" or not waiting:  # what could not start (no model) waits too
         outcome = "waiting" if waiting else "done"

@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from shiyi.memory.service import Memory
     from shiyi.memory.worker import MemoryWorker
 
-RETRY_AFTER_ERROR = 2.0
-"""Seconds a worker waits after the database failed, before trying again."""
 INTERRUPTED = 130
 
 
@@ -127,6 +125,8 @@ def open_memory(settings: Settings) -> Memory:
 
 def serve_process(settings: Settings, options: WorkerOptions) -> int:
     """Open memory, handle jobs until stopped (or drained), hand back what is unfinished."""
+    from shiyi.memory.work import queue_location, serve_memory
+
     stop = threading.Event()
     restore = install_stop_handlers(stop)  # first: a stop may come while memory opens
     try:
@@ -138,11 +138,10 @@ def serve_process(settings: Settings, options: WorkerOptions) -> int:
         raise
     started = time.monotonic()
     handled = 0
-    _say(f"serving the job queue of {_where(memory)}{' until drained' if options.drain else ''}")
+    until = " until drained" if options.drain else ""
+    _say(f"serving the job queue of {queue_location(memory)}{until}")
     try:
-        handled = serve(
-            memory.worker, memory.jobs, drain=options.drain, stop=stop, poll=options.poll
-        )
+        handled = serve_memory(memory, drain=options.drain, stop=stop, poll=options.poll, say=_say)
     except KeyboardInterrupt:
         _say("abandoned the batch in hand; its jobs go back to the queue")
         return INTERRUPTED
@@ -156,26 +155,10 @@ def serve_process(settings: Settings, options: WorkerOptions) -> int:
 def serve(
     worker: MemoryWorker, jobs: JobQueue, *, drain: bool, stop: threading.Event, poll: float
 ) -> int:
-    """The worker loop: batch after batch until ``stop`` is set; with ``drain``, also until
-    no job this worker can handle is ready or running anywhere (a running one may still
-    queue follow-ups).  Returns how many jobs were handled."""
-    from shiyi.errors import StorageError
+    """:func:`shiyi.memory.work.serve`, saying on stderr when the queue fails."""
+    from shiyi.memory.work import serve as serve_queue
 
-    handled = 0
-    while not stop.is_set():
-        try:
-            worker.run_periodic()
-            done = worker.run_once()
-            if not done and drain and jobs.ready_count(worker.ready_kinds()) == 0:
-                break
-        except StorageError as exc:  # the database restarts or is unreachable: wait, retry
-            _say(f"the job queue failed ({exc}); retrying in {RETRY_AFTER_ERROR:.0f} s")
-            stop.wait(RETRY_AFTER_ERROR)
-            continue
-        handled += done
-        if not done:
-            stop.wait(poll)
-    return handled
+    return serve_queue(worker, jobs, drain=drain, stop=stop, poll=poll, say=_say)
 
 
 def install_stop_handlers(stop: threading.Event) -> Callable[[], None]:
@@ -195,11 +178,6 @@ def install_stop_handlers(stop: threading.Event) -> Callable[[], None]:
             signal.signal(sig, handler)
 
     return restore
-
-
-def _where(memory: Memory) -> str:
-    where = getattr(memory.jobs, "where", None)
-    return str(where) if where else str(getattr(memory.jobs, "path", "the memory store"))
 
 
 def _say(message: str) -> None:

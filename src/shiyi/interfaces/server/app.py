@@ -22,6 +22,7 @@ from shiyi.api.schemas import (
     SessionOut,
 )
 from shiyi.events import Event, TextDelta
+from shiyi.interfaces.mcp.http import install_mcp
 from shiyi.interfaces.server.console_routes import install_page
 from shiyi.interfaces.server.console_routes import router as console_router
 from shiyi.interfaces.server.deps import get_service
@@ -162,7 +163,8 @@ def create_app(service: AgentService) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         service.start()
         try:
-            yield
+            async with mcp_running():
+                yield
         finally:
             close_knowledge(app)
             service.close()
@@ -178,5 +180,6 @@ def create_app(service: AgentService) -> FastAPI:
     app.include_router(script_router, responses=_ERRORS)
     install_knowledge(app, service)
     install_openai(app)
+    mcp_running = install_mcp(app, service)  # /mcp: the memory tools, as the API's caller
     install_page(app)
     return app

@@ -30,11 +30,12 @@ from shiyi.api.schemas import (
     TimelineEvent,
 )
 from shiyi.errors import NotFound, SessionNotFound
-from shiyi.interfaces.server import console, fact_views
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_detail
+from shiyi.memory import fact_views
+from shiyi.memory import views as console
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
 
 STATIC = Path(__file__).with_name("static")

@@ -9,6 +9,7 @@ from fastapi import Request
 from shiyi.errors import Conflict
 from shiyi.interfaces.server.identity import Identity
 from shiyi.interfaces.server.service import AgentService
+from shiyi.memory.local_ops import LocalMemory
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory
@@ -28,3 +29,13 @@ def require_memory(service: AgentService, who: Identity) -> Memory:
     if service.memory is None:
         raise Conflict("memory is disabled (memory.enabled is false in the server's settings)")
     return service.memory.scoped(who.viewer)
+
+
+def memory_ops(service: AgentService, who: Identity) -> LocalMemory:
+    """Memory's operations as ``who`` (see :func:`require_memory`); a forget drops the
+    touched sessions' idle agents, whose cached turns could quote what was forgotten."""
+    return LocalMemory(
+        require_memory(service, who),
+        configured=who.configured,
+        on_forget=service.drop_idle_agents,
+    )

@@ -162,6 +162,11 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=50)] = 5,
 ) -> KnowledgeHits:
     """Passages for ``q``, each with the chunk that matched and the section it is in."""
+    return await passages_for(knowledge, q, limit)
+
+
+async def passages_for(knowledge: Knowledge, q: str, limit: int) -> KnowledgeHits:
+    """The search route's answer (the MCP tool's too)."""
     kb = await asyncio.to_thread(knowledge.require)
     result = await kb.search(q, kb.options(limit=limit))
     chunks = await asyncio.to_thread(kb.store.chunks, [p.chunk_id for p in result.passages])

@@ -19,6 +19,7 @@ from shiyi.errors import Conflict, NotFound, SessionNotFound
 from shiyi.events import Event, RunEnd
 from shiyi.interfaces.server.identity import Identities, Identity
 from shiyi.llm.protocol import ChatModel
+from shiyi.memory.work import defer_work_while
 from shiyi.sessions.log import RunRecord, SessionLog
 from shiyi.tools.builtins import check_tool_names
 
@@ -115,7 +116,7 @@ class AgentService:
         if self.freeze_gc:
             _freeze_startup_objects()
         if self.memory is not None:
-            self.memory.worker.defer_while = lambda: self._greeting > 0
+            defer_work_while(self.memory, lambda: self._greeting > 0)
         elif self._owns_app:
             # Without memory no store lock made the app repair (App.open): the server is the
             # data dir's one owner (server.json), so runs still 'running' died with a process.

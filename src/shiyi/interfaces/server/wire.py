@@ -6,19 +6,8 @@ imports them) know nothing of the stores the records come from.
 
 from __future__ import annotations
 
-from shiyi.api.schemas import (
-    EventOut,
-    FactDetail,
-    FactOut,
-    MemoryHealthDetail,
-    MemoryHitOut,
-    MessageOut,
-    RunOut,
-    SessionOut,
-    ToolCallOut,
-)
-from shiyi.memory.lifecycle.health import MemoryHealth
-from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
+from shiyi.api.schemas import MessageOut, RunOut, SessionOut, ToolCallOut
+from shiyi.memory.wire import event_out, fact_detail, fact_out, health_detail, hit_out
 from shiyi.sessions.log import LoggedMessage, RunRecord, SessionInfo
 
 
@@ -61,34 +50,13 @@ def run_out(record: RunRecord) -> RunOut:
     )
 
 
-def hit_out(hit: MemoryHit) -> MemoryHitOut:
-    return MemoryHitOut(
-        id=hit.id,
-        node=hit.node,
-        text=hit.text,
-        ts=hit.ts,
-        score=hit.score,
-        anchor=hit.anchor.key() if hit.anchor else None,
-        segment_type=hit.anchor.segment_type if hit.anchor else None,
-        fact_kind=hit.fact_kind,
-        status=hit.status,
-        confidence=hit.confidence,
-        entities=list(hit.entities),
-        paths=list(hit.paths),
-    )
-
-
-def event_out(event: EventRecord) -> EventOut:
-    return EventOut.model_validate(event, from_attributes=True)
-
-
-def fact_out(fact: FactRecord) -> FactOut:
-    return FactOut.model_validate(fact, from_attributes=True)
-
-
-def fact_detail(fact: FactRecord) -> FactDetail:
-    return FactDetail.model_validate(fact, from_attributes=True)
-
-
-def health_detail(health: MemoryHealth) -> MemoryHealthDetail:
-    return MemoryHealthDetail.model_validate(health, from_attributes=True)
+__all__ = [
+    "event_out",
+    "fact_detail",
+    "fact_out",
+    "health_detail",
+    "hit_out",
+    "message_out",
+    "run_out",
+    "session_out",
+]

@@ -1,0 +1,1 @@
+"""Faces shaped like other memory libraries' APIs, over shiyi's own memory."""

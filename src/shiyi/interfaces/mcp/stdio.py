@@ -1,0 +1,103 @@
+"""``shiyi mcp``: the memory tools over stdio, as the configured user.
+
+Like ``shiyi memory``, it goes through the API of the ``shiyi serve`` or ``shiyi chat``
+that owns the data dir; when none does, it opens the store itself (with its worker, for
+as long as the MCP client keeps it running).  Only the protocol goes to stdout.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+from mcp.server.mcpserver import Context
+
+from shiyi.api.knowledge_schemas import KnowledgeHits
+from shiyi.errors import NotFound
+from shiyi.memory.operations import MemoryOperations
+
+if TYPE_CHECKING:
+    from shiyi.config import Settings
+    from shiyi.knowledge import KnowledgeBase
+    from shiyi.memory.service import Memory
+
+
+class StdioBackend:
+    """Every call as the configured user, over ``ops``; the knowledge base via ``search``."""
+
+    def __init__(self, ops: MemoryOperations, search: Callable[[str, int], KnowledgeHits]) -> None:
+        self.ops = ops
+        self.search = search
+
+    def operations(self, ctx: Context) -> MemoryOperations:
+        return self.ops
+
+    async def search_knowledge(self, ctx: Context, query: str, limit: int) -> KnowledgeHits:
+        return await anyio.to_thread.run_sync(self.search, query, limit)
+
+
+class LocalKnowledge:
+    """The data dir's knowledge base, opened on the first search (if there is one)."""
+
+    def __init__(self, settings: Settings, memory: Memory) -> None:
+        self.settings, self.memory = settings, memory
+        self._kb: KnowledgeBase | None = None
+        self._lock = threading.Lock()
+
+    def search(self, query: str, limit: int) -> KnowledgeHits:
+        """Blocking, in an anyio worker thread (the search itself is async)."""
+        import anyio.from_thread
+
+        from shiyi.interfaces.server.knowledge_routes import passage_out
+        from shiyi.knowledge import KnowledgeBase
+
+        with self._lock:
+            if self._kb is None:
+                if not KnowledgeBase.exists(self.settings):
+                    raise NotFound("the knowledge base is empty: add a document first")
+                from shiyi.app import open_knowledge
+
+                self._kb = open_knowledge(self.settings, embedder=self.memory.embedder)
+        kb = self._kb
+        result = anyio.from_thread.run(kb.search, query, kb.options(limit=limit))
+        chunks = kb.store.chunks([p.chunk_id for p in result.passages])
+        root = self.settings.workspace
+        return KnowledgeHits(
+            passages=[
+                passage_out(p, chunks[p.chunk_id].text, chunks[p.chunk_id].doc_id, root)
+                for p in result.passages
+                if p.chunk_id in chunks
+            ]
+        )
+
+    def close(self) -> None:
+        if self._kb is not None:
+            self._kb.close()
+
+
+def serve_stdio(config: Path | None) -> None:
+    """Run the tools on stdin/stdout until the client closes them."""
+    from shiyi.client.memory_ops import RemoteMemory
+    from shiyi.interfaces.cli.common import load, opened_or_fail
+    from shiyi.interfaces.cli.remote import service_client
+    from shiyi.interfaces.mcp.tools import build_server
+    from shiyi.memory.local_ops import LocalMemory
+
+    settings = load(config)
+    client = service_client(settings)
+    if client is not None:
+        with client:
+            backend = StdioBackend(RemoteMemory(client), client.knowledge_search)
+            build_server(backend).run("stdio")
+        return
+    from shiyi.app import open_memory
+
+    with opened_or_fail(lambda: open_memory(settings, start_worker=True)) as memory:
+        knowledge = LocalKnowledge(settings, memory)
+        try:
+            build_server(StdioBackend(LocalMemory(memory), knowledge.search)).run("stdio")
+        finally:
+            knowledge.close()

@@ -1,0 +1,93 @@
+"""Edits a user makes to their memory by hand: a fact patched (and embedded again), the
+plan of a forget by query or entity cut to what the caller may write.
+
+They were rules of the HTTP layer; every face (CLI, REST, MCP, the mem0-shaped API) now
+reaches them through :class:`shiyi.memory.local_ops.LocalMemory`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Literal
+
+from shiyi.errors import Conflict, NotFound, ShiyiError
+from shiyi.memory.fact_views import strip_key_prefix
+from shiyi.memory.lifecycle.facts import normalize_key
+from shiyi.memory.lifecycle.forget import ForgetPlan
+from shiyi.memory.models import EventRecord, FactKind, FactRecord
+from shiyi.memory.service import Memory
+from shiyi.memory.worker import EMBED
+
+
+def patch_fact(
+    memory: Memory,
+    fact_id: str,
+    *,
+    key: str | None = None,
+    value: str | None = None,
+    kind: FactKind | None = None,
+    confidence: float | None = None,
+) -> FactRecord:
+    """The fact with these changes stored; a changed text is queued to be embedded again
+    (its old vector would find it by what it no longer says)."""
+    found = memory.get(fact_id)  # None: missing or not the viewer's
+    if isinstance(found, EventRecord):
+        raise Conflict(f"{fact_id} is an event: events are read-only, only facts change")
+    if found is None:
+        raise NotFound(f"no memory {fact_id!r}")
+    memory.viewer.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
+    fact = patched(found, key=key, value=value, kind=kind, confidence=confidence)
+    memory.store.upsert_facts([fact])
+    if fact.text != found.text and memory.embedder is not None:
+        memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})
+        memory.worker.wake()
+    return fact
+
+
+def patched(
+    found: FactRecord,
+    *,
+    key: str | None,
+    value: str | None,
+    kind: FactKind | None,
+    confidence: float | None,
+) -> FactRecord:
+    """``found`` with the patch applied: the key normalised like every slot's, the value
+    without a copy of its key (what the page shows, "lives in: Paris", typed back as the
+    value would be stored as "lives in: lives in: Paris")."""
+    new_key = found.key if key is None else normalize_key(key)
+    new_value = found.value
+    if value is not None:
+        new_value = strip_key_prefix(new_key, value)
+        if not new_value:
+            raise ShiyiError(
+                f"the value {value!r} holds only the key {new_key!r}: "
+                "give the value alone (the key has its own field)"
+            )
+    return dataclasses.replace(
+        found,
+        key=new_key,
+        value=new_value,
+        kind=kind or found.kind,
+        confidence=found.confidence if confidence is None else confidence,
+        updated_at=time.time(),
+    )
+
+
+def writable_forget_plan(
+    memory: Memory, by: Literal["query", "entity"], text: str, limit: int
+) -> ForgetPlan:
+    """What a forget by query or entity may delete for the viewer: what it sees, without
+    the workspace facts it may not write (and then no entity node: others' facts keep it)."""
+    forgetter = memory.forgetter()
+    whole = forgetter.plan_query(text, limit) if by == "query" else forgetter.plan_entity(text)
+    plan = memory.within_scope(whole)
+    writers = memory.settings.lifecycle.workspace_writers
+    facts = memory.store.get_facts(plan.fact_ids)
+    writable = {f.id for f in facts if memory.viewer.may_write(f.scope, writers)}
+    if len(writable) == len(plan.fact_ids):
+        return plan
+    kept = [i for i in plan.fact_ids if i in writable]
+    hits = [h for h in plan.hits if h.node != "fact" or h.id in writable]
+    return dataclasses.replace(plan, fact_ids=kept, hits=hits, entity_names=[])

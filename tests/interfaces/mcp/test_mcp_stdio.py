@@ -1,0 +1,50 @@
+"""``shiyi mcp`` over stdio, started by the official ``mcp`` client as Claude Code would:
+as the configured user, on the store directly or through a running ``shiyi serve``."""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.interfaces.cli.conftest import Cli, shiyi_executable
+from tests.interfaces.cli.test_service_cli import start_owner
+from tests.interfaces.mcp.test_mcp_http import TOOLS, call, error
+
+MEMORY = "memory:\n  embedder: none\n"
+
+
+async def stdio_scenario(cli: Cli) -> dict[str, Any]:
+    command, *args = shiyi_executable()
+    params = StdioServerParameters(
+        command=command, args=[*args, "mcp"], env=dict(cli.env), cwd=cli.workspace
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        added = await call(client, "add_memory", text="I prefer green tea", kind="preference")
+        fact_id = added["fact"]["id"]
+        found = await call(client, "search_memory", query="green tea", mode="keyword")
+        assert [h["id"] for h in found["hits"]] == [fact_id]
+        assert "no memory" in await error(client, "get_memory", id="fact_nothing")
+        return added
+
+
+@pytest.mark.parametrize("served", [False, True], ids=["local", "served"])
+def test_stdio_tools_act_as_the_configured_user(cli: Cli, served: bool) -> None:
+    cli.script([{"text": "ok"}])
+    cli.config((cli.workspace / "shiyi.yaml").read_text() + MEMORY)
+    server = start_owner(cli, "serve", "--port", "0") if served else None
+    try:
+        added = anyio.run(stdio_scenario, cli)
+    finally:
+        if server is not None:
+            server.send_signal(signal.SIGTERM)
+            server.communicate(timeout=60)
+    # Stored for the configured user either way: the CLI (same identity) finds it.
+    shown = cli.run("memory", "show", added["fact"]["id"])
+    assert shown.returncode == 0 and "green tea" in shown.stdout
