@@ -76,6 +76,20 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
         refused = memory("add", "Shared secret", "--scope", "workspace", ok=False)
         assert "memory.lifecycle.workspace_writers" in refused.stderr
 
+        listed = memory("list").stdout.splitlines()
+        assert {line.split()[0] for line in listed} >= {paris_id, trunk.stdout.split()[1]}
+        assert berlin_id not in "".join(listed)  # superseded: not current
+        past = memory("list", "--status", "superseded").stdout.splitlines()
+        assert [line.split()[:4] for line in past] == [
+            [berlin_id, "semantic", "superseded", "user"]
+        ]
+        conventions = memory("list", "--kind", "convention", "--scope", "agent", "--json").stdout
+        assert [json.loads(line)["value"] for line in conventions.splitlines()] == [
+            "We merge to trunk"
+        ]
+        wrong = cli.run("memory", "list", "--kind", "nope")  # refused before reaching anyone
+        assert wrong.returncode == 2 and "--kind 'nope' is not known" in wrong.stderr
+
         found = memory("search", "Paris", "--mode", "keyword").stdout
         assert paris_id in found and berlin_id not in found  # Paris superseded Berlin
         shown = json.loads(memory("show", paris_id).stdout)

@@ -82,6 +82,8 @@ def test_every_tool_answers_with_structured_content_and_text(live: LiveFactory) 
                 client, "search_memory", query="Pip", mode="keyword", since="2023-05-07T14:02:30Z"
             )
             assert [h["text"] for h in window["hits"]] == ["Melanie: Pip is a lovely name"]
+            anchors = {h["anchor"] for h in found["hits"]}
+            assert len(anchors) == 2, anchors  # each message its own place to expand
             anchor = next(h["anchor"] for h in found["hits"] if h["anchor"])
             around = await call(client, "expand_anchor", anchor=anchor, window=2)
             assert len(around["events"]) == 2

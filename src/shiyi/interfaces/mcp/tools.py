@@ -311,6 +311,7 @@ def _conversation(messages: list[ChatMessage]) -> ImportIn:
                 ts=ts,
                 role=message.role.strip().lower(),
                 content=message.content,
+                iteration=i,  # each message its own anchor (run:i:0), as importers do
             )
         )
     return ImportIn(session_id=name, turns=turns)
