@@ -20,7 +20,13 @@ from shiyi.memory.import_claims import CLAIMS, ClaimedConversation, claim_conver
 from shiyi.memory.intent import MessageIntent
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation
-from shiyi.memory.lifecycle.forget import DataPaths, ForgetPlan, ForgetReport, Forgetter
+from shiyi.memory.lifecycle.forget import (
+    MEM0_LEDGER,
+    DataPaths,
+    ForgetPlan,
+    ForgetReport,
+    Forgetter,
+)
 from shiyi.memory.lifecycle.forget_journal import journal_dir
 from shiyi.memory.lifecycle.health import (
     MemoryHealth,
@@ -141,6 +147,7 @@ class Memory:
             settings.sessions_db,
             settings.data_dir / "summaries.sqlite3",
             journal_dir(settings.memory_dir),
+            settings.memory_dir / MEM0_LEDGER,
         )
         try:
             memory.finish_interrupted_forgets()

@@ -4,6 +4,7 @@ run_id and filters narrow what one owner sees."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from shiyi.compat.mem0 import Memory
 
@@ -84,3 +85,31 @@ def test_reset_forgets_everything(mem0: Memory) -> None:
     assert mem0.get_all(user_id="alice") == {"results": []}
     assert mem0.get_all(user_id="bob") == {"results": []}
     assert mem0.history(first) == []
+
+
+def test_a_native_forget_reaches_the_mem0_ledger(mem0: Memory) -> None:
+    """`shiyi memory forget ID` and `forget --user` (the native forgets) erase the ledger's
+    rows too: the metadata and the history of the forgotten texts, with their bytes."""
+    me = mem0.native.settings.user_id  # whom `shiyi memory forget ID` acts as
+    mine = mem0.add("My locker code is 4417", user_id=me, metadata={"tag": "gym"}, infer=False)
+    memory_id = mine["results"][0]["id"]
+    kept = mem0.add("I swim on Tuesdays", user_id=me, infer=False)["results"][0]["id"]
+    alice = mem0.add("Alice's pin is 9902", user_id="alice", infer=False)["results"][0]["id"]
+    bob = mem0.add("Bob's bike is blue", user_id="bob", infer=False)["results"][0]["id"]
+    ledger = mem0.native.data_paths.mem0_ledger
+    assert ledger is not None and b"4417" in _file_bytes(ledger) and mem0.history(memory_id)
+
+    mem0.native.forget_ids([memory_id])
+    assert mem0.get(memory_id) is None and mem0.history(memory_id) == []
+    assert b"4417" not in _file_bytes(ledger) and b"gym" not in _file_bytes(ledger)
+
+    mem0.native.forget_user("alice")
+    assert mem0.history(alice) == [] and b"9902" not in _file_bytes(ledger)
+    for survivor in (kept, bob):
+        assert mem0.get(survivor) is not None and mem0.history(survivor)
+
+
+def _file_bytes(path: Path) -> bytes:
+    """The ledger and its write-ahead log, as bytes on disk."""
+    wal = path.with_name(path.name + "-wal")
+    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")

@@ -24,6 +24,7 @@ from shiyi.compat.mem0.shapes import (
 from shiyi.config import Settings
 from shiyi.errors import MemoryRequestError, UnknownMemory
 from shiyi.llm.protocol import ChatModel
+from shiyi.memory.lifecycle.forget import MEM0_LEDGER
 from shiyi.memory.local_ops import LocalMemory
 from shiyi.memory.models import EventRecord, FactRecord, SegmentType
 from shiyi.memory.operations import MemoryOperations
@@ -73,8 +74,10 @@ class Memory:
             self._owns = False
         self.native = memory
         """shiyi's own memory facade under this API (:class:`shiyi.memory.service.Memory`)."""
-        store_dir = Path(memory.data_paths.sessions_db or ".").parent / "memory"
-        self._ledger = Ledger(ledger_path or store_dir / "mem0.sqlite3")
+        # The default place is the one `shiyi memory forget` also erases (DataPaths).
+        beside = Path(memory.data_paths.sessions_db or ".").parent / "memory" / MEM0_LEDGER
+        default = memory.data_paths.mem0_ledger or beside
+        self._ledger = Ledger(ledger_path or default)
         self._lock = threading.RLock()
         self._closed = False
         self._agent = memory.settings.agent_id

@@ -63,6 +63,10 @@ COMPACT_HINT = (
 )
 
 
+MEM0_LEDGER = "mem0.sqlite3"
+"""The mem0 API's ledger's file name in the memory folder (``shiyi.compat.mem0.ledger``)."""
+
+
 @dataclass(slots=True, frozen=True)
 class DataPaths:
     """Files outside the memory store that can hold memories' text."""
@@ -71,6 +75,9 @@ class DataPaths:
     summaries_db: Path | None = None
     journal_dir: Path | None = None
     """Where forgets are journaled before they delete (None: not journaled)."""
+    mem0_ledger: Path | None = None
+    """``shiyi.compat.mem0``'s ledger (metadata and change history by memory id), when the
+    mem0-shaped API keeps it in its default place beside the store."""
 
 
 @dataclass(slots=True)
@@ -328,6 +335,7 @@ class Forgetter:
         hashes = [*entry.text_hashes, *(content_hash(n) for n in gone_entities)]
         report.embeddings = self._erase_embeddings(hashes)
         self._erase_log(entry, report)
+        self._erase_mem0_ledger(entry)
         if entry.events or entry.user_id is not None:
             report.summaries = self._clear_summaries()
         self._scrub_files(report)
@@ -400,6 +408,27 @@ class Forgetter:
         finally:
             log.close()
 
+    def _erase_mem0_ledger(self, entry: ForgetEntry) -> None:
+        """The mem0 API's rows of the forgotten memories: their metadata and the history
+        of their texts (read here by table name: memory does not import the compat layer)."""
+        path = self.paths.mem0_ledger
+        if path is None or not path.exists():
+            return
+        with _connection(path) as conn:
+            if not (_has_table(conn, "owners") and _has_table(conn, "history")):
+                return
+            ids = entry.ids
+            if entry.user_id is not None:
+                owned = conn.execute(
+                    "SELECT memory_id FROM owners WHERE user_id = ?", (entry.user_id,)
+                )
+                ids = unique([*ids, *(str(row[0]) for row in owned)])
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM history WHERE memory_id IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM owners WHERE memory_id IN ({marks})", chunk)
+
     def _clear_summaries(self) -> int:
         path = self.paths.summaries_db
         if path is None or not path.exists():
@@ -429,7 +458,7 @@ class Forgetter:
     def scrub_files(self) -> list[str]:
         """VACUUM the SQLite files beside the store; returns those whose WAL stayed."""
         targets = [(self._memory_db(), ("kw_fts",)), (self.paths.sessions_db, ()),
-                   (self.paths.summaries_db, ())]  # fmt: skip
+                   (self.paths.summaries_db, ()), (self.paths.mem0_ledger, ())]  # fmt: skip
         return [
             str(path)
             for path, fts in targets
