@@ -178,7 +178,9 @@ def test_ctrl_c_during_the_wait_leaves_the_jobs_queued(cli: Cli) -> None:
 
 
 def test_a_wait_that_runs_out_says_what_is_left_and_why(cli: Cli) -> None:
-    slow = extraction(LIVES, TEA, delay=0.02)  # ~2.5 s of streamed arguments
+    # ~7 s of streamed arguments: longer than the wait even when a loaded machine is slow to
+    # reach it (the worker starts extracting as soon as the reply is stored)
+    slow = extraction(LIVES, TEA, delay=0.06)
     configure(cli, [slow, NOTHING])
     result = cli.run("run", "--memory-wait", "0.5", SAID)
     assert result.returncode == 0, result.stderr

@@ -13,6 +13,8 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -186,6 +188,34 @@ class Ledger:
                     f" WHERE memory_id IN ({marks})",
                     chunk,
                 )
+
+    @contextmanager
+    def kept(self, memory_ids: list[str], *, words: bool = True) -> Iterator[None]:
+        """Keep these memories' history through a native forget, which erases their rows.
+        A rewrite (``words``) keeps everything: the memory is still the same mem0 memory
+        afterwards.  A delete keeps the events and not the words, as ``forget`` does."""
+        with self._lock:
+            owners, history = [], []
+            for start in range(0, len(memory_ids), 500):
+                chunk = memory_ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                owners += self._db.execute(
+                    f"SELECT * FROM owners WHERE memory_id IN ({marks})", chunk
+                ).fetchall()
+                history += self._db.execute(
+                    f"SELECT * FROM history WHERE memory_id IN ({marks})", chunk
+                ).fetchall()
+        yield
+        if not words:
+            owners = []
+            history = [(*row[:2], None, None, *row[4:]) for row in history]
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO owners VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", owners
+            )
+            self._db.executemany(
+                "INSERT OR REPLACE INTO history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", history
+            )
 
     def reset(self) -> None:
         with self._lock:

@@ -239,7 +239,8 @@ class Memory:
         # (Not ``import_turns``: its names may hold no whitespace, mem0's ids may, and it
         # stores every turn as ``imported``, where a user's message is extracted from.)
         viewer = self._owner_viewer(event)
-        self._ops(viewer).forget_ids([event.id])
+        with self._ledger.kept([event.id]):
+            self._ops(viewer).forget_ids([event.id])
         event.content = data
         self.native.scoped(viewer).import_events([event])
 
@@ -247,7 +248,8 @@ class Memory:
         """Forget one memory everywhere (with facts derived from it alone)."""
         with self._lock:
             record = self._record(memory_id, "delete")
-            self._ops(self._owner_viewer(record)).delete(memory_id)
+            with self._ledger.kept([memory_id], words=False):
+                self._ops(self._owner_viewer(record)).delete(memory_id)
             self._ledger.record(memory_id, "DELETE", None, None)
             self._ledger.forget([memory_id])
         return {"message": "Memory deleted successfully!"}
@@ -266,7 +268,8 @@ class Memory:
         ops = self._ops(viewer)
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
-            ops.forget_ids(chunk)
+            with self._ledger.kept(chunk, words=False):
+                ops.forget_ids(chunk)
             for memory_id in chunk:
                 self._ledger.record(memory_id, "DELETE", None, None)
             self._ledger.forget(chunk)
