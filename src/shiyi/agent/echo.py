@@ -126,3 +126,11 @@ def repeated_sentence(text: str, repeats: int = REPEATS) -> str:
         if seen[words] >= repeats:
             return " ".join(words)
     return ""
+
+
+def echo_detail(echo: str) -> str:
+    shown = echo if len(echo) <= 80 else echo[:79] + "…"
+    return (
+        f"the reply repeated shiyi's own text ({shown!r}) instead of answering; it stays in "
+        "the session log, but memory does not take it for news and the run is not archived"
+    )

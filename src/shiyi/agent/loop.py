@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeAlias, TypeVar
 
-from shiyi.agent.echo import echoed, repeated_sentence, split_request
+from shiyi.agent.echo import echo_detail, echoed, repeated_sentence, split_request
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.transcript import Transcript
 from shiyi.context.plain import PLAIN_MAX_TOKENS
@@ -233,7 +233,7 @@ class RunLoop:
                         )
                     status, detail = "completed", ""
                     if self.echo:
-                        status, detail = "failed", _echo_detail(self.echo)
+                        status, detail = "failed", echo_detail(self.echo)
                         yield ErrorEvent(message=detail, retryable=True)
                     break
                 async with aclosing(self._tool_turn(reply.tool_calls)) as tools:
@@ -548,14 +548,6 @@ async def _next(queue: asyncio.Queue[T], deadline: float | None) -> T:
         return await asyncio.wait_for(queue.get(), max(deadline - time.monotonic(), 0.0))
     except TimeoutError:
         raise _OutOfTime from None
-
-
-def _echo_detail(echo: str) -> str:
-    shown = echo if len(echo) <= 80 else echo[:79] + "…"
-    return (
-        f"the reply repeated shiyi's own text ({shown!r}) instead of answering; it stays in "
-        "the session log, but memory does not take it for news and the run is not archived"
-    )
 
 
 def _mode_from(chunk: StreamChunk) -> list[Event]:

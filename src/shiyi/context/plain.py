@@ -30,7 +30,7 @@ PLAIN_SYSTEM = "You are a helpful assistant. Answer the user briefly."
 """Said only with recalled memories to go with it; otherwise there is no system message and
 the model's chat template puts its own default (SmolLM2's was its training's: "Say hello"
 got a hello with it and none with a persona line of ours)."""
-PLAIN_MAX_TOKENS = 256
+PLAIN_MAX_TOKENS = 128
 """A plain answer's cap when none is configured: a tiny model's answer is in its first
 sentences, and what follows drifts (a repeated reply ran to the 1,024-token cap)."""
 EARLIER_MESSAGES = 4
