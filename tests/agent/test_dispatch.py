@@ -88,7 +88,11 @@ def test_what_the_user_told_before_is_quoted_from_the_recalled_memories(tmp_path
     )
     assert asked.answer == 'You told me: "Remember that my sister lives in Lyon."'
     assert asked.calls == asked.facts == ()
+    where = plan_dispatch("Where does my sister live?", tmp_path, TOOLS, memories)
+    assert where.answer == asked.answer  # a question of fact about the user's own things
     # No recall asked for, or nothing recalled about it: the model answers.
-    assert plan_dispatch("Where does my sister live?", tmp_path, TOOLS, memories).answer == ""
+    advice = plan_dispatch("What should I cook for my sister?", tmp_path, TOOLS, memories)
+    assert advice.answer == ""
+    assert plan_dispatch("Where does my brother live?", tmp_path, TOOLS, memories).answer == ""
     unrelated = plan_dispatch("What did I say about the weather?", tmp_path, TOOLS, memories)
     assert unrelated.answer == ""

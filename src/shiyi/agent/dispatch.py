@@ -55,7 +55,10 @@ _ASKS = re.compile(
 )
 _RECALL = re.compile(
     r"\b(what\s+did\s+i\s+(tell|say|mention|write)|what\s+have\s+i\s+(told|said)|"
-    r"do\s+you\s+remember|what\s+do\s+you\s+(know|remember)\s+about)\b",
+    r"do\s+you\s+remember|what\s+do\s+you\s+(know|remember)\s+about)\b"
+    # A question of fact about the user's own things ("What is my dog's name?", "Where
+    # does my sister live?"): only their own words can answer it.
+    r"|^\W*(what|who|where|when|which)\s+(is|are|was|were|does|do|did)\s+my\b",
     re.I,
 )
 _USER_SAID = "User:"
@@ -86,6 +89,14 @@ _COMMON = frozenset(
         "your",
         "mine",
         "user",
+        "does",
+        "where",
+        "when",
+        "which",
+        "who",
+        "should",
+        "would",
+        "could",
     ]
 )
 _FILLER = re.compile(
