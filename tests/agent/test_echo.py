@@ -41,3 +41,12 @@ def test_quoting_a_recalled_memory_is_no_echo_but_the_hint_header_is() -> None:
     request = split_request([Message("system", "You are shiyi."), Message("user", context)])
     assert echoed("You said: remember that my favourite colour is green.", request) == ""
     assert echoed(MEMORY_HINT, request).startswith("possibly relevant memories")
+
+
+def test_the_plain_layouts_memories_are_fair_to_quote_but_its_own_line_is_not() -> None:
+    from shiyi.context.plain import plain_request
+
+    history = [Message("user", "Where does my sister live?")]
+    request = split_request(plain_request(history, memories=["User: my sister lives in Lyon now."]))
+    assert echoed("You said my sister lives in Lyon now.", request) == ""
+    assert echoed("you are a helpful assistant answer the user", request) != ""

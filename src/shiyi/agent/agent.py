@@ -10,6 +10,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from shiyi.agent.complexity import ComplexityDetector, guidance_for
+from shiyi.agent.dispatch import Dispatch, plan_dispatch
 from shiyi.agent.documents import DocumentHints
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.persona import load_persona
@@ -347,11 +348,15 @@ class Agent:
         agent_settings = self.settings.agent
         context = self.context
         previous = _last_reply(transcript.all()[:-1])
+        hint, memories = self._memory_hint(message, run_id)
+        dispatch = self._dispatch(message, memories)
         context.start_run(
             message,
             guidance=guidance_for(self.complexity.assess(message, previous)),
-            memory_hint=self._memory_hint(message, run_id),
+            memory_hint=hint,
             continued=seed,
+            memories=memories if self.force_first_call else (),
+            facts=dispatch.facts,
         )
         return RunLoop(
             run_id=run_id,
@@ -368,7 +373,8 @@ class Agent:
                 max_run_tokens=agent_settings.max_run_tokens,
                 temperature=self.settings.model_role("main").temperature,
                 max_tokens=self.settings.model_role("main").max_tokens,
-                opening_tool_choices=self._opening_tool_choices(message),
+                opening_tool_choices=self._opening_tool_choices(message, dispatch),
+                opening=dispatch.opening(),
                 reply_seconds=agent_settings.reply_seconds,
                 bare_answers=self.force_first_call,
                 prompt_notes=tuple(getattr(self.model, "prompt_notes", ())),
@@ -386,15 +392,24 @@ class Agent:
             return None
         return lambda words: memory.writer.shown(run_id, [words])
 
-    def _opening_tool_choices(self, message: str) -> tuple[ToolChoice, ...]:
+    def _opening_tool_choices(self, message: str, dispatch: Dispatch) -> tuple[ToolChoice, ...]:
         """For a guided small model (``force_first_call``): look, then answer, when the
-        message names a tool domain; else answer in words.  SmolLM2-135M, asked to read
-        notes.txt, otherwise describes a file it never opened, and once it has read it,
-        calls read_file again until the run stops as stuck; told "now say goodbye", it
-        listed the directory three times."""
+        message names a tool domain or the agent looks itself; else answer in words.
+        SmolLM2-135M, asked to read notes.txt, otherwise describes a file it never opened,
+        and once it has read it, calls read_file again until the run stops as stuck; told
+        "now say goodbye", it listed the directory three times."""
         if not (self.force_first_call and self.tools.names()):
             return ()
-        return ("required", "none") if self.complexity.tool_intents(message) else ("none",)
+        if dispatch.answer:
+            return ("none",)
+        looks = dispatch.calls or self.complexity.tool_intents(message)
+        return ("required", "none") if looks else ("none",)
+
+    def _dispatch(self, message: str, memories: tuple[str, ...]) -> Dispatch:
+        """The steps the agent takes itself for a guided small model (none for others)."""
+        if not self.force_first_call:
+            return Dispatch()
+        return plan_dispatch(message, self.settings.workspace, self.tools.names(), memories)
 
     async def _offload(self, build: Callable[[], list[Message]]) -> list[Message]:
         return await asyncio.get_running_loop().run_in_executor(self.executor, build)
@@ -407,9 +422,10 @@ class Agent:
             return None
         return embedder.embed
 
-    def _memory_hint(self, message: str, run_id: str) -> str:
+    def _memory_hint(self, message: str, run_id: str) -> tuple[str, tuple[str, ...]]:
+        """The hint block, and the recalled memories in it as plain text."""
         if self.memory is None:
-            return ""
+            return "", ()
         from shiyi.memory.intent import detect_intent
         from shiyi.memory.present import format_hits
 
@@ -426,12 +442,13 @@ class Agent:
             )
         except Exception:
             log.exception("memory prefetch failed")
-            return ""
+            return "", ()
         # A reply quoting the hint is an echo, not news (shiyi.memory.echoes).
         self.memory.writer.shown(run_id, [hit.text for hit in hits])
         handles = "expand_memory" in self.tools.names()
         hint = format_hits(hits, handles=handles) if hits else ""
-        return "\n".join(filter(None, [hint, self._document_hint(intent, message)]))
+        block = "\n".join(filter(None, [hint, self._document_hint(intent, message)]))
+        return block, tuple(hit.text for hit in hits)
 
     def _document_hint(self, intent: MessageIntent, message: str) -> str:
         """A bug fix also looks in the documents (the knowledge base), by keywords."""

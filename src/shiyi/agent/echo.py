@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_HINT
+from shiyi.context.plain import MEMORY_LABEL
 from shiyi.llm.types import Message
 
 RUN_WORDS = 6
@@ -46,7 +47,10 @@ def split_request(messages: Sequence[Message], notes: Iterable[str] = ()) -> Req
     fair: list[str] = []
     for message in messages:
         if message.role == "system":
-            shiyi.append(message.content)
+            # The plain layout's memories close its system message: quoting them is fine.
+            notes_part, memories = _hint_split(message.content, MEMORY_LABEL)
+            shiyi.append(notes_part)
+            fair.append(memories)
         elif message.role in ("user", "tool"):
             for block in _FRAMED.findall(message.content):
                 notes_part, memories = _hint_split(block)
@@ -60,13 +64,13 @@ def split_request(messages: Sequence[Message], notes: Iterable[str] = ()) -> Req
     return RequestText(tuple(shiyi), tuple(fair))
 
 
-def _hint_split(block: str) -> tuple[str, str]:
+def _hint_split(block: str, label: str = MEMORY_HINT) -> tuple[str, str]:
     """A run context block as (shiyi's notes, the recalled memories it ends with): a
     reply may quote what the user said before ("what did I tell you about X?")."""
-    at = block.find(MEMORY_HINT)
+    at = block.find(label)
     if at < 0:
         return block, ""
-    end = at + len(MEMORY_HINT)
+    end = at + len(label)
     return block[:end], block[end:]
 
 
@@ -122,3 +126,11 @@ def repeated_sentence(text: str, repeats: int = REPEATS) -> str:
         if seen[words] >= repeats:
             return " ".join(words)
     return ""
+
+
+def echo_detail(echo: str) -> str:
+    shown = echo if len(echo) <= 80 else echo[:79] + "…"
+    return (
+        f"the reply repeated shiyi's own text ({shown!r}) instead of answering; it stays in "
+        "the session log, but memory does not take it for news and the run is not archived"
+    )

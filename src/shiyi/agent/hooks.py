@@ -10,9 +10,10 @@ from shiyi.tools.registry import ToolOutcome
 
 
 class RunHooks(Protocol):
-    def messages(self, *, answering: bool = False) -> list[Message]:
+    def messages(self, *, answering: bool = False, plain: bool = False) -> list[Message]:
         """The full request for the next model call, system message first; ``answering``:
-        the call may not use tools (notes on tool use are left out)."""
+        the call may not use tools (notes on tool use are left out); ``plain``: the plain
+        answer layout of a guided small model (:mod:`shiyi.context.plain`)."""
         ...
 
     def cached_result(self, call: ToolCall) -> ToolOutcome | None:

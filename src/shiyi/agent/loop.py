@@ -19,9 +19,10 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeAlias, TypeVar
 
-from shiyi.agent.echo import echoed, repeated_sentence, split_request
+from shiyi.agent.echo import echo_detail, echoed, repeated_sentence, split_request
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.transcript import Transcript
+from shiyi.context.plain import PLAIN_MAX_TOKENS
 from shiyi.errors import ModelError
 from shiyi.events import (
     ErrorEvent,
@@ -72,9 +73,10 @@ class RunLimits:
     reply_seconds: float | None = None
     """The longest one reply may take; then it is cut and the run stops (a note says so)."""
     bare_answers: bool = False
-    """A step whose tool_choice is "none", before any tool call, goes without tools and
-    greedy (unless a temperature is set): no tool section and no note on what the step
-    allows, so a tiny model has less of shiyi's text to copy."""
+    """A step whose tool_choice is "none" goes greedy (unless a temperature is set) in the
+    plain answer layout of a tiny model (:mod:`shiyi.context.plain`)."""
+    opening: Message | None = None
+    """The first step's reply, made by the agent (:mod:`shiyi.agent.dispatch`)."""
     prompt_notes: tuple[str, ...] = field(default_factory=tuple)
     """Text the model's runtime adds to the prompt itself (checked for echoes too)."""
 
@@ -210,9 +212,11 @@ class RunLoop:
                 for injected in self._drain_inbox():
                     yield injected
                 reply = Message("assistant")
+                dispatched = self.iterations == 1 and self._limits.opening is not None
                 # Closed with this stream, not left to the garbage collector: a finaliser
                 # running after the agent closed would write to a closed session log.
-                async with aclosing(self._model_turn()) as turn:
+                turn_events = self._dispatched_turn() if dispatched else self._model_turn()
+                async with aclosing(turn_events) as turn:
                     async for event in turn:
                         if isinstance(event, Message):
                             reply = event
@@ -229,7 +233,7 @@ class RunLoop:
                         )
                     status, detail = "completed", ""
                     if self.echo:
-                        status, detail = "failed", _echo_detail(self.echo)
+                        status, detail = "failed", echo_detail(self.echo)
                         yield ErrorEvent(message=detail, retryable=True)
                     break
                 async with aclosing(self._tool_turn(reply.tool_calls)) as tools:
@@ -317,26 +321,38 @@ class RunLoop:
 
     # --- one model call --------------------------------------------------------------------
 
+    async def _dispatched_turn(self) -> AsyncGenerator[Event | Message, None]:
+        """The agent's own first reply, recorded as if the model had made it."""
+        self._check_cancelled()
+        reply = self._limits.opening or Message("assistant")
+        for event in self._announced([ResponseStart(mode="direct")]):
+            yield event
+        if reply.content:
+            yield TextDelta(text=reply.content)
+        self._record(reply)
+        yield reply
+
     async def _model_turn(self) -> AsyncGenerator[Event | Message, None]:
         """Stream one reply; yields events, then the assembled (logged) assistant message."""
         self._check_cancelled()
         choice = self._tool_choice()
-        build = partial(self._hooks.messages, answering=choice == "none")
+        bare = choice == "none" and self._limits.bare_answers
+        build = partial(self._hooks.messages, answering=choice == "none", plain=bare)
         messages = build() if self._offload is None else await self._offload(build)
         assembler = ReplyAssembler()
-        # Only before any call: after one, a model shown no tools wrote calls as text.
-        bare = choice == "none" and self._limits.bare_answers and not self._calls_seen
-        temperature = self._limits.temperature
+        temperature, max_tokens = self._limits.temperature, self._limits.max_tokens
         if bare and temperature is None:
             # Greedy: SmolLM2-135M answered 8 of 13 everyday questions right so, and
             # drifted (echoed notes, wrong sums) when sampled; its tool calls got worse.
             temperature = 0.0
+        if bare and max_tokens is None:
+            max_tokens = PLAIN_MAX_TOKENS
         stream = self._model.stream(
             messages,
             tools=[] if bare else self._tools.specs(),
             tool_choice=choice,
             temperature=temperature,
-            max_tokens=self._limits.max_tokens,
+            max_tokens=max_tokens,
         )
         cut = ""
         text = ""
@@ -532,14 +548,6 @@ async def _next(queue: asyncio.Queue[T], deadline: float | None) -> T:
         return await asyncio.wait_for(queue.get(), max(deadline - time.monotonic(), 0.0))
     except TimeoutError:
         raise _OutOfTime from None
-
-
-def _echo_detail(echo: str) -> str:
-    shown = echo if len(echo) <= 80 else echo[:79] + "…"
-    return (
-        f"the reply repeated shiyi's own text ({shown!r}) instead of answering; it stays in "
-        "the session log, but memory does not take it for news and the run is not archived"
-    )
 
 
 def _mode_from(chunk: StreamChunk) -> list[Event]:

@@ -20,6 +20,7 @@ from shiyi.config.settings import ContextSettings
 from shiyi.context.builder import BuiltContext, ContextBuilder, ContextParts, SentContext
 from shiyi.context.compression import block_key
 from shiyi.context.focused_files import FocusedFiles
+from shiyi.context.plain import plain_request
 from shiyi.context.scratchpad import Scratchpad
 from shiyi.context.summaries import Summarizer
 from shiyi.context.tool_memory import ToolMemory
@@ -62,6 +63,10 @@ class SessionContext:
         self.guidance = ""
         self.memory_hint = ""
         self.continued = ""
+        self.memories: tuple[str, ...] = ()
+        """The recalled memories of the hint, as plain text (for the plain layout)."""
+        self.facts: tuple[str, ...] = ()
+        """What the agent worked out for this run itself (``7 * 6 = 42``)."""
         self.started_at: datetime | None = None
         self.sent: dict[int, SentContext] = {}
         """The run context each earlier user message went out with (see the builder)."""
@@ -70,20 +75,32 @@ class SessionContext:
     # --- per run -----------------------------------------------------------------------
 
     def start_run(
-        self, goal: str, *, guidance: str = "", memory_hint: str = "", continued: str = ""
+        self,
+        goal: str,
+        *,
+        guidance: str = "",
+        memory_hint: str = "",
+        continued: str = "",
+        memories: tuple[str, ...] = (),
+        facts: tuple[str, ...] = (),
     ) -> None:
-        """``continued``: what memory holds about the ended run this one continues."""
+        """``continued``: what memory holds about the ended run this one continues;
+        ``memories`` and ``facts`` are for the plain layout (:mod:`shiyi.context.plain`)."""
         self.plan = PlanState()
         self.scratchpad.set_goal(goal)
         self.guidance = guidance
         self.memory_hint = memory_hint
         self.continued = continued
+        self.memories, self.facts = memories, facts
         self.started_at = datetime.now().astimezone()
         self.focused.refresh(self.workspace)
 
     # --- RunHooks ----------------------------------------------------------------------
 
-    def messages(self, *, answering: bool = False) -> list[Message]:
+    def messages(self, *, answering: bool = False, plain: bool = False) -> list[Message]:
+        if plain:
+            self.last = None  # nothing to calibrate or summarise: the layout is its own
+            return plain_request(self.transcript.all(), memories=self.memories, facts=self.facts)
         self.last = self.builder.build(
             self.parts(answering=answering), self.transcript.all(), self.focused.history_content
         )

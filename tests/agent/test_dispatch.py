@@ -1,0 +1,98 @@
+"""The steps the agent takes itself for a guided small model (shiyi.agent.dispatch)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shiyi.agent.dispatch import arithmetic, named_files, plan_dispatch
+
+TOOLS = {"read_file", "list_dir", "write_file"}
+
+
+@pytest.mark.parametrize(
+    ("message", "fact"),
+    [
+        ("How much is 12 x 4?", "12 * 4 = 48"),
+        ("what's 9 plus 8", "9 + 8 = 17"),
+        ("Calculate 100 divided by 8", "100 / 8 = 12.5"),
+        ("What is 15 minus 20?", "15 - 20 = -5"),
+        ("What is the sum of 4 and 9?", "4 + 9 = 13"),
+        ("what is (3+4)*2?", "(3+4)*2 = 14"),
+        ("Please work out 3.5 multiplied by 2.", "3.5 * 2 = 7"),
+    ],
+)
+def test_arithmetic_in_everyday_words_is_evaluated_exactly(message: str, fact: str) -> None:
+    assert arithmetic(message) == fact
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I have 3 cats and 2 dogs.",  # numbers, but no sum asked for
+        "What is on 2026-11-28?",  # a date, not 2026 - 11 - 28
+        "What is between 3 and 5?",
+        "Call me at 10-12.",
+        "What is 1/0?",  # no value: left to the model
+        "What is 10 ** 3?",  # not the four operations
+        "What is 1234567890123456789 * 2?",  # longer than anyone asks a chat assistant
+    ],
+)
+def test_no_fact_is_made_up_from_numbers_that_ask_for_no_sum(message: str) -> None:
+    assert arithmetic(message) == ""
+
+
+def test_a_named_workspace_file_is_read_and_a_folder_request_is_listed(tmp_path: Path) -> None:
+    (tmp_path / "diary.md").write_text("Tuesday: rain.\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plan.txt").write_text("step one\n")
+    opened = plan_dispatch("Open diary.md and docs/plan.txt for me.", tmp_path, TOOLS)
+    assert [(c.name, json.loads(c.arguments)) for c in opened.calls] == [
+        ("read_file", {"path": "diary.md"}),
+        ("read_file", {"path": "docs/plan.txt"}),
+    ]
+    listed = plan_dispatch("Which files are here in this directory?", tmp_path, TOOLS)
+    assert [(c.name, json.loads(c.arguments)) for c in listed.calls] == [
+        ("list_dir", {"path": "."})
+    ]
+    assert len({c.id for c in opened.calls}) == 2
+
+
+def test_changes_missing_files_and_missing_tools_are_left_to_the_model(tmp_path: Path) -> None:
+    (tmp_path / "diary.md").write_text("Tuesday: rain.\n")
+    assert plan_dispatch("Delete diary.md please.", tmp_path, TOOLS).calls == ()
+    assert plan_dispatch("Add a line to diary.md", tmp_path, TOOLS).calls == ()
+    assert plan_dispatch("Read journal.md", tmp_path, TOOLS).calls == ()
+    assert plan_dispatch("Read diary.md", tmp_path, {"list_dir"}).calls == ()
+    assert plan_dispatch("Good morning!", tmp_path, TOOLS) == plan_dispatch("", tmp_path, TOOLS)
+
+
+def test_only_files_inside_the_workspace_count(tmp_path: Path) -> None:
+    (tmp_path / "inside").mkdir()
+    (tmp_path / "secret.txt").write_text("no\n")
+    assert named_files("read ../secret.txt", tmp_path / "inside") == []
+    assert named_files("read secret.txt and secret.txt", tmp_path) == ["secret.txt"]
+
+
+def test_what_the_user_told_before_is_quoted_from_the_recalled_memories(tmp_path: Path) -> None:
+    memories = (
+        "User: Remember that my sister lives in Lyon.",
+        "User: Say hello.",
+        "Assistant: Your sister lives in Lyon.",  # only the user's own words are quoted
+    )
+    asked = plan_dispatch("Do you remember where my sister lives?", tmp_path, TOOLS, memories)
+    assert asked == plan_dispatch(
+        "Do you remember where my sister lives?", tmp_path, TOOLS, memories
+    )
+    assert asked.answer == 'You told me: "Remember that my sister lives in Lyon."'
+    assert asked.calls == asked.facts == ()
+    where = plan_dispatch("Where does my sister live?", tmp_path, TOOLS, memories)
+    assert where.answer == asked.answer  # a question of fact about the user's own things
+    # No recall asked for, or nothing recalled about it: the model answers.
+    advice = plan_dispatch("What should I cook for my sister?", tmp_path, TOOLS, memories)
+    assert advice.answer == ""
+    assert plan_dispatch("Where does my brother live?", tmp_path, TOOLS, memories).answer == ""
+    unrelated = plan_dispatch("What did I say about the weather?", tmp_path, TOOLS, memories)
+    assert unrelated.answer == ""
