@@ -7,8 +7,10 @@ read, queue, ingest, link, embed, close) under each configuration in turn, alter
 a busy machine slows all of them alike; the figure is turns / wall-clock seconds, median of
 the runs.  Configurations: ``old`` (the sources at ``--old-src``, e.g. a worktree of the
 previous commit, float MiniLM), ``float`` and ``int8`` (``memory.embed_model:
-all-MiniLM-L6-v2-int8``) of this tree.  The ONNX graph cache stays warm between runs (as on
-a user's second import); the store and its embedding cache are new each run.
+all-MiniLM-L6-v2-int8``), ``ffn`` and ``nodown`` (the partly quantized graphs,
+``all-MiniLM-L6-v2-int8-ffn`` and ``-int8-nodown``) of this tree.  The ONNX graph cache
+stays warm between runs (as on a user's second import); the store and its embedding cache
+are new each run.
 """
 
 from __future__ import annotations
@@ -74,10 +76,19 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--old-src", help="sources of the previous version (omit: new only)")
     parser.add_argument("--realmem", default="Kenta_Tanaka", help="persona ('' to skip)")
+    parser.add_argument(
+        "--configs", default="float,int8,ffn,nodown", help="of this tree, comma-separated"
+    )
     args = parser.parse_args()
     configs = {
-        "float": (HERE / "src", "all-MiniLM-L6-v2"),
-        "int8": (HERE / "src", "all-MiniLM-L6-v2-int8"),
+        name: (HERE / "src", model)
+        for name, model in (
+            ("float", "all-MiniLM-L6-v2"),
+            ("int8", "all-MiniLM-L6-v2-int8"),
+            ("ffn", "all-MiniLM-L6-v2-int8-ffn"),
+            ("nodown", "all-MiniLM-L6-v2-int8-nodown"),
+        )
+        if name in args.configs.split(",")
     }
     if args.old_src:
         configs = {"old": (Path(args.old_src), "all-MiniLM-L6-v2"), **configs}

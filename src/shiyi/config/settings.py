@@ -327,9 +327,11 @@ class MemorySettings(_Strict):
     embed_api_key: SecretStr | None = None
     embed_model: str = Field(
         default="all-MiniLM-L6-v2",
-        description="The embedding model; for the local embedder all-MiniLM-L6-v2, or"
-        " all-MiniLM-L6-v2-int8 (its int8 graph on ONNX Runtime: faster imports, slightly"
-        " different vectors; an existing store needs `shiyi memory reindex --all`).",
+        description="The embedding model; for the local embedder all-MiniLM-L6-v2, or one"
+        " of its int8 graphs on ONNX Runtime (faster imports, slightly different vectors;"
+        " an existing store needs `shiyi memory reindex --all`): all-MiniLM-L6-v2-int8-nodown"
+        " (all but the FFN down projections quantized), all-MiniLM-L6-v2-int8-ffn (the FFN up"
+        " projections only), all-MiniLM-L6-v2-int8 (every matmul; the most recall lost).",
     )
     embed_dimension: int = Field(default=384, gt=0)
     embed_batch: int = Field(default=64, ge=1)

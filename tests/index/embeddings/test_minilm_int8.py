@@ -14,8 +14,8 @@ import pytest
 from shiyi.errors import ConfigError
 from shiyi.index.embeddings import INT8_MODEL_ID, local_minilm
 from shiyi.index.embeddings.minilm import model_dir
-from shiyi.index.embeddings.minilm_graphs import graph_path, model_graph
-from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder, float_graph
+from shiyi.index.embeddings.minilm_graphs import ROLES, Variant, graph_path, model_graph
+from shiyi.index.embeddings.minilm_onnx import MODEL_IDS, OnnxMiniLMEmbedder, float_graph
 
 SENTENCES = [
     "The cat sits on the mat.",
@@ -127,3 +127,41 @@ def test_stores_with_their_own_graph_caches_share_one_session(tmp_path: Path) ->
     int8 = OnnxMiniLMEmbedder(variant="int8", cache=tmp_path / "three")
     int8.embed(["x"])
     assert int8._session is not first._session
+
+
+PARTIAL = {"int8-ffn": ("ffn_up",), "int8-nodown": ("attention", "attn_out", "ffn_up")}
+
+
+@pytest.mark.parametrize("variant", sorted(PARTIAL))
+def test_partial_variants_quantize_only_their_nodes(variant: Variant, tmp_path: Path) -> None:
+    import onnx
+
+    graph = onnx.load_model_from_string(model_graph(model_dir(), variant, tmp_path, float_graph))
+    float_ops = {n.name: n.op_type for n in graph.graph.node if n.name}
+    for role in ROLES:
+        for layer in range(6):
+            name = f"{role}_{layer}"
+            if role in PARTIAL[variant]:
+                assert name not in float_ops, name  # replaced by its quantized form
+            else:
+                assert float_ops.get(name) in ("MatMul", "Attention"), name
+    quantized = [n for n in graph.graph.node if "Integer" in n.op_type or n.op_type[:1] == "Q"]
+    assert quantized  # not the float graph under another name
+
+
+@pytest.mark.parametrize("variant", sorted(PARTIAL))
+def test_partial_variants_are_closer_to_float_than_int8(variant: Variant) -> None:
+    partial = OnnxMiniLMEmbedder(variant=variant)
+    assert partial.model_id == MODEL_IDS[variant] not in (INT8_MODEL_ID, "all-MiniLM-L6-v2")
+    assert local_minilm("auto", partial.model_id).model_id == partial.model_id
+    floats = OnnxMiniLMEmbedder().embed(SENTENCES)
+
+    def cosines(embedder: OnnxMiniLMEmbedder) -> list[float]:
+        return [_cos(a, b) for a, b in zip(floats, embedder.embed(SENTENCES), strict=True)]
+
+    near, full = cosines(partial), cosines(OnnxMiniLMEmbedder(variant="int8"))
+    assert statistics.mean(near) > statistics.mean(full) and min(near) > min(full)
+    assert min(near) < 0.9999
+    batched = partial.embed(SENTENCES, batch_size=16)  # alone as a query, as in a batch
+    for text, vector in zip(SENTENCES, batched, strict=True):
+        assert _cos(partial.embed([text])[0], vector) > 0.99999, text

@@ -16,6 +16,7 @@ from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content
 from shiyi.index.embeddings.minilm import MiniLMEmbedder
 from shiyi.index.embeddings.minilm_onnx import (
     INT8_MODEL_ID,
+    MODEL_IDS,
     OnnxMiniLMEmbedder,
     onnx_available,
 )
@@ -46,13 +47,14 @@ def local_minilm(
     ``model`` :data:`INT8_MODEL_ID`: its int8 graph on ONNX Runtime (faster imports, vectors
     within cosine ~0.99 of the float ones, so a store of its own).  ``cache``: where ONNX
     graphs are kept between processes."""
-    if model == INT8_MODEL_ID:
+    variant = next((v for v, name in MODEL_IDS.items() if name == model and v != "float"), None)
+    if variant is not None:
         if runtime == "numpy":
             raise ConfigError(
-                f"memory.embed_model {INT8_MODEL_ID} runs on ONNX Runtime only; set "
+                f"memory.embed_model {model} runs on ONNX Runtime only; set "
                 "memory.embed_runtime to auto or onnx, or memory.embed_model to all-MiniLM-L6-v2"
             )
-        return OnnxMiniLMEmbedder(variant="int8", cache=cache)
+        return OnnxMiniLMEmbedder(variant=variant, cache=cache)
     if runtime == "onnx" or (runtime == "auto" and onnx_available()):
         return OnnxMiniLMEmbedder(cache=cache)
     return MiniLMEmbedder()

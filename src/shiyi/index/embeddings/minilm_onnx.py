@@ -67,12 +67,13 @@ class _Graph:
         self.inits.append(numpy_helper.from_array(np.asarray(value), key))
         return key
 
-    def op(self, kind: str, *inputs: str, **attrs: Any) -> str:
+    def op(self, kind: str, *inputs: str, name: str = "", **attrs: Any) -> str:
+        """A node; ``name`` marks one the quantizer may pick (:data:`.minilm_graphs.ROLES`)."""
         from onnx import helper
 
         self._count += 1
         out = f"{kind.lower()}{self._count}"
-        self.nodes.append(helper.make_node(kind, list(inputs), [out], **attrs))
+        self.nodes.append(helper.make_node(kind, list(inputs), [out], name=name, **attrs))
         return out
 
     def layer_norm(self, x: str, params: tuple[Array, Array]) -> str:
@@ -109,18 +110,16 @@ def build_model(weights: _Weights) -> bytes:
     x = g.layer_norm(g.op("Add", words, positions), weights.norm)
     maskf = g.op("Cast", mask, to=TensorProto.FLOAT)
     mask32 = g.op("Cast", mask, to=TensorProto.INT32)
-    for layer in weights.layers:
+    for i, layer in enumerate(weights.layers):
         attended = g.op(
             "Attention", x, g.const(layer.qkv_w), g.const(layer.qkv_b), mask32,
-            domain="com.microsoft", num_heads=NUM_HEADS,
+            domain="com.microsoft", num_heads=NUM_HEADS, name=f"attention_{i}",
         )  # fmt: skip
-        projected = g.op("MatMul", attended, g.const(layer.attn_out_w))
+        projected = g.op("MatMul", attended, g.const(layer.attn_out_w), name=f"attn_out_{i}")
         x = _add_norm(g, projected, x, layer.attn_out_b, layer.attn_norm)
-        inner = g.op(
-            "BiasGelu", g.op("MatMul", x, g.const(layer.inter_w)), g.const(layer.inter_b),
-            domain="com.microsoft",
-        )  # fmt: skip
-        output = g.op("MatMul", inner, g.const(layer.out_w))
+        up = g.op("MatMul", x, g.const(layer.inter_w), name=f"ffn_up_{i}")
+        inner = g.op("BiasGelu", up, g.const(layer.inter_b), domain="com.microsoft")
+        output = g.op("MatMul", inner, g.const(layer.out_w), name=f"ffn_down_{i}")
         x = _add_norm(g, output, x, layer.out_b, layer.out_norm)
     weights_3d = g.op("Unsqueeze", maskf, g.const(np.array([2], dtype=np.int64)))
     axis1 = g.const(np.array([1], dtype=np.int64))
@@ -178,6 +177,12 @@ class _Session:
 
 
 INT8_MODEL_ID = "all-MiniLM-L6-v2-int8"
+MODEL_IDS: dict[Variant, str] = {
+    "float": "all-MiniLM-L6-v2",
+    "int8": INT8_MODEL_ID,
+    "int8-ffn": "all-MiniLM-L6-v2-int8-ffn",
+    "int8-nodown": "all-MiniLM-L6-v2-int8-nodown",
+}
 """The int8 graph's vectors are close to the float ones, not equal (cosine ~0.99): its own
 model id keeps them apart in the embedding cache and in a store (which refuses a model
 other than the one it was embedded with)."""
@@ -213,7 +218,7 @@ class OnnxMiniLMEmbedder(LocalMiniLM):
 
     @property
     def model_id(self) -> str:
-        return INT8_MODEL_ID if self._variant == "int8" else super().model_id
+        return MODEL_IDS[self._variant]
 
     def embed(self, texts: Sequence[str], batch_size: int | None = None) -> list[list[float]]:
         """The int8 graph embeds one text per run, whatever ``batch_size`` says: it quantizes
@@ -221,7 +226,7 @@ class OnnxMiniLMEmbedder(LocalMiniLM):
         padding) came out different (cosine 0.95-0.99) from the same text alone, a query.
         One at a time, a text's vector depends on the text only, and the int8 graph at
         batch 1 still ran ~2x the float graph's throughput at batch 16."""
-        if self._variant == "int8" and (batch_size is None or batch_size >= 1):
+        if self._variant != "float" and (batch_size is None or batch_size >= 1):
             batch_size = 1
         return super().embed(texts, batch_size)
 
