@@ -38,6 +38,10 @@ def test_arithmetic_in_everyday_words_is_evaluated_exactly(message: str, fact: s
         "What is 1/0?",  # no value: left to the model
         "What is 10 ** 3?",  # not the four operations
         "What is 1234567890123456789 * 2?",  # longer than anyone asks a chat assistant
+        "What is 1e308 * 10?",  # scientific notation: not 308 * 10
+        "What is v2.5 + 1?",  # a version, not a number
+        "What is " + " * ".join(["999999999999999"] * 30) + "?",  # beyond a float
+        "What is " + "(" * 3000 + "1 + 2" + ")" * 3000 + "?",  # deeper than the parser
     ],
 )
 def test_no_fact_is_made_up_from_numbers_that_ask_for_no_sum(message: str) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import operator
 import re
 import secrets
@@ -104,7 +105,7 @@ _FILLER = re.compile(
     r"and|to|the|please|result|answer|can|you|tell|me|quick(ly)?|question|hey|hi)\b"
 )
 _DATE = re.compile(r"\d+[-/.]\d+[-/.]\d+")
-_EXPRESSION = re.compile(r"[-(]*\s*\d[\d.\s+*/()-]*\d\)*")
+_EXPRESSION = re.compile(r"(?<![\w.])[-(]*\s*\d[\d.\s+*/()-]*\d\)*")
 _NUMBER = r"\d+(?:\.\d+)?"
 _HAS_OPERATOR = re.compile(_NUMBER + r"\s*\)*\s*[-+*/]\s*\(*\s*-?" + _NUMBER)
 _OPERATORS: dict[type[ast.AST], Callable[[float, float], float]] = {
@@ -218,8 +219,10 @@ def _evaluate(expression: str) -> str | None:
     try:
         tree = ast.parse(expression, mode="eval")
         value = _value(tree.body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
-        return None
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
+        return None  # a message is any text: nesting too deep for the parser is no sum
+    if not math.isfinite(value):
+        return None  # 30 factors of 15 digits: the model may say it, not a float
     if value == int(value) and abs(value) < 10**_MAX_DIGITS:
         return str(int(value))
     return f"{value:.10g}"
