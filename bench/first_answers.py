@@ -202,8 +202,8 @@ def _run_seconds(home: Path) -> float:
             row = db.execute(
                 f"SELECT {start}, {end} FROM runs ORDER BY rowid DESC LIMIT 1"
             ).fetchone()
-    except sqlite3.Error:
-        return float("nan")
+    except (sqlite3.Error, LookupError):
+        return float("nan")  # no session log: the run did not get that far (see its error)
     if not row or row[0] is None or row[1] is None:
         return float("nan")
     return float(row[1]) - float(row[0])

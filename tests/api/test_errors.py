@@ -10,9 +10,8 @@ from shiyi.errors import (
     ClientError,
     ConfigError,
     Conflict,
-    ConflictError,
     NotFound,
-    NotFoundError,
+    RequestError,
     ServerError,
     SessionNotFound,
     ShiyiError,
@@ -24,16 +23,17 @@ from shiyi.errors import (
 @pytest.mark.parametrize(
     ("error", "status", "code", "client"),
     [
-        (SessionNotFound("no session s1"), 404, "not_found", NotFoundError),
-        (NotFound("no run r1"), 404, "not_found", NotFoundError),
-        (Conflict("the run is still going"), 409, "conflict", ConflictError),
-        (ConfigError("memory is disabled"), 409, "conflict", ConflictError),
-        (StorageError("the store is locked"), 400, "bad_request", ClientError),
-        (ToolError("refused"), 400, "bad_request", ClientError),
+        # One name per wire concept: the client raises the server's own class.
+        (SessionNotFound("no session s1"), 404, "not_found", NotFound),
+        (NotFound("no run r1"), 404, "not_found", NotFound),
+        (Conflict("the run is still going"), 409, "conflict", Conflict),
+        (ConfigError("memory is disabled"), 409, "conflict", Conflict),
+        (StorageError("the store is locked"), 400, "bad_request", RequestError),
+        (ToolError("refused"), 400, "bad_request", RequestError),
     ],
 )
 def test_a_server_error_comes_back_to_the_client_as_its_class(
-    error: ShiyiError, status: int, code: str, client: type[ClientError]
+    error: ShiyiError, status: int, code: str, client: type[ClientError | RequestError]
 ) -> None:
     row = wire_error_for(error)
     assert (row.status, row.code) == (status, code)

@@ -11,8 +11,8 @@ from pydantic import SecretStr
 from shiyi.client import (
     AsyncClient,
     Client,
-    ConflictError,
-    NotFoundError,
+    Conflict,
+    NotFound,
     ServiceUnavailable,
     UnauthorizedError,
     ValidationFailed,
@@ -42,9 +42,9 @@ def test_sync_client_iterates_typed_events(live: LiveFactory, workspace: Path) -
 def test_errors_map_to_their_codes(live: LiveFactory) -> None:
     server = live()
     with Client(server.url) as client:
-        with pytest.raises(NotFoundError, match="no session 'ses_nope'"):
+        with pytest.raises(NotFound, match="no session 'ses_nope'"):
             list(client.send("ses_nope", "hi"))
-        with pytest.raises(NotFoundError) as missing:
+        with pytest.raises(NotFound) as missing:
             client.get_run("run_nope")
         assert missing.value.status == 404 and missing.value.code == "not_found"
         with pytest.raises(ValidationFailed):
@@ -72,7 +72,7 @@ def test_memory_calls(live: LiveFactory) -> None:
         assert [h.id for h in hits] == [fact.id] and hits[0].paths == ["keyword"]
         assert client.memory_health().counts["facts"] >= 1
         client.memory_delete(fact.id)
-        with pytest.raises(NotFoundError):
+        with pytest.raises(NotFound):
             client.memory_get(fact.id)
         assert client.memory_expand("run_none:0:0") == []
 
@@ -88,7 +88,7 @@ async def test_async_client_cancels_and_continues(live: LiveFactory) -> None:
                 assert (await client.cancel(event.run_id)).run_id == event.run_id
         end = events[-1]
         assert isinstance(end, RunEnd) and end.status == "cancelled"
-        with pytest.raises(ConflictError):
+        with pytest.raises(Conflict):
             await client.cancel(end.run_id)
         again = [e async for e in client.send(session, "carry on", run_id=end.run_id)]
         first = again[0]

@@ -8,7 +8,7 @@ import pytest
 from shiyi.api.import_schemas import ImportIn, ImportTurnIn
 from shiyi.client import Client
 from shiyi.client.memory_ops import RemoteMemory
-from shiyi.errors import ConflictError, NotFoundError
+from shiyi.errors import Conflict, NotFound
 from shiyi.memory.local_ops import LocalMemory
 from shiyi.memory.operations import MemoryOperations
 from tests.interfaces.server.conftest import LiveFactory
@@ -51,7 +51,7 @@ def test_every_operation_answers_like_the_local_adapter(live: LiveFactory) -> No
         assert remote.forget("query", "naps", limit=1).forgotten is not None
         assert remote.export() == local.export()
         assert remote.delete(first.id).deleted == 1
-        with pytest.raises(NotFoundError):
+        with pytest.raises(NotFound):
             remote.get(first.id)
         assert remote.forget_ids([second.id, "missing"]).deleted == 1
         assert remote.health().facts == local.health().facts == 0
@@ -64,16 +64,16 @@ def test_a_second_user_reaches_none_of_the_firsts_memories(live: LiveFactory) ->
     with Client(server.url, token=A_TOKEN) as a, Client(server.url, token=B_TOKEN) as b:
         alice, bob = RemoteMemory(a), RemoteMemory(b)
         fact = alice.add("my locker code is 4711", key="locker code")
-        with pytest.raises(NotFoundError):
+        with pytest.raises(NotFound):
             bob.get(fact.id)
-        with pytest.raises(NotFoundError):
+        with pytest.raises(NotFound):
             bob.update(fact.id, value="0")
-        with pytest.raises(NotFoundError):
+        with pytest.raises(NotFound):
             bob.delete(fact.id)
-        with pytest.raises(NotFoundError):
+        with pytest.raises(NotFound):
             bob.forget("query", "locker")
         assert bob.search("locker code 4711", mode="keyword") == []
         assert bob.list_facts().facts == [] and bob.history(key="locker code") == []
-        with pytest.raises(ConflictError):
+        with pytest.raises(Conflict):
             bob.retry_jobs()
         assert alice.get(fact.id) == fact

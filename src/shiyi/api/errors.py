@@ -16,13 +16,11 @@ from shiyi.errors import (
     ClientError,
     ConfigError,
     Conflict,
-    ConflictError,
     NotFound,
-    NotFoundError,
     PayloadTooLarge,
+    RequestError,
     ServerError,
     ServiceUnavailable,
-    SessionNotFound,
     ShiyiError,
     UnauthorizedError,
     ValidationFailed,
@@ -48,20 +46,21 @@ class WireError:
     """The HTTP status; 0 for ``unavailable``, which no server sends (nothing answered)."""
     raised_by: tuple[type[ShiyiError], ...]
     """Server side: shiyi errors answered with this code (the first matching row wins)."""
-    client: type[ClientError]
-    """Client side: what the client raises for this code."""
+    client: type[ClientError] | type[RequestError]
+    """Client side: what the client raises for this code (the server's own class for a
+    concept both sides know: one name per wire concept)."""
 
 
 WIRE_ERRORS: tuple[WireError, ...] = (
-    WireError("not_found", 404, (SessionNotFound, NotFound), NotFoundError),
+    WireError("not_found", 404, (NotFound,), NotFound),
     WireError("unauthorized", 401, (), UnauthorizedError),
     # A setting of the server forbids the request (e.g. memory is off): it conflicts with
     # the server's state rather than being malformed.
-    WireError("conflict", 409, (Conflict, ConfigError), ConflictError),
+    WireError("conflict", 409, (Conflict, ConfigError), Conflict),
     WireError("validation_error", 422, (), ValidationFailed),
     WireError("payload_too_large", 413, (), PayloadTooLarge),
     WireError("method_not_allowed", 405, (), ClientError),
-    WireError("bad_request", 400, (ShiyiError,), ClientError),  # any other shiyi error
+    WireError("bad_request", 400, (ShiyiError,), RequestError),  # any other shiyi error
     WireError("internal", 500, (), ServerError),
     WireError("unavailable", 0, (), ServiceUnavailable),
 )
@@ -75,7 +74,7 @@ def wire_error_for(exc: ShiyiError) -> WireError:
     return next(row for row in WIRE_ERRORS if isinstance(exc, row.raised_by))
 
 
-def client_error_class(code: str, status: int) -> type[ClientError]:
+def client_error_class(code: str, status: int) -> type[ClientError] | type[RequestError]:
     """What the client raises for an error response's code (5xx without a known code:
     :class:`~shiyi.errors.ServerError`)."""
     for row in WIRE_ERRORS:

@@ -38,9 +38,10 @@ T = TypeVar("T")
 class AsyncClient:
     """The async twin of :class:`~shiyi.client.Client` (same calls, same errors).
 
-    Errors come back as :class:`~shiyi.client.errors.ClientError` subclasses named after the
-    API's stable codes (``NotFoundError``, ``ConflictError``, ...); an address where nothing
-    answers raises ``ServiceUnavailable``.
+    Errors come back as the class named by the API's stable code: the server's own
+    ``NotFound``, ``Conflict`` and ``RequestError`` (``bad_request``) for what the request
+    asked, ``ClientError`` subclasses for the rest (``UnauthorizedError``, ``ServerError``,
+    ...); an address where nothing answers raises ``ServiceUnavailable``.
 
     >>> async with AsyncClient("http://127.0.0.1:8765") as client:  # doctest: +SKIP
     ...     session = (await client.create_session()).id

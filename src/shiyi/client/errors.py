@@ -8,10 +8,10 @@ import json
 import httpx
 
 from shiyi.api.errors import client_error_class
-from shiyi.errors import ClientError, ServiceUnavailable
+from shiyi.errors import ClientError, RequestError, ServiceUnavailable
 
 
-def error_from(status: int, body: bytes) -> ClientError:
+def error_from(status: int, body: bytes) -> ClientError | RequestError:
     """The exception for an error response (its JSON body, or the raw text if not JSON)."""
     code, message = "", ""
     try:

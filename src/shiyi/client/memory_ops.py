@@ -27,7 +27,7 @@ from shiyi.api.schemas import (
     Scope,
 )
 from shiyi.client.sync import Client
-from shiyi.errors import Conflict, NotFoundError
+from shiyi.errors import Conflict, NotFound
 
 SearchMode = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
 POLL = 0.2
@@ -106,7 +106,7 @@ class RemoteMemory:
         for memory_id in dict.fromkeys(ids):
             try:
                 done = self.client.memory_delete(memory_id)
-            except NotFoundError:
+            except NotFound:
                 continue
             deleted += done.deleted
             forgotten.append(memory_id)

@@ -45,9 +45,10 @@ def auth_headers(token: str | None) -> dict[str, str]:
 class Client:
     """A ``shiyi serve`` (or ``shiyi chat``) API client.
 
-    Errors come back as :class:`~shiyi.client.errors.ClientError` subclasses named after the
-    API's stable codes (``NotFoundError``, ``ConflictError``, ...); an address where nothing
-    answers raises ``ServiceUnavailable``.
+    Errors come back as the class named by the API's stable code: the server's own
+    ``NotFound``, ``Conflict`` and ``RequestError`` (``bad_request``) for what the request
+    asked, ``ClientError`` subclasses for the rest (``UnauthorizedError``, ``ServerError``,
+    ...); an address where nothing answers raises ``ServiceUnavailable``.
 
     >>> with Client("http://127.0.0.1:8765") as client:           # doctest: +SKIP
     ...     session = client.create_session().id

@@ -8,10 +8,10 @@
 :mod:`shiyi.api.schemas`, so a caller cannot tell them apart.
 
 Every operation acts as one identity (the adapter's): another user's memory is not found,
-exactly like a missing id.  Errors are :class:`~shiyi.errors.ShiyiError`s: ``NotFound`` /
-``NotFoundError`` for an id or match that is not the caller's, ``Conflict`` /
-``ConflictError`` for an edit the state refuses, ``ScopeDenied`` for a scope the caller
-may not write.
+exactly like a missing id.  Errors are :class:`~shiyi.errors.ShiyiError`s: ``NotFound``
+for an id or match that is not the caller's, ``Conflict`` for an edit the state refuses
+(the same classes whether the adapter is local or remote), ``ScopeDenied`` for a scope the
+caller may not write.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from shiyi.errors import NotFound, NotFoundError
+from shiyi.errors import NotFound
 from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.memory_import import import_
 from shiyi.interfaces.cli.memory_migrate import migrate
@@ -144,7 +144,7 @@ def show(
     with operations(config) as ops:
         try:
             found = ops.get(memory_id)  # another user's or agent's: not found either
-        except (NotFound, NotFoundError):
+        except NotFound:
             fail(f"no memory with id {memory_id!r}; `shiyi memory search` shows ids")
     typer.echo(found.model_dump_json(indent=2))
 
@@ -210,7 +210,7 @@ def forget(
             assert text is not None
             try:
                 found = ops.forget(by, text, limit=limit, dry_run=True)  # type: ignore[arg-type]
-            except (NotFound, NotFoundError) as exc:
+            except NotFound as exc:
                 fail(str(exc))
             for hit in found.hits:
                 typer.echo(hit_line(hit))

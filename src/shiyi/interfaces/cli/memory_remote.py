@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # imported lazily: `shiyi --help` must stay fast
 @contextmanager
 def connected(config: Path | None) -> Iterator[Client | None]:
     """The owner's client (None: nobody owns the data dir, open the store here)."""
-    from shiyi.client import ClientError
+    from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.remote import service_client
 
@@ -29,7 +29,7 @@ def connected(config: Path | None) -> Iterator[Client | None]:
         return
     try:
         yield client
-    except ClientError as exc:
+    except ShiyiError as exc:  # what the server refused ends the command as a local refusal does
         fail(str(exc))
     finally:
         client.close()

@@ -22,7 +22,7 @@ Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 
 
 def error_json(exc: OpenAIRequestError) -> dict[str, Any]:
-    return error_body(exc.message, exc.type, exc.param, exc.code)
+    return error_body(exc.message, exc.type, exc.param, exc.openai_code)
 
 
 def error_body(
