@@ -33,7 +33,7 @@ from recall_bench import (
 
 from shiyi.compat.mem0 import Memory as Mem0Memory
 from shiyi.memory.importers import ImportedConversation, detect_and_load
-from shiyi.memory.query_signals import understand
+from shiyi.memory.recall.query_signals import understand
 
 
 def native_tally(conversation: ImportedConversation, home: Path, tally: Tally) -> float:

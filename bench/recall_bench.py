@@ -41,12 +41,11 @@ from pathlib import Path
 import numpy as np
 
 from shiyi.config import load_settings
-from shiyi.memory.boosts import Boosts
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.fusion import RerankWeights
 from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
-from shiyi.memory.query_signals import understand
-from shiyi.memory.retriever import MODES, Retriever
+from shiyi.memory.recall.config import MODES, Boosts, RerankWeights
+from shiyi.memory.recall.query_signals import understand
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

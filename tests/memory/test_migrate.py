@@ -16,7 +16,7 @@ from shiyi.memory.importers import detect_and_load
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, FactRecord, RelationRecord
 from shiyi.memory.postgres.store import PostgresStore
-from shiyi.memory.retriever import Mode
+from shiyi.memory.recall.config import Mode
 from shiyi.memory.service import Memory
 from tests.memory.conftest import event_access
 

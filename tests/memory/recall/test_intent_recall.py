@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
-from shiyi.memory.query_signals import understand
+from shiyi.memory.recall.query_signals import understand
 from shiyi.memory.service import Memory
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shiyi.memory.query_signals import understand
+from shiyi.memory.recall.query_signals import understand
 
 NOW = datetime(2023, 8, 16, 12, tzinfo=UTC).timestamp()
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import Settings, load_settings
-from shiyi.memory.boosts import Boosts
 from shiyi.memory.importers import load_locomo
-from shiyi.memory.retriever import Retriever
+from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 from tests.support.records import seed
 

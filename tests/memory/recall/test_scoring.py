@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 
 from shiyi.index.fusion import rrf
-from shiyi.memory.fusion import DEFAULT_PATH_WEIGHTS, RerankWeights, rerank, score_fusion
 from shiyi.memory.models import MemoryHit, Scored
+from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
+from shiyi.memory.recall.scoring import rerank, score_fusion
 
 DAY = 86400.0
 

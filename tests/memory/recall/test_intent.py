@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from shiyi.memory.intent import detect_intent
+from shiyi.memory.recall.intent import detect_intent
 
 PEERS = ["reviewer", "ops-bot"]
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from shiyi.config import Settings, load_settings
-from shiyi.memory import recall_paths as recall
 from shiyi.memory.models import EventRecord, FactRecord, Scored
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.recall_paths import Found, Records, run_paths, touch_later
+from shiyi.memory.recall import paths as recall
+from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.service import Memory
 from tests.memory.conftest import event_access
 

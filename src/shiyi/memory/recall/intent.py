@@ -1,7 +1,7 @@
 """What a user message is asking for, read without a model (seed 001 section 3.3).
 
 The intent decides which kinds of memory the context builder prefetches for a run
-(:mod:`shiyi.memory.prefetch`):
+(:mod:`shiyi.memory.recall.prefetch`):
 
 ==============  ====================================  =====================================
 intent          drawn first                           then

@@ -11,7 +11,7 @@ import pytest
 from shiyi.config import Settings, load_settings
 from shiyi.index.cache_stats import RESULT, counter
 from shiyi.memory.models import MemoryHit
-from shiyi.memory.result_cache import ResultCache, SearchKey
+from shiyi.memory.recall.result_cache import ResultCache, SearchKey
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 from tests.support.records import seed, turn

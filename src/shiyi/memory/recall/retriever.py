@@ -2,11 +2,11 @@
 
 Each path is a separate store query (one combined Cypher query was measured 50x slower);
 the paths run side by side and their records load while the vector path still scans (see
-:mod:`shiyi.memory.recall_paths`).
+:mod:`shiyi.memory.recall.paths`).
 
-A hybrid search reads the query first (:mod:`shiyi.memory.query_signals`: names, time
-windows, intent), fuses the paths by score (:func:`~shiyi.memory.fusion.score_fusion`),
-adjusts the fused scores by what the candidates' records say (:mod:`shiyi.memory.boosts`:
+A hybrid search reads the query first (:mod:`shiyi.memory.recall.query_signals`: names, time
+windows, intent), fuses the paths by score (:func:`~shiyi.memory.recall.scoring.score_fusion`),
+adjusts the fused scores by what the candidates' records say (:mod:`shiyi.memory.recall.boosts`:
 speakers, time windows, episodes, neighbours) and reranks by kind, confidence and use.
 Single-path modes return that path's own order: they are the baselines hybrid must beat.
 """
@@ -17,15 +17,12 @@ import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
-from typing import Literal, TypeAlias
 
 from shiyi.index.fusion import rrf
 from shiyi.index.text import query_terms, stem_word
-from shiyi.memory.boosts import Boosts, apply_boosts
 from shiyi.memory.contextual import speaker_name
 from shiyi.memory.echoes import asks_about_runs
 from shiyi.memory.entities import extract_entities, normalize_name
-from shiyi.memory.fusion import RerankWeights, rerank, score_fusion
 from shiyi.memory.models import (
     Anchor,
     EventRecord,
@@ -35,21 +32,14 @@ from shiyi.memory.models import (
     Scored,
 )
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.query_signals import QuerySignals, understand
-from shiyi.memory.recall_paths import Found, Records, run_paths, touch_later
+from shiyi.memory.recall.boosts import apply_boosts
+from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
+from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
+from shiyi.memory.recall.query_signals import QuerySignals, understand
+from shiyi.memory.recall.scoring import rerank, score_fusion
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.topics import extract_topics
 
-Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
-Fusion: TypeAlias = Literal["score", "rrf"]
-MODES: tuple[Mode, ...] = ("hybrid", "semantic", "graph", "recent", "keyword")
-_PATHS: dict[Mode, tuple[str, ...]] = {
-    "hybrid": ("vector", "keyword", "graph", "recent"),
-    "semantic": ("vector",),
-    "keyword": ("keyword",),
-    "graph": ("graph",),
-    "recent": ("recent",),
-}
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
 BRIDGE_SEEDS = 1
 """How many of the best matches the graph bridge starts from."""
@@ -103,14 +93,14 @@ class Retriever:
         Superseded facts are included when ``history`` is true or, by default, when the query
         asks about the past ("where did I live before?"); current facts still rank first.
         """
-        if mode not in _PATHS:
+        if mode not in MODE_PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         who = viewer or Viewer()
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
         found, records = run_paths(
-            self.store, _PATHS[mode], lambda name: self._path(name, query, follows)
+            self.store, MODE_PATHS[mode], lambda name: self._path(name, query, follows)
         )
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).

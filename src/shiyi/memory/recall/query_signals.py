@@ -13,7 +13,7 @@ what the question is, found with patterns in well under a millisecond, never an 
 * **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
   which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
-  message intent of :mod:`shiyi.memory.intent` does, when a cue is clear (a query quoting
+  message intent of :mod:`shiyi.memory.recall.intent` does, when a cue is clear (a query quoting
   an error favours past problems, one asking for new work favours facts and procedures).
 """
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeAlias
 
-from shiyi.memory.intent import favoured_kinds
+from shiyi.memory.recall.intent import favoured_kinds
 
 Intent: TypeAlias = Literal["temporal", "multi_hop", "preference", "procedure", "history", "lookup"]
 INTENTS: tuple[Intent, ...] = (

@@ -1,7 +1,7 @@
 """The memories a run starts with, chosen by what the message asks for (seed 001, 3.3).
 
 One keyword search (cheap: no embedding) finds the candidates; the message's intent
-(:mod:`shiyi.memory.intent`) then draws from them in its own order, each draw a kind of
+(:mod:`shiyi.memory.recall.intent`) then draws from them in its own order, each draw a kind of
 memory and how many, and facts only when their confidence reaches the active threshold:
 the seed wants one or two trusted memories in the hint, not any hit that shares a word.
 
@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from shiyi.memory.echoes import asks_about_runs
-from shiyi.memory.intent import IntentKind, MessageIntent
 from shiyi.memory.models import MemoryHit
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.retriever import Retriever
+from shiyi.memory.recall.intent import IntentKind, MessageIntent
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
 
 Keep = Callable[[MemoryHit], bool]

@@ -22,56 +22,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from shiyi.memory.models import MemoryHit, Scored
-
-# Procedures beat general knowledge, which beats what merely happened (seed 001, 3.1).
-DEFAULT_KIND_WEIGHTS: dict[str, float] = {
-    "procedural": 1.3,
-    "preference": 1.15,
-    "convention": 1.15,
-    "decision": 1.15,
-    "semantic": 1.1,
-    "todo": 1.05,
-    "episodic": 1.0,
-    "event": 1.0,
-}
-
-
-# How much each recall path's vote counts in the fusion (RRF uses all four; score fusion
-# lets recency only break ties).  Graph at 0.5: on the LoCoMo dev set recall@10 was 0.764
-# at 0.25, 0.767 at 0.5 and 0.763 at 1.0.
-DEFAULT_PATH_WEIGHTS: dict[str, float] = {
-    "vector": 1.0,
-    "keyword": 1.0,
-    "graph": 0.5,
-    "recent": 0.25,
-}
-
+from shiyi.memory.recall.config import RerankWeights
 
 SCORED_PATHS = ("vector", "keyword", "graph")
 """Paths whose scores measure how well a memory matches the query."""
 TIE_BREAKERS: dict[str, float] = {"recent": 0.05}
 """Bonus (in z-score units, 1/rank of the path's list) for being found by these paths."""
-
-
-@dataclass(slots=True, frozen=True)
-class RerankWeights:
-    rrf_k: int = 60
-    path_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS))
-    recency_half_life_days: float = 30.0
-    recency_weight: float = 0.3
-    """Recency's full boost, used when the query asks for what is recent ("latest",
-    "currently"); otherwise :attr:`recency_tie_weight` applies."""
-    recency_tie_weight: float = 0.02
-    """A tie-breaker: a 30% boost for the newest turn pushed older, better matches out of an
-    imported history (hybrid below keyword alone on real conversations)."""
-    frequency_weight: float = 0.05
-    """Small: every retrieval counts as a use, so a larger boost lets often-shown memories
-    crowd out better matches (lifecycle bench: 0.1 ranked the current value first in 92%
-    of queries, 0.05 in 98%)."""
-    kind_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_WEIGHTS))
 
 
 def _z_scores(found: Sequence[Scored]) -> tuple[dict[str, float], float]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shiyi.memory.models import Anchor, MemoryHit
-from shiyi.memory.present import format_hits
+from shiyi.memory.recall.present import format_hits
 
 NOW = 1_800_000_000.0
 ANCHOR = Anchor("s1", "run_abc", 0, 1, "text", NOW - 60)

@@ -1,6 +1,6 @@
 """Query-aware adjustments of fused scores, from what the candidates' records say.
 
-After fusion (:mod:`shiyi.memory.fusion`) every candidate has a score in z-score units (a
+After fusion (:mod:`shiyi.memory.recall.scoring`) every candidate has a score in z-score units (a
 strong match is 2 or more).  These add to it, each switchable for the recall bench
 (:class:`Boosts`):
 
@@ -26,11 +26,11 @@ numbers from the middle of ranges that all helped in development (episodes and n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from shiyi.memory.models import EventRecord, FactRecord
-from shiyi.memory.query_signals import DAY, QuerySignals
+from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.query_signals import DAY, QuerySignals
 
 SPEAKER_BONUS = 0.5
 TIME_BONUS = 0.6
@@ -39,23 +39,6 @@ EPISODE_SHARE = 0.2
 NEIGHBOUR_SHARE = 0.1
 NOT_SPEAKERS = frozenset({"user", "assistant", "tool", "system"})
 """Agent roles: a query saying "user" does not name a person."""
-
-
-@dataclass(slots=True, frozen=True)
-class Boosts:
-    """Which adjustments run (all by default; the recall bench turns each off in turn)."""
-
-    speakers: bool = True
-    time: bool = True
-    episodes: bool = True
-    neighbours: bool = True
-    bridge: bool = True
-    """Two hops through the graph (:mod:`shiyi.memory.retriever`): the best matches' entities
-    lead to other turns that mention them."""
-
-    @classmethod
-    def none(cls) -> Boosts:
-        return cls(speakers=False, time=False, episodes=False, neighbours=False, bridge=False)
 
 
 def in_time(ts: float, signals: QuerySignals) -> bool:

@@ -6,16 +6,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shiyi.memory.boosts import (
+from shiyi.memory.models import EventRecord, FactRecord
+from shiyi.memory.recall.boosts import (
     EPISODE_SHARE,
     NEIGHBOUR_SHARE,
     SPEAKER_BONUS,
     TIME_BONUS,
-    Boosts,
     apply_boosts,
 )
-from shiyi.memory.models import EventRecord, FactRecord
-from shiyi.memory.query_signals import understand
+from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.query_signals import understand
 
 MAY_8 = datetime(2023, 5, 8, 13, tzinfo=UTC).timestamp()
 JUNE_9 = datetime(2023, 6, 9, 13, tzinfo=UTC).timestamp()
