@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shiyi.errors import Conflict, ImportFormatError
+from shiyi.memory.intake.segments import is_internal_id
+from shiyi.memory.intake.worker import INGEST
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.segments import is_internal_id
-from shiyi.memory.worker import INGEST
 
 _ATTEMPTS = 4  # the plain names, the tag, and two numbered tags (names squatted on purpose)
 

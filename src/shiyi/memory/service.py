@@ -15,6 +15,8 @@ from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.import_claims import CLAIMS, ClaimedConversation, claim_conversation
+from shiyi.memory.intake.worker import EMBED, MemoryWorker
+from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation
 from shiyi.memory.lifecycle.forget import (
@@ -51,8 +53,6 @@ from shiyi.memory.recall.present import format_hits
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.worker import EMBED, MemoryWorker
-from shiyi.memory.writer import MemoryWriter
 
 log = logging.getLogger(__name__)
 REINDEX_CHUNK = 5000
@@ -190,7 +190,8 @@ class Memory:
         log_epoch: str = "",
     ) -> None:
         """Reply path: queue the message's segments (no graph write, no embedding here);
-        ``log_epoch`` names the session log the row is in (see :mod:`shiyi.memory.segments`)."""
+        ``log_epoch`` names the session log the row is in (see
+        :mod:`shiyi.memory.intake.segments`)."""
         self.writer.record(
             message,
             message_id=message_id,

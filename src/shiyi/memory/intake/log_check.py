@@ -1,9 +1,9 @@
 """Does memory hold what the session log says was said?  (``shiyi doctor``)
 
-Reconciliation (:mod:`shiyi.memory.reconcile`) queues what a kill lost on every start, but only
-for rows after its watermark, and only by id: it cannot see a message whose id another turn
+Reconciliation (:mod:`shiyi.memory.intake.reconcile`) queues what a kill lost on every start,
+but only for rows after its watermark, and only by id: it cannot see a message whose id another turn
 already holds.  That happened when a session log was moved aside or lost before logs had an
-epoch (:mod:`shiyi.memory.segments`): the new log's rows started at 1 again, their legacy ids
+epoch (:mod:`shiyi.memory.intake.segments`): the new log's rows started at 1 again, their legacy ids
 ``ev_<row>_<segment>`` were the old log's turns', and the new messages were never stored.
 This check compares every logged message of a run with memory:
 
@@ -21,12 +21,12 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from shiyi.memory.intake.reconcile import expected_events
+from shiyi.memory.intake.segments import event_id, parse_event_id
+from shiyi.memory.intake.worker import INGEST, event_payload
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.reconcile import expected_events
-from shiyi.memory.segments import event_id, parse_event_id
-from shiyi.memory.worker import INGEST, event_payload
 from shiyi.sessions.log import SessionLog
 
 _CHUNK = 500

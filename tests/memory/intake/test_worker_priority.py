@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.memory.intake.worker import MemoryWorker
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
-from shiyi.memory.worker import MemoryWorker
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
@@ -35,7 +35,7 @@ def test_worker_thread_runs_at_a_lower_priority(tmp_path: Path) -> None:
 
 
 def test_worker_waits_while_a_server_owes_first_events(tmp_path: Path) -> None:
-    from shiyi.memory.worker import ENTITIES
+    from shiyi.memory.intake.worker import ENTITIES
 
     jobs = SqliteJobQueue(tmp_path / "jobs.sqlite3")
     worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.01)  # type: ignore[arg-type]
@@ -63,8 +63,8 @@ def test_heavy_work_waits_while_a_reply_is_computed_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Cheap kinds keep the keyword index current; model work waits, but not forever."""
-    from shiyi.memory import worker as worker_module
-    from shiyi.memory.worker import ENTITIES
+    from shiyi.memory.intake import worker as worker_module
+    from shiyi.memory.intake.worker import ENTITIES
 
     jobs = SqliteJobQueue(tmp_path / "jobs.sqlite3")
     worker = MemoryWorker(store=None, jobs=jobs, embedder=None, idle_poll=0.01)  # type: ignore[arg-type]

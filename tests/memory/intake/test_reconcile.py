@@ -11,10 +11,10 @@ import pytest
 
 from shiyi.config import Settings
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.reconcile import WATERMARK, mark_reconciled, reconcile
-from shiyi.memory.segments import event_id
+from shiyi.memory.intake.reconcile import WATERMARK, mark_reconciled, reconcile
+from shiyi.memory.intake.segments import event_id
+from shiyi.memory.intake.worker import INGEST
 from shiyi.memory.service import Memory
-from shiyi.memory.worker import INGEST
 from shiyi.sessions.log import SessionLog
 from tests.support.records import log_and_record
 

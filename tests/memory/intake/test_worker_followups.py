@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shiyi.memory.intake.worker import EMBED, ENTITIES, INGEST, MemoryWorker, event_payload
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.worker import EMBED, ENTITIES, INGEST, MemoryWorker, event_payload
 from tests.memory.conftest import DIM
 from tests.support.embedders import CountingEmbedder
 

@@ -11,8 +11,8 @@ import pytest
 
 from shiyi.config import Settings
 from shiyi.llm.types import Message
-from shiyi.memory.reconcile import reconcile
-from shiyi.memory.segments import event_id
+from shiyi.memory.intake.reconcile import reconcile
+from shiyi.memory.intake.segments import event_id
 from shiyi.memory.service import Memory
 from shiyi.sessions.log import SessionLog
 

@@ -3,7 +3,7 @@
 The agent logs a message and then queues it for memory (two SQLite files, two commits): a
 process killed between the two leaves a logged message memory never hears of.  The log is
 the source of truth, and event ids derive from its rows (``ev_{epoch}_{row}_{index}``, see
-:mod:`shiyi.memory.segments`), so on start
+:mod:`shiyi.memory.intake.segments`), so on start
 the messages logged since the last reconciliation are compared with the graph and the
 ingest queue, and what neither holds is queued again.  Ingest is idempotent, so a message
 counted missing by a race is stored once anyway.
@@ -15,11 +15,11 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shiyi.memory.intake.segments import to_events
+from shiyi.memory.intake.worker import INGEST, event_payload
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.segments import to_events
-from shiyi.memory.worker import INGEST, event_payload
 from shiyi.sessions.log import LoggedMessage, LogIdentity, RunMessageOwner, SessionLog
 
 log = logging.getLogger(__name__)

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 
 from shiyi.llm.types import Message
 from shiyi.memory.echoes import Echoes
+from shiyi.memory.intake.segments import to_events
+from shiyi.memory.intake.worker import INGEST, event_payload
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
-from shiyi.memory.segments import to_events
-from shiyi.memory.worker import INGEST, event_payload
 
 
 class MemoryWriter:

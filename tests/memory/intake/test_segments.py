@@ -3,8 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.kuzu.jobs import SqliteJobQueue
-from shiyi.memory.segments import (
+from shiyi.memory.intake.segments import (
     MAX_SEGMENT_CHARS,
     LoggedEventId,
     is_internal_id,
@@ -12,8 +11,9 @@ from shiyi.memory.segments import (
     parse_event_id,
     to_events,
 )
-from shiyi.memory.worker import INGEST
-from shiyi.memory.writer import MemoryWriter
+from shiyi.memory.intake.worker import INGEST
+from shiyi.memory.intake.writer import MemoryWriter
+from shiyi.memory.kuzu.jobs import SqliteJobQueue
 
 
 def test_assistant_message_splits_into_reasoning_response_and_calls() -> None:
