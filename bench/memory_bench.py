@@ -34,10 +34,10 @@ from shiyi.config import load_settings
 from shiyi.config.settings import Settings
 from shiyi.index.blas import wanted_threads
 from shiyi.llm.types import Message
-from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
 from shiyi.memory.intake.worker import ENTITIES
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import ImportedConversation, QAItem, detect_and_load
 
 MODES = ("hybrid", "semantic", "keyword", "graph", "recent")
 KS = (5, 10, 20)

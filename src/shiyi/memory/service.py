@@ -14,7 +14,6 @@ from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
@@ -53,6 +52,7 @@ from shiyi.memory.recall.present import format_hits
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 
 log = logging.getLogger(__name__)
 REINDEX_CHUNK = 5000
@@ -211,7 +211,7 @@ class Memory:
         self, session_id: str, events: Sequence[EventRecord]
     ) -> ClaimedConversation:
         """Queue one imported conversation's turns as this viewer's, under names no other
-        owner uses (see :mod:`shiyi.memory.import_claims`); says what it was stored as."""
+        owner uses (see :mod:`shiyi.memory.transfer.import_claims`); says what it was stored as."""
         with CLAIMS:
             claimed = claim_conversation(self.store, session_id, events, self.viewer, self.jobs)
             self.import_events(claimed.events)

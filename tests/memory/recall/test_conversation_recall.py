@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import Settings, load_settings
-from shiyi.memory.importers import load_locomo
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import load_locomo
 from tests.support.records import seed
 
 SESSIONS = {

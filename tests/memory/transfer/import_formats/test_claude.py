@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import ImportFormatError
-from shiyi.memory.importers import detect_and_load
-from tests.memory.import_formats.exports import claude_export
-from tests.memory.import_formats.test_chatgpt import write
+from shiyi.memory.transfer.importers import detect_and_load
+from tests.memory.transfer.import_formats.exports import claude_export
+from tests.memory.transfer.import_formats.test_chatgpt import write
 
 
 def at(text: str) -> float:

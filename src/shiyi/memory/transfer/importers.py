@@ -1,5 +1,5 @@
 """Import conversations from outside shiyi: a simple JSONL transcript, the LoCoMo format, or
-a ChatGPT or Claude data export (:mod:`shiyi.memory.import_formats`).
+a ChatGPT or Claude data export (:mod:`shiyi.memory.transfer.import_formats`).
 
 Imported turns become :class:`EventRecord` s with ``segment_type="imported"``:
 
@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import ImportFormatError
-from shiyi.memory.import_formats import chatgpt, claude
-from shiyi.memory.import_formats.records import ImportedConversation as ImportedConversation
-from shiyi.memory.import_formats.records import QAItem as QAItem
-from shiyi.memory.import_formats.records import make_event
 from shiyi.memory.models import EventRecord
+from shiyi.memory.transfer.import_formats import chatgpt, claude
+from shiyi.memory.transfer.import_formats.records import (
+    ImportedConversation as ImportedConversation,
+)
+from shiyi.memory.transfer.import_formats.records import QAItem as QAItem
+from shiyi.memory.transfer.import_formats.records import make_event
 
 _LOCOMO_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %B %Y", "%I:%M %p on %d %b, %Y")
 _SESSION_KEY = re.compile(r"^session_(\d+)$")

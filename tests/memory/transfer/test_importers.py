@@ -11,7 +11,7 @@ import pytest
 from bench.synthetic import generate, to_jsonl_records
 
 from shiyi.errors import ImportFormatError
-from shiyi.memory.importers import (
+from shiyi.memory.transfer.importers import (
     detect_and_load,
     load_jsonl,
     load_locomo,

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from shiyi.errors import ImportFormatError
-from shiyi.memory.export import export_lines
-from shiyi.memory.import_claims import importer_tag
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.export import export_lines
+from shiyi.memory.transfer.import_claims import importer_tag
 from tests.memory.conftest import unwrapped
 from tests.support.records import turn
 

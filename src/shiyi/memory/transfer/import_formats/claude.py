@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from shiyi.errors import ImportFormatError
-from shiyi.memory.import_formats.records import ImportedConversation
-from shiyi.memory.import_formats.turns import Turn, conversation, session_name
+from shiyi.memory.transfer.import_formats.records import ImportedConversation
+from shiyi.memory.transfer.import_formats.turns import Turn, conversation, session_name
 
 SOURCE = "claude"
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant"}

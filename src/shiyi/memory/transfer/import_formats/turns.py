@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from shiyi.memory.import_formats.records import ImportedConversation, make_event
+from shiyi.memory.transfer.import_formats.records import ImportedConversation, make_event
 
 _UNSAFE = re.compile(r"\s+")
 MAX_TURN_CHARS = 100_000

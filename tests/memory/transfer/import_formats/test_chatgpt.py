@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from shiyi.errors import ImportFormatError
-from shiyi.memory.import_claims import check_runs
-from shiyi.memory.importers import detect_and_load
-from tests.memory.import_formats.exports import (
+from shiyi.memory.transfer.import_claims import check_runs
+from shiyi.memory.transfer.importers import detect_and_load
+from tests.memory.transfer.import_formats.exports import (
     BEACH,
     CAT,
     GREYHOUND,

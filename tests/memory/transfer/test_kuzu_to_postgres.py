@@ -12,12 +12,12 @@ from typer.testing import CliRunner
 
 from shiyi.config import Settings, load_settings
 from shiyi.interfaces.cli.app import app
-from shiyi.memory.importers import detect_and_load
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, FactRecord, RelationRecord
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.recall.config import Mode
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import detect_and_load
 from tests.memory.conftest import event_access
 
 PROBES = [
