@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("client",),
     ("agent",),
     ("context", "tools"),
+    ("scripts",),
     ("memory", "knowledge", "repomap"),
     ("sessions",),
     ("index",),

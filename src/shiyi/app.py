@@ -327,7 +327,7 @@ class App:
     def _script_tools(self, allowed: Collection[str] | None, agent: Agent) -> list[Tool]:
         """``scripts`` over the data dir's library, remembering as ``agent``'s memory; it
         runs scripts only where ``bash`` is allowed too (running one is running code)."""
-        from shiyi.memory.scripts import ScriptLibrary
+        from shiyi.scripts.library import ScriptLibrary
         from shiyi.tools.builtins.script import script_tools
 
         user = agent.memory.viewer.user_id if agent.memory else self.settings.memory.user_id

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import NotFound, ScriptError
-from shiyi.memory.scripts import (
+from shiyi.scripts.library import (
     MAX_BODY_BYTES,
     Script,
     ScriptLibrary,
