@@ -19,7 +19,7 @@ import pytest
 
 from shiyi.errors import StorageError
 from shiyi.memory.kuzu import schema
-from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.kuzu.connection import KuzuGraph
 from shiyi.memory.models import EventRecord
 
 DIM = 8
@@ -90,7 +90,7 @@ def test_second_process_raw_kuzu_is_refused(graph: KuzuGraph, db_path: Path, mod
 
 def test_second_process_gets_clear_error(graph: KuzuGraph, db_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from shiyi.memory.kuzu.graph import KuzuGraph\n"
+        "import sys; from pathlib import Path; from shiyi.memory.kuzu.connection import KuzuGraph\n"
         "from shiyi.errors import StorageError\n"
         "try: KuzuGraph(Path(sys.argv[1]), dimension=8, embedding_model='test-model')\n"
         "except StorageError as e: print('STORAGE', e)"
