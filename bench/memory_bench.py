@@ -4,7 +4,7 @@
                                  [--scale-dir DIR]
 
 DATASET is in the LoCoMo format (default: a generated synthetic one, see
-``shiyi.memory.synthetic``).  Every QA item with evidence is asked in each mode; recall@k is
+``bench/synthetic.py``).  Every QA item with evidence is asked in each mode; recall@k is
 the share of its evidence turns found in the top k.  ``keyword`` is the BM25-only baseline
 and ``semantic`` the vector-only baseline.
 

@@ -1,7 +1,7 @@
 """Knowledge search: multi-query, HyDE and summary-first recall paths, fused, then widened.
 
 Recall paths over chunks, each a ranked list fused by the memory's reciprocal-rank fusion
-(:func:`shiyi.memory.recall.scoring.rrf`, the one implementation for memory and documents):
+(:func:`shiyi.index.fusion.rrf`, the one implementation for memory and documents):
 
 * ``vector`` / ``keyword``: the question against chunk vectors and BM25 terms;
 * ``vector~i`` / ``keyword~i``: the same for each rewritten query (5.2.1), weighted lower so a

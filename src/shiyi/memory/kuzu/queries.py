@@ -94,7 +94,7 @@ LINK_SESSIONS = (
 # Sessions by primary key, never ``s.id IN $sids``: inside the transaction that created
 # them, Kuzu 0.11.3 matches that list against the wrong rows for ids over 12 bytes (its
 # out-of-line strings), so new chat sessions (ses_ + 12 hex) got another session's events
-# or none, and no NEXT chain (tests/memory/kuzu/test_graph_transactions.py).
+# or none, and no NEXT chain (tests/memory/kuzu/test_connection.py).
 SESSION_EVENTS = (
     "UNWIND $sids AS sid MATCH (e:Event)-[:IN_SESSION]->(s:Session {id: sid})"
     " RETURN sid, e.id, e.ts, e.iteration, e.segment"
