@@ -2,7 +2,7 @@
 
 After fusion (:mod:`shiyi.memory.recall.scoring`) every candidate has a score in z-score units (a
 strong match is 2 or more).  These add to it, each switchable for the recall bench
-(:class:`Boosts`):
+(:class:`~shiyi.memory.recall.config.Boosts`):
 
 * **speakers**: an event said by a person the query names ("What did *Melanie* paint?") gains
   :data:`SPEAKER_BONUS`, unless the query names every speaker among the candidates.
