@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from shiyi.memory.importers import parse_locomo_date
+from shiyi.memory.transfer.importers import parse_locomo_date
 
 TURN_GAP = 60.0
 """Seconds between turns: the extraction window shows minutes, so each turn has its own."""

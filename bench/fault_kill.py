@@ -268,7 +268,7 @@ def mirror_and_index(home: Path) -> tuple[dict[str, str], set[str]]:
 
 def logged_event_id(home: Path) -> Callable[[int], str]:
     """A row's first event id, as the server names it (the log's epoch, see segments)."""
-    from shiyi.memory.segments import event_id
+    from shiyi.memory.intake.segments import event_id
     from shiyi.sessions.log import SessionLog
 
     log = SessionLog(home / "sessions.sqlite3")

@@ -29,9 +29,9 @@ from memory_bench import percentile, timed
 
 from shiyi.config import load_settings
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.importers import ImportedConversation, detect_and_load
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import ImportedConversation, detect_and_load
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"
 YEAR = 365 * 86400.0

@@ -2,8 +2,9 @@
 
     python bench/mem0_api_bench.py [../shared/data/locomo-dev.json] [--ks 5,10,20]
 
-Each LoCoMo-format conversation goes into two stores: natively (imported with
-``shiyi.memory.importers`` and searched with the retriever, as ``recall_bench.py`` does) and
+Each LoCoMo-format conversation goes into two stores: natively (imported
+with ``shiyi.memory.transfer.importers`` and searched with the retriever, as
+``recall_bench.py`` does) and
 through ``shiyi.compat.mem0.Memory``, as code written for mem0 would: each turn is one
 ``add(..., infer=False)`` with the conversation as ``user_id``, its session as ``run_id``,
 the speaker as the message's ``name`` and ``metadata`` carrying the turn's time, speaker and
@@ -32,8 +33,8 @@ from recall_bench import (
 )
 
 from shiyi.compat.mem0 import Memory as Mem0Memory
-from shiyi.memory.importers import ImportedConversation, detect_and_load
-from shiyi.memory.query_signals import understand
+from shiyi.memory.recall.query_signals import understand
+from shiyi.memory.transfer.importers import ImportedConversation, detect_and_load
 
 
 def native_tally(conversation: ImportedConversation, home: Path, tally: Tally) -> float:

@@ -4,7 +4,7 @@
                                  [--scale-dir DIR]
 
 DATASET is in the LoCoMo format (default: a generated synthetic one, see
-``shiyi.memory.synthetic``).  Every QA item with evidence is asked in each mode; recall@k is
+``bench/synthetic.py``).  Every QA item with evidence is asked in each mode; recall@k is
 the share of its evidence turns found in the top k.  ``keyword`` is the BM25-only baseline
 and ``semantic`` the vector-only baseline.
 
@@ -34,10 +34,10 @@ from shiyi.config import load_settings
 from shiyi.config.settings import Settings
 from shiyi.index.blas import wanted_threads
 from shiyi.llm.types import Message
-from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
+from shiyi.memory.intake.worker import ENTITIES
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
-from shiyi.memory.worker import ENTITIES
+from shiyi.memory.transfer.importers import ImportedConversation, QAItem, detect_and_load
 
 MODES = ("hybrid", "semantic", "keyword", "graph", "recent")
 KS = (5, 10, 20)

@@ -23,13 +23,13 @@ from pathlib import Path
 
 from memory_bench import KS, MODES, ingest, load_dataset, percentile, settings_for
 
-from shiyi.memory.importers import ImportedConversation, QAItem
 from shiyi.memory.models import EventRecord
 from shiyi.memory.postgres import reads
 from shiyi.memory.postgres.rows import vector_literal
 from shiyi.memory.postgres.server import start_local_postgres
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import ImportedConversation, QAItem
 
 Results = dict[tuple[str, int], list[str]]
 

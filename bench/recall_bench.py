@@ -7,7 +7,7 @@ A folder of RealMem personas runs ``realmem_bench`` (online, session level, with
 MiniLM and RRF baselines).
 
 Each conversation of the LoCoMo-format file goes into its own store (one memory per person,
-as a user has), imported with ``shiyi.memory.importers`` and embedded by the worker.  Every
+as a user has), imported with ``shiyi.memory.transfer.importers`` and embedded by the worker.  Every
 question of categories 1-4 with evidence is asked; recall@k is the share of its evidence
 turns among the first k hits (and, at session level, the share of the evidence's sessions that
 own one of the first k hits, as the RealMem protocol counts).  In the same run, over the same turns:
@@ -41,13 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from shiyi.config import load_settings
-from shiyi.memory.boosts import Boosts
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.fusion import RerankWeights
-from shiyi.memory.importers import ImportedConversation, QAItem, detect_and_load
-from shiyi.memory.query_signals import understand
-from shiyi.memory.retriever import MODES, Retriever
+from shiyi.memory.recall.config import MODES, Boosts, RerankWeights
+from shiyi.memory.recall.query_signals import understand
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import ImportedConversation, QAItem, detect_and_load
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"

@@ -49,11 +49,11 @@ import psycopg
 from synthetic import FILLER
 
 from shiyi.config.settings import MemorySettings
+from shiyi.memory.intake.worker import INGEST, event_payload
 from shiyi.memory.models import EventRecord
 from shiyi.memory.postgres.jobs import PostgresJobQueue
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.service import Memory
-from shiyi.memory.worker import INGEST, event_payload
 
 DIMENSION = 384
 POLL = 0.25

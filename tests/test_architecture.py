@@ -1,4 +1,5 @@
-"""The import graph keeps the layer order docs/architecture.md draws.
+"""The import graph keeps the layer order docs/architecture.md draws, between packages and
+between the folders inside memory/.
 
 Every ``import shiyi...`` in the source counts, including the lazy ones inside functions: a
 lazy import still ties the two modules together.  Known exceptions are listed by name, so
@@ -22,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("client",),
     ("agent",),
     ("context", "tools"),
+    ("scripts",),
     ("memory", "knowledge", "repomap"),
     ("sessions",),
     ("index",),
@@ -31,6 +33,26 @@ LAYERS: list[tuple[str, ...]] = [
     ("errors", "events", "gitignore", "textfiles"),
 ]
 """Top to bottom: a package imports only from the layers below its own."""
+
+MEMORY_FOLDERS: list[tuple[str, ...]] = [
+    ("transfer",),
+    ("kuzu", "postgres"),
+    ("lifecycle",),
+    ("recall", "intake"),
+]
+"""The folders inside memory/, top to bottom: a folder imports memory's core and the folders
+below its own row, never a neighbour in its row (recall and the write path know nothing of each
+other; neither backend of the other).  Transfer sits on top because an import goes through the
+write path and the copy to PostgreSQL opens both backends; the backends sit above the lifecycle
+and the write path because their repair tool (``kuzu/doctor.py``) re-queues through them.
+Nothing in a folder imports a backend: stores are reached through :mod:`shiyi.memory.protocol`."""
+
+MEMORY_CORE = frozenset(
+    {"models", "protocol", "scopes", "jobs", "lock", "entities", "topics", "echoes", "contextual"}
+)
+"""memory/'s root modules a folder may import: the records, the store's seams, the job queue,
+the owner lock and what every job reads from a text without a model.  The rest of the root
+(service, backends, the operations and the page's views) composes the folders, above them all."""
 
 KNOWN_SIDEWAYS = {}
 KNOWN_CYCLES: set[frozenset[str]] = set()
@@ -105,6 +127,56 @@ def test_the_index_toolkit_knows_nothing_of_memory_or_documents() -> None:
                 t for t in targets if package_of(t) not in ("index", "errors", "llm", "config")
             }
             assert not above, (module, sorted(above))
+
+
+def memory_folder(module: str) -> str | None:
+    """The folder of memory/ that ``module`` lives in, or None for memory's root modules."""
+    parts = module.split(".")
+    if parts[:2] != ["shiyi", "memory"] or len(parts) < 3:
+        return None
+    return parts[2] if (SOURCE / "memory" / parts[2]).is_dir() else None
+
+
+def memory_row(folder: str) -> int:
+    return next(i for i, row in enumerate(MEMORY_FOLDERS) if folder in row)
+
+
+def test_every_memory_folder_has_a_row() -> None:
+    folders = {p.parent.name for p in (SOURCE / "memory").glob("*/__init__.py")}
+    placed = {folder for row in MEMORY_FOLDERS for folder in row}
+    assert folders == placed, f"place in MEMORY_FOLDERS: {folders ^ placed}"
+    roots = {p.stem for p in (SOURCE / "memory").glob("*.py")}
+    assert roots >= MEMORY_CORE, sorted(MEMORY_CORE - roots)
+
+
+def test_memory_core_imports_only_the_core() -> None:
+    wrong = set()
+    for module, targets in module_graph().items():
+        if module.removeprefix("shiyi.memory.") not in MEMORY_CORE:
+            continue
+        for target in targets:
+            name = target.removeprefix("shiyi.memory.")
+            if target.startswith("shiyi.memory.") and name not in MEMORY_CORE:
+                wrong.add((module, "imports", target))
+    assert not wrong, sorted(wrong)
+
+
+def test_memory_folders_import_the_core_and_the_folders_below() -> None:
+    wrong = set()
+    for module, targets in module_graph().items():
+        source = memory_folder(module)
+        if source is None:
+            continue
+        for target in targets:
+            if not target.startswith("shiyi.memory."):
+                continue  # other packages: test_packages_import_only_downward
+            destination = memory_folder(target)
+            if destination is None:
+                if target.removeprefix("shiyi.memory.") not in MEMORY_CORE:
+                    wrong.add((module, "imports memory's root beyond the core:", target))
+            elif destination != source and memory_row(destination) <= memory_row(source):
+                wrong.add((module, "imports a folder not below its own:", target))
+    assert not wrong, sorted(wrong)
 
 
 def _only_package_and_children(cycle: frozenset[str]) -> bool:

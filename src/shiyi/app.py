@@ -212,7 +212,7 @@ def repair_after_crash(log_: SessionLog, memory: Memory) -> None:
     """What a killed process left half done, repaired by the next owner of the data dir
     (holding its lock, so nothing else is running): runs still 'running' are interrupted,
     and logged messages memory never stored are queued for it."""
-    from shiyi.memory.reconcile import reconcile
+    from shiyi.memory.intake.reconcile import reconcile
 
     interrupted = log_.interrupt_running()
     if interrupted:
@@ -327,7 +327,7 @@ class App:
     def _script_tools(self, allowed: Collection[str] | None, agent: Agent) -> list[Tool]:
         """``scripts`` over the data dir's library, remembering as ``agent``'s memory; it
         runs scripts only where ``bash`` is allowed too (running one is running code)."""
-        from shiyi.memory.scripts import ScriptLibrary
+        from shiyi.scripts.library import ScriptLibrary
         from shiyi.tools.builtins.script import script_tools
 
         user = agent.memory.viewer.user_id if agent.memory else self.settings.memory.user_id
@@ -389,7 +389,7 @@ class App:
         if self.documents is not None:
             self.documents.close()
         if self.memory is not None and self._owns_memory:
-            from shiyi.memory.reconcile import mark_reconciled
+            from shiyi.memory.intake.reconcile import mark_reconciled
 
             mark_reconciled(self.log)
         self.log.close()

@@ -13,7 +13,7 @@ import pytest
 from shiyi.config import Settings, load_settings
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.result_cache import WriteCountingStore
+from shiyi.memory.recall.result_cache import WriteCountingStore
 from shiyi.memory.service import Memory
 
 BACKENDS = ("embedded", "postgres")

@@ -16,7 +16,6 @@ from bench.synthetic import FILLER, generate
 
 from shiyi.config import load_settings
 from shiyi.index import keyword as embedded_keywords
-from shiyi.memory.importers import ImportedConversation, detect_and_load
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import (
     EntityRecord,
@@ -30,6 +29,7 @@ from shiyi.memory.postgres import keywords as postgres_keywords
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import ImportedConversation, detect_and_load
 
 DIM = 16
 BASE = 1_700_000_000.0

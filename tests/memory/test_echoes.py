@@ -17,8 +17,8 @@ from shiyi.config import Settings
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
 from shiyi.memory.echoes import MEMORY_TOOL, QUOTES_MEMORY, quotes, shown_texts
 from shiyi.memory.models import EventRecord
-from shiyi.memory.scripts import Script, remember_script
 from shiyi.memory.service import Memory
+from shiyi.scripts.library import Script, remember_script
 from tests.conftest import collect
 from tests.memory.lifecycle.conftest import extraction, fact
 from tests.support.requests import run_context

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.kuzu import queries as kuzu_queries
+from shiyi.memory.kuzu import graph as kuzu_graph
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord
 from shiyi.memory.postgres import graph as postgres_graph
 from shiyi.memory.protocol import MemoryStore
 
 
 def cap_hubs(monkeypatch: pytest.MonkeyPatch, mentions: int) -> None:
-    monkeypatch.setattr(kuzu_queries, "HUB_MENTIONS", mentions)
+    monkeypatch.setattr(kuzu_graph, "HUB_MENTIONS", mentions)
     monkeypatch.setattr(postgres_graph, "HUB_MENTIONS", mentions)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from shiyi.errors import StorageError
-from shiyi.memory.kuzu import graph as kuzu_graph
+from shiyi.memory.kuzu import connection as kuzu_connection
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 from shiyi.memory.protocol import MemoryStore
@@ -68,7 +68,7 @@ def test_restart_keeps_data(open_store: StoreFactory) -> None:
 def test_add_events_idempotent_with_chain(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch, copy_threshold: int
 ) -> None:
-    monkeypatch.setattr(kuzu_graph, "COPY_THRESHOLD", copy_threshold)  # embedded's two paths
+    monkeypatch.setattr(kuzu_connection, "COPY_THRESHOLD", copy_threshold)  # embedded's two paths
     batch = [
         event("c", 3.0),
         event("a", 1.0),
@@ -274,7 +274,7 @@ def test_model_or_dimension_mismatch(open_store: StoreFactory) -> None:
 
 
 def test_bulk_links_stay_idempotent(store: MemoryStore) -> None:
-    events = [event(f"b{i}", float(i)) for i in range(kuzu_graph.COPY_EDGES_THRESHOLD + 50)]
+    events = [event(f"b{i}", float(i)) for i in range(kuzu_connection.COPY_EDGES_THRESHOLD + 50)]
     store.add_events(events)
     store.upsert_entities([EntityRecord("kuzu", "technology"), EntityRecord("alice", "person")])
     pairs = [(e.id, "kuzu") for e in events] + [(events[0].id, "alice"), ("nope", "kuzu")]

@@ -33,8 +33,8 @@ from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from shiyi.memory.intent import MessageIntent
     from shiyi.memory.models import MemoryHit
+    from shiyi.memory.recall.intent import MessageIntent
     from shiyi.memory.service import Memory
 
 log = logging.getLogger(__name__)
@@ -426,8 +426,8 @@ class Agent:
         """The hint block, and the recalled memories in it as plain text."""
         if self.memory is None:
             return "", ()
-        from shiyi.memory.intent import detect_intent
-        from shiyi.memory.present import format_hits
+        from shiyi.memory.recall.intent import detect_intent
+        from shiyi.memory.recall.present import format_hits
 
         session_id = self.transcript.session_id
         previous = _last_turns(self.transcript.all()[:-1])

@@ -1,5 +1,6 @@
 """Reciprocal-rank fusion of ranked lists (the knowledge base's hybrid search, and memory's
-``fusion="rrf"`` comparison; memory's default score fusion is :mod:`shiyi.memory.fusion`)."""
+``fusion="rrf"`` comparison; memory's default score fusion is
+:mod:`shiyi.memory.recall.scoring`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Knowledge search: multi-query, HyDE and summary-first recall paths, fused, then widened.
 
 Recall paths over chunks, each a ranked list fused by the memory's reciprocal-rank fusion
-(:func:`shiyi.memory.fusion.rrf`, the one implementation for memory and documents):
+(:func:`shiyi.index.fusion.rrf`, the one implementation for memory and documents):
 
 * ``vector`` / ``keyword``: the question against chunk vectors and BM25 terms;
 * ``vector~i`` / ``keyword~i``: the same for each rewritten query (5.2.1), weighted lower so a
@@ -15,7 +15,7 @@ The fused chunks are then widened (5.2.3): a hit in a short section returns the 
 section; otherwise its neighbours within the section come with it, and always its heading
 path.  Passages never repeat a chunk another passage already shows.
 
-The memory's :func:`~shiyi.memory.fusion.rerank` is not applied: it weighs recency, kind,
+The memory's :func:`~shiyi.memory.recall.scoring.rerank` is not applied: it weighs recency, kind,
 confidence and use, which document chunks do not have; the fused order stands.
 """
 

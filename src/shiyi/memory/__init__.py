@@ -1,12 +1,20 @@
-"""Long-term memory: the domain here, the storage in a backend package.
+"""Long-term memory: the core at this root, one folder per job, the storage in a backend package.
 
-- The domain: :mod:`~shiyi.memory.models` (records), :mod:`~shiyi.memory.protocol` (the
-  ``MemoryStore`` every backend implements), :mod:`~shiyi.memory.service` (the ``Memory``
-  facade), the write path (:mod:`~shiyi.memory.writer` queues, :mod:`~shiyi.memory.worker`
-  indexes), recall (:mod:`~shiyi.memory.retriever` fuses and reranks what
-  :mod:`~shiyi.memory.recall_paths` runs side by side) and :mod:`~shiyi.memory.lifecycle`
-  (extraction, facts, conflicts, consolidation, forgetting: the rules, on any backend).
+- The core: :mod:`~shiyi.memory.models` (records), :mod:`~shiyi.memory.protocol` (the
+  ``MemoryStore`` every backend implements), :mod:`~shiyi.memory.scopes` (who sees what),
+  :mod:`~shiyi.memory.jobs` (the job queue) and what every job reads from a text without a model
+  (:mod:`~shiyi.memory.entities`, :mod:`~shiyi.memory.topics`, :mod:`~shiyi.memory.echoes`,
+  :mod:`~shiyi.memory.contextual`); :mod:`~shiyi.memory.service` (the ``Memory`` facade) and
+  the operations every interface calls compose the folders below.
+- The jobs: :mod:`~shiyi.memory.recall` (a query, from reading it to the memories the model
+  reads; its settings in :mod:`~shiyi.memory.recall.config`), :mod:`~shiyi.memory.intake` (the
+  write path: :mod:`~shiyi.memory.intake.writer` queues, :mod:`~shiyi.memory.intake.worker`
+  indexes), :mod:`~shiyi.memory.transfer` (import and export) and
+  :mod:`~shiyi.memory.lifecycle` (extraction, facts, conflicts, consolidation, forgetting: the
+  rules, on any backend).
 - The backends, with the same file names for the same jobs: :mod:`~shiyi.memory.kuzu`
   (embedded) and :mod:`~shiyi.memory.postgres`; each one's ``lifecycle`` module holds the
   queries the lifecycle rules need from that store.  :mod:`~shiyi.memory.backends` picks one.
+
+``tests/test_architecture.py`` keeps the order between them.
 """

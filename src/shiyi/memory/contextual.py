@@ -11,7 +11,8 @@ over the bare text 0.249, with day and speaker 0.505; BM25 0.606 -> 0.652 with d
 Indexing a short reply ("Yes, it was!") together with the turn it answers added 0.014 for
 MiniLM and nothing for BM25, but would copy one turn's words into another's index entry, so
 forgetting a turn would have to re-index its neighbour.  Short replies get their context at
-query time instead: a turn's score borrows from its neighbours' (:mod:`shiyi.memory.fusion`).
+query time instead: a turn's score borrows from its neighbours'
+(:mod:`shiyi.memory.recall.scoring`).
 """
 
 from __future__ import annotations

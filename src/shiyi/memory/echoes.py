@@ -8,7 +8,7 @@ model's echo, and a forget of the original left the text alive inside them (issu
 
 So such turns are marked when they are recorded (:attr:`EventRecord.derived`): they stay in
 the session log and in memory, where ``expand`` and the session timeline show them, but recall
-leaves them out (:mod:`shiyi.memory.retriever`), extraction windows skip them (the stores'
+leaves them out (:mod:`shiyi.memory.recall.retriever`), extraction windows skip them (the stores'
 ``session_window``) and a forget takes the echoes of what it forgets with it
 (:mod:`shiyi.memory.lifecycle.forget`).
 
@@ -81,7 +81,7 @@ def legacy_prefixes(segment_type: str) -> list[str]:
 
 def shown_texts(text: str) -> list[str]:
     """The memories one tool result or hint shows: its lines without tags, ids and ages
-    (a ``<memory>`` block of :func:`~shiyi.memory.present.format_hits`, ``expand_memory``'s
+    (a ``<memory>`` block of :func:`~shiyi.memory.recall.present.format_hits`, ``expand_memory``'s
     ``[anchor] role: text`` lines)."""
     body = text.split(" -> ", 1)[1] if " -> " in text.split("\n", 1)[0] else text
     found: list[str] = []

@@ -13,11 +13,11 @@ from typing import Literal
 
 from shiyi.errors import Conflict, NotFound, ShiyiError
 from shiyi.memory.fact_views import strip_key_prefix
+from shiyi.memory.intake.worker import EMBED
 from shiyi.memory.lifecycle.facts import normalize_key
 from shiyi.memory.lifecycle.forget import ForgetPlan
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.service import Memory
-from shiyi.memory.worker import EMBED
 
 
 def patch_fact(

@@ -32,12 +32,12 @@ from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
 from shiyi.memory import views
 from shiyi.memory.edits import patch_fact, writable_forget_plan
 from shiyi.memory.entities import normalize_name
-from shiyi.memory.export import export_lines
 from shiyi.memory.fact_views import shown, strip_key_prefix
 from shiyi.memory.lifecycle.forget import ForgetReport
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.operations import ForgetBy, SearchMode
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.export import export_lines
 from shiyi.memory.wire import (
     event_out,
     fact_detail,

@@ -12,12 +12,10 @@ from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
-from shiyi.memory import prefetch
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.fusion import RerankWeights
-from shiyi.memory.import_claims import CLAIMS, ClaimedConversation, claim_conversation
-from shiyi.memory.intent import MessageIntent
+from shiyi.memory.intake.worker import EMBED, MemoryWorker
+from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation
 from shiyi.memory.lifecycle.forget import (
@@ -46,13 +44,15 @@ from shiyi.memory.models import (
     Scope,
     as_read_at,
 )
-from shiyi.memory.present import format_hits
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.result_cache import ResultCache, SearchKey, counting
-from shiyi.memory.retriever import Mode, Retriever
+from shiyi.memory.recall import prefetch
+from shiyi.memory.recall.config import Mode, RerankWeights
+from shiyi.memory.recall.intent import MessageIntent
+from shiyi.memory.recall.present import format_hits
+from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.worker import EMBED, MemoryWorker
-from shiyi.memory.writer import MemoryWriter
+from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 
 log = logging.getLogger(__name__)
 REINDEX_CHUNK = 5000
@@ -190,7 +190,8 @@ class Memory:
         log_epoch: str = "",
     ) -> None:
         """Reply path: queue the message's segments (no graph write, no embedding here);
-        ``log_epoch`` names the session log the row is in (see :mod:`shiyi.memory.segments`)."""
+        ``log_epoch`` names the session log the row is in (see
+        :mod:`shiyi.memory.intake.segments`)."""
         self.writer.record(
             message,
             message_id=message_id,
@@ -210,7 +211,7 @@ class Memory:
         self, session_id: str, events: Sequence[EventRecord]
     ) -> ClaimedConversation:
         """Queue one imported conversation's turns as this viewer's, under names no other
-        owner uses (see :mod:`shiyi.memory.import_claims`); says what it was stored as."""
+        owner uses (see :mod:`shiyi.memory.transfer.import_claims`); says what it was stored as."""
         with CLAIMS:
             claimed = claim_conversation(self.store, session_id, events, self.viewer, self.jobs)
             self.import_events(claimed.events)
@@ -430,7 +431,7 @@ class Memory:
         """1-2 keyword matches for the context builder: cheap (no embedding), a hint only.
         ``keep`` filters before the limit, so a dropped hit leaves its place to the next.
         With the message's ``intent`` (and the session's ``previous`` turns), the memories
-        that intent wants (:mod:`shiyi.memory.prefetch`); without, the best matches."""
+        that intent wants (:mod:`shiyi.memory.recall.prefetch`); without, the best matches."""
         if self.settings.prefetch_limit == 0 or not message.strip():
             return []
         if intent is not None:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from shiyi.errors import StorageError
 
 if TYPE_CHECKING:
+    from shiyi.memory.intake.worker import MemoryWorker
     from shiyi.memory.jobs import JobQueue
     from shiyi.memory.service import Memory
-    from shiyi.memory.worker import MemoryWorker
 
 RETRY_AFTER_ERROR = 2.0
 """Seconds a worker waits after the database failed, before trying again."""

@@ -70,7 +70,7 @@ CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, started_at);
 @dataclass(slots=True, frozen=True)
 class LogIdentity:
     """How this log's message rows name their memory events (see
-    :mod:`shiyi.memory.segments`): ``epoch`` is random, made when the log is, so a new log
+    :mod:`shiyi.memory.intake.segments`): ``epoch`` is random, made when the log is, so a new log
     (rows from 1 again) never names a row as an older log did; rows up to ``legacy_through``
     were logged before epochs existed and keep their old, epoch-less event ids."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.interfaces.cli.conftest import Cli
 from tests.interfaces.cli.test_memory_served_parity import owner
-from tests.memory.import_formats.exports import T0, chatgpt_export, claude_export
+from tests.memory.transfer.import_formats.exports import T0, chatgpt_export, claude_export
 
 
 def _hits(cli: Cli, query: str) -> list[dict[str, object]]:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
-from shiyi.memory.import_claims import importer_tag
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
+from shiyi.memory.transfer.import_claims import importer_tag
 from tests.interfaces.cli.conftest import Cli
 from tests.support.records import seed, turn
 

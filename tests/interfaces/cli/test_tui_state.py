@@ -21,7 +21,7 @@ from shiyi.events import (
 from shiyi.interfaces.cli.tui_layout import TurnView
 from shiyi.interfaces.cli.tui_state import MemoryLine, ToolLine, TurnState, parse_memory_block
 from shiyi.memory.models import Anchor, MemoryHit
-from shiyi.memory.present import format_hits
+from shiyi.memory.recall.present import format_hits
 
 NOW = 1_700_000_000.0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from shiyi.config import Settings
 from shiyi.llm.types import Message
-from shiyi.memory.segments import event_id
+from shiyi.memory.intake.segments import event_id
 from shiyi.sessions.log import SessionLog
 from tests.interfaces.server.conftest import LiveFactory
 from tests.support.waiting import wait_for
@@ -54,7 +54,7 @@ def test_restart_queues_unstored_messages_and_interrupts_dead_runs(
 
 
 def test_reconciling_twice_queues_nothing_new(live: LiveFactory, settings: Settings) -> None:
-    from shiyi.memory.reconcile import WATERMARK, reconcile
+    from shiyi.memory.intake.reconcile import WATERMARK, reconcile
 
     _session, _run, ids = _killed_mid_run(settings)
     server = live()

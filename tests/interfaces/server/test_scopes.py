@@ -16,7 +16,7 @@ from shiyi.config import Settings
 from shiyi.config.server_settings import ServerSettings, ServerUser
 from shiyi.interfaces.server import AgentService, create_app
 from shiyi.llm.scripted import ScriptedModel
-from shiyi.memory.scripts import Script, ScriptLibrary
+from shiyi.scripts.library import Script, ScriptLibrary
 from tests.interfaces.server.conftest import Live, LiveFactory, server_settings, stream_events
 from tests.interfaces.server.two_users import (
     A_TOKEN,

@@ -3,7 +3,7 @@ the saved scripts are listed, one is shown, one is deleted with its procedural m
 
 from __future__ import annotations
 
-from shiyi.memory.scripts import Script, ScriptLibrary, ScriptParameter, remember_script, saver
+from shiyi.scripts.library import Script, ScriptLibrary, ScriptParameter, remember_script, saver
 from tests.interfaces.web import test_page as shared
 from tests.interfaces.web.test_page import Page, Site, expect, open_page, shot
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.kuzu.queries import KuzuMentions
+from shiyi.memory.kuzu.graph import KuzuMentions
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord
 from tests.support.records import BASE_TS, turn

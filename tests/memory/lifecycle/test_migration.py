@@ -8,7 +8,7 @@ from pathlib import Path
 import kuzu
 
 from shiyi.memory.kuzu import schema
-from shiyi.memory.kuzu.graph import KuzuGraph
+from shiyi.memory.kuzu.connection import KuzuGraph
 from shiyi.memory.models import said_time
 
 

@@ -2,7 +2,7 @@
 
     python -m tests.memory.postgres.drain_worker URL LEASE POLL
 
-A :class:`~shiyi.memory.worker.MemoryWorker` on a :class:`PostgresJobQueue`, running the
+A :class:`~shiyi.memory.intake.worker.MemoryWorker` on a :class:`PostgresJobQueue`, running the
 loop and signal handling of ``shiyi worker --drain``, with one cheap job kind: ``record``
 writes (job id, pid) to the ``handled`` table for every job of a batch, then - for a job
 marked ``slow`` on its first attempt - sleeps long enough for the test to kill it mid-job.
@@ -21,9 +21,9 @@ import time
 import psycopg
 
 from shiyi.interfaces.cli.worker_cmd import install_stop_handlers, serve
+from shiyi.memory.intake.worker import MemoryWorker
 from shiyi.memory.jobs import Job
 from shiyi.memory.postgres.jobs import PostgresJobQueue
-from shiyi.memory.worker import MemoryWorker
 
 KIND = "record"
 BATCH = 16

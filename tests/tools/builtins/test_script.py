@@ -14,7 +14,7 @@ from shiyi.config import Settings, load_settings
 from shiyi.events import ToolResultEvent
 from shiyi.llm.scripted import ScriptedModel, ScriptStep, call, reply
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.scripts import memory_key
+from shiyi.scripts.library import memory_key
 from tests.conftest import AppOpener, collect
 from tests.support.requests import run_context
 

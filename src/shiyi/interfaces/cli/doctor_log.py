@@ -1,5 +1,5 @@
 """``shiyi doctor``'s look at the session log beside the memory store: every logged message of
-a run should be remembered (see :mod:`shiyi.memory.log_check`), and a log that cannot be
+a run should be remembered (see :mod:`shiyi.memory.intake.log_check`), and a log that cannot be
 opened is reported with its fix instead of failing the whole check."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from shiyi.config import Settings
+    from shiyi.memory.intake.log_check import LogAgreement
     from shiyi.memory.kuzu.doctor import DoctorOptions, DoctorReport
-    from shiyi.memory.log_check import LogAgreement
     from shiyi.memory.models import EventRecord
     from shiyi.sessions.log import SessionLog
 
@@ -39,9 +39,9 @@ def check_session_log(settings: Settings, report: DoctorReport, options: DoctorO
 
 
 def _agreement(settings: Settings, log: SessionLog, options: DoctorOptions) -> LogAgreement:
+    from shiyi.memory.intake.log_check import check_log
     from shiyi.memory.kuzu.jobs import SqliteJobQueue
     from shiyi.memory.kuzu.store import EmbeddedStore
-    from shiyi.memory.log_check import check_log
 
     store = EmbeddedStore(
         settings.memory_dir,
@@ -92,9 +92,9 @@ def _report(
 
 
 def _queue(settings: Settings, events: list[EventRecord]) -> str:
+    from shiyi.memory.intake.log_check import LogAgreement, queue_repairs
     from shiyi.memory.kuzu.jobs import SqliteJobQueue
     from shiyi.memory.kuzu.store import SQLITE_NAME
-    from shiyi.memory.log_check import LogAgreement, queue_repairs
 
     jobs = SqliteJobQueue(settings.memory_dir / SQLITE_NAME)
     try:

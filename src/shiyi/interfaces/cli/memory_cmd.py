@@ -45,7 +45,7 @@ def search(
     from shiyi.interfaces.cli.common import fail
     from shiyi.interfaces.cli.memory_lines import hit_line
     from shiyi.memory.models import FACT_KINDS
-    from shiyi.memory.retriever import MODES
+    from shiyi.memory.recall.config import MODES
 
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; use one of {', '.join(MODES)}")

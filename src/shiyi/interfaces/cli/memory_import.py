@@ -4,7 +4,7 @@ The file is read on this machine either way.  When ``shiyi serve`` or ``shiyi ch
 data dir, each conversation goes to it in parts (``POST /v1/memory/import``); otherwise the
 store is opened here.  Both print the same lines, and both store a conversation under the
 importer's tag when another user's memory already uses its names
-(:mod:`shiyi.memory.import_claims`).
+(:mod:`shiyi.memory.transfer.import_claims`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from shiyi.interfaces.cli.import_progress import ImportProgress, rate_text
 if TYPE_CHECKING:
     from shiyi.api.import_schemas import ImportIn
     from shiyi.client import Client
-    from shiyi.memory.importers import ImportedConversation
     from shiyi.memory.models import EventRecord
     from shiyi.memory.service import Memory
+    from shiyi.memory.transfer.importers import ImportedConversation
 
 _PART_BYTES = 400_000  # well under server.max_body_bytes' default (1 MB)
 _EMBED_JOBS = 8
@@ -50,8 +50,8 @@ def import_(
     from shiyi.interfaces.cli.common import fail
     from shiyi.interfaces.cli.memory_open import opened
     from shiyi.interfaces.cli.memory_remote import connected
-    from shiyi.memory.import_claims import check_runs
-    from shiyi.memory.importers import detect_and_load
+    from shiyi.memory.transfer.import_claims import check_runs
+    from shiyi.memory.transfer.importers import detect_and_load
 
     try:
         conversations = detect_and_load(path)

@@ -9,7 +9,7 @@ from shiyi.memory.lifecycle.health import MemoryHealth
 
 
 def hit_line(hit: MemoryHitOut) -> str:
-    from shiyi.memory.present import age_text
+    from shiyi.memory.recall.present import age_text
 
     kind = hit.fact_kind or hit.segment_type or hit.node
     where = f" [{hit.anchor}]" if hit.anchor else ""
@@ -23,7 +23,7 @@ def hit_line(hit: MemoryHitOut) -> str:
 
 def fact_line(fact: FactDetail) -> str:
     """``shiyi memory list``: id, kind, status, scope, when it last changed, the text."""
-    from shiyi.memory.present import age_text
+    from shiyi.memory.recall.present import age_text
 
     text = f"{fact.key}: {fact.value}" if fact.key else fact.value
     text = " ".join(text.split())

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from shiyi.memory.postgres.migrate import MigrationReport, Progress
+    from shiyi.memory.transfer.kuzu_to_postgres import MigrationReport, Progress
 
 
 def migrate(
@@ -49,8 +49,8 @@ def _copy(directory: Path, url: str, batch: int, lock_timeout: float) -> Migrati
     if not (directory / GRAPH_NAME).exists():
         raise ConfigError(f"there is no embedded memory store in {directory} to copy")
     try:
-        from shiyi.memory.postgres.migrate import embedding_model_of, migrate
         from shiyi.memory.postgres.store import PostgresStore, check_url, redacted
+        from shiyi.memory.transfer.kuzu_to_postgres import embedding_model_of, migrate
     except ImportError as exc:
         raise ConfigError(
             f"copying to PostgreSQL needs its driver ({exc}); "

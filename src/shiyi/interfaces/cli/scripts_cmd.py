@@ -16,7 +16,7 @@ import typer
 
 if TYPE_CHECKING:
     from shiyi.config import Settings
-    from shiyi.memory.scripts import Script, ScriptLibrary
+    from shiyi.scripts.library import Script, ScriptLibrary
 
 scripts_app = typer.Typer(
     help="The scripts the agent saved: list, show, run, rm.",
@@ -30,7 +30,7 @@ NameArgument = Annotated[str, typer.Argument(help="The script's name (see shiyi 
 
 
 def _library(settings: Settings) -> ScriptLibrary:
-    from shiyi.memory.scripts import ScriptLibrary
+    from shiyi.scripts.library import ScriptLibrary
 
     return ScriptLibrary.for_data_dir(settings.data_dir)
 
@@ -128,7 +128,7 @@ def remove(name: NameArgument, config: ConfigOption = None) -> None:
             forgotten = client.script_delete(name).forgotten
         else:
             forgotten = _remove_here(settings, name)
-    from shiyi.memory.scripts import forgotten_text
+    from shiyi.scripts.library import forgotten_text
 
     typer.echo(f"deleted script {name} and forgot {forgotten_text(forgotten)} of it")
 
@@ -138,7 +138,7 @@ def _remove_here(settings: Settings, name: str) -> int:
     from shiyi.app import open_memory
     from shiyi.errors import ShiyiError
     from shiyi.interfaces.cli.common import fail
-    from shiyi.memory.scripts import forget_script
+    from shiyi.scripts.library import forget_script
 
     script = _library(settings).delete(name)
     if not settings.memory.enabled:

@@ -3,7 +3,7 @@
 :class:`TurnState` keeps the turn in arrival order as blocks (answer text, reasoning, tool
 lines, notices; the plan is one block updated in place), plus the memories ``query_memory``
 returned and the token counts.  :func:`parse_memory_block` reads the ``<memory>`` block that
-``query_memory`` answers with (see ``shiyi.memory.present``).
+``query_memory`` answers with (see ``shiyi.memory.recall.present``).
 """
 
 from __future__ import annotations

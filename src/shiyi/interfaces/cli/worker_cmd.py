@@ -29,9 +29,9 @@ import typer
 
 if TYPE_CHECKING:
     from shiyi.config import Settings
+    from shiyi.memory.intake.worker import MemoryWorker
     from shiyi.memory.jobs import JobQueue
     from shiyi.memory.service import Memory
-    from shiyi.memory.worker import MemoryWorker
 
 INTERRUPTED = 130
 

@@ -23,7 +23,7 @@ from shiyi.api.script_schemas import (
 from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller, Identity
 from shiyi.interfaces.server.service import AgentService
-from shiyi.memory.scripts import NAME_PATTERN, Script, ScriptLibrary, forget_script
+from shiyi.scripts.library import NAME_PATTERN, Script, ScriptLibrary, forget_script
 
 router = APIRouter(prefix="/v1/scripts", tags=["scripts"])
 Service = Annotated[AgentService, Depends(get_service)]

@@ -3,5 +3,6 @@ the job queue) in one data directory, owned by one process.
 
 Its files do the jobs of :mod:`shiyi.memory.postgres`'s files of the same name: ``store``
 (the ``MemoryStore``), ``schema`` (tables and migrations), ``graph`` (the graph recall path),
-``lifecycle`` (lifecycle reads) and ``jobs`` (the job queue).
+``lifecycle`` (lifecycle reads) and ``jobs`` (the job queue).  ``connection`` holds the Kuzu
+database, its write connection and readers (``KuzuGraph``); ``queries`` its Cypher text and rows.
 """

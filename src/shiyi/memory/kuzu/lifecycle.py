@@ -1,6 +1,6 @@
 """Cypher for the memory lifecycle: slot lookups for dedup and conflicts, expiry, health
 aggregates and the id sets that ``forget`` deletes.  Runs on a connection of
-:class:`shiyi.memory.kuzu.graph.KuzuGraph` (readers or the write transaction)."""
+:class:`shiyi.memory.kuzu.connection.KuzuGraph` (readers or the write transaction)."""
 
 from __future__ import annotations
 

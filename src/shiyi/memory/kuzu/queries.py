@@ -1,11 +1,11 @@
-"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu.graph`."""
+"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu.connection`."""
 
 from __future__ import annotations
 
 import warnings
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import kuzu
 import pyarrow as pa
@@ -17,15 +17,10 @@ from shiyi.memory.models import (
     FactKind,
     FactRecord,
     FactStatus,
-    Neighbourhood,
-    RelationFilter,
-    RelationRecord,
     Scope,
-    Scored,
     SegmentType,
     Tier,
 )
-from shiyi.memory.topics import specificity, within_budget
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,7 +94,7 @@ LINK_SESSIONS = (
 # Sessions by primary key, never ``s.id IN $sids``: inside the transaction that created
 # them, Kuzu 0.11.3 matches that list against the wrong rows for ids over 12 bytes (its
 # out-of-line strings), so new chat sessions (ses_ + 12 hex) got another session's events
-# or none, and no NEXT chain (tests/memory/kuzu/test_graph_transactions.py).
+# or none, and no NEXT chain (tests/memory/kuzu/test_connection.py).
 SESSION_EVENTS = (
     "UNWIND $sids AS sid MATCH (e:Event)-[:IN_SESSION]->(s:Session {id: sid})"
     " RETURN sid, e.id, e.ts, e.iteration, e.segment"
@@ -370,115 +365,3 @@ def chain_order(rows: Iterable[Sequence[Any]]) -> dict[str, list[str]]:
     for sid, eid, ts, iteration, segment in rows:
         by_session.setdefault(sid, []).append((ts, iteration, segment, eid))
     return {sid: [key[3] for key in sorted(keys)] for sid, keys in by_session.items()}
-
-
-# --- the graph recall path -------------------------------------------------------------------
-
-_RELATIONS_OF = (
-    "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) WHERE a.name IN $names OR b.name IN $names"
-    " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to, r.user_id, r.agent_id"
-)
-# Entity first: Kuzu otherwise scans every event's mentions for the names (at 100k turns of
-# real conversation, counting four entities' mentions took 60 ms that way, 3.4 ms this way).
-_MENTIONING = (
-    "MATCH (n:Entity) WHERE n.name IN $names MATCH (n)<-[:MENTIONS]-(e:Event)"
-    " RETURN e.id, n.name, e.ts"
-)
-_ABOUT = (
-    "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names"
-    " RETURN f.id, n.name, coalesce(f.updated_at, f.created_at)"
-)
-_DEGREE = (
-    "MATCH (n:Entity) WHERE n.name IN $names MATCH (n)<-[:MENTIONS]-(e:Event)"
-    " RETURN n.name, count(e)"
-)
-DIRECT_SCORE = 1.0
-"""Score an event/fact gets per query entity it touches directly."""
-INDIRECT_SCORE = 0.5
-"""Score per entity one RELATED_TO hop away from a query entity (hops=2)."""
-HUB_MENTIONS = 1000
-"""An entity mentioned by more events than this is a hub: its events are not expanded.
-Measured at 100k events: expanding an entity with 20k mentions took 60-340 ms (Kuzu reads
-every mentioning event), 2k mentions 20-50 ms; counting mentions takes ~1 ms.  Like a stop
-word, touching a hub says little about relevance; its facts and relations still count."""
-
-
-class MentionIndex(Protocol):
-    """Where the graph path reads MENTIONS edges: Kuzu itself, or the SQLite mirror
-    (:class:`~shiyi.memory.kuzu.mention_rows.MentionRows`, several times faster at scale)."""
-
-    def degree(self, names: Sequence[str]) -> dict[str, int]: ...
-
-    def mentioning(self, names: Sequence[str]) -> list[tuple[str, str, float]]: ...
-
-
-class KuzuMentions:
-    """MENTIONS edges read from the graph."""
-
-    def __init__(self, conn: kuzu.Connection) -> None:
-        self.conn = conn
-
-    def degree(self, names: Sequence[str]) -> dict[str, int]:
-        rows = prepared(self.conn, _DEGREE, {"names": list(names)})
-        return {str(name): int(count) for name, count in rows}
-
-    def mentioning(self, names: Sequence[str]) -> list[tuple[str, str, float]]:
-        rows = prepared(self.conn, _MENTIONING, {"names": list(names)})
-        return [(str(e), str(n), float(ts or 0.0)) for e, n, ts in rows]
-
-
-def neighbourhood(
-    conn: kuzu.Connection,
-    seeds: list[str],
-    hops: int,
-    limit: int,
-    mentions: MentionIndex | None = None,
-    follows: RelationFilter | None = None,
-) -> Neighbourhood:
-    """Events and facts around ``seeds``: hop 1 = touching a seed, hop 2 = touching an entity
-    RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
-    indirect 0.5, each times the entity's :func:`specificity`: a topic every other turn
-    mentions says little), ties broken by recency; ``relations`` are the edges incident to
-    the seeds.  Only the rarest entities are expanded, up to a budget of mentions read
-    (:func:`~shiyi.memory.topics.within_budget`).
-    Events are not expanded from hubs (see ``HUB_MENTIONS``).  ``mentions``: where MENTIONS
-    edges are read (default: the graph)."""
-    if not seeds or hops < 1 or limit <= 0:
-        return Neighbourhood(list(seeds), [], [], [])
-    edges = mentions or KuzuMentions(conn)
-    relations = [_relation(r) for r in prepared(conn, _RELATIONS_OF, {"names": seeds})]
-    relations = [r for r in relations if follows is None or follows(r)]
-    weights = dict.fromkeys(seeds, DIRECT_SCORE)
-    if hops >= 2:
-        for rel in relations:
-            for name in (rel.src, rel.dst):
-                weights.setdefault(name, INDIRECT_SCORE)
-    degree = edges.degree(list(weights))
-    weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
-    expand = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
-    events = _ranked(edges.mentioning(expand) if expand else [], weights, limit)
-    facts = _ranked(prepared(conn, _ABOUT, {"names": list(weights)}), weights, limit)
-    return Neighbourhood(list(weights), events, facts, relations)
-
-
-def _relation(row: Sequence[Any]) -> RelationRecord:
-    return RelationRecord(
-        src=str(row[0]),
-        dst=str(row[1]),
-        type=str(row[2]),
-        weight=float(row[3] if row[3] is not None else 1.0),
-        valid_from=row[4],
-        valid_to=row[5],
-        user_id=str(row[6] or "") if len(row) > 6 else "",
-        agent_id=str(row[7] or "") if len(row) > 7 else "",
-    )
-
-
-def _ranked(rows: Iterable[Sequence[Any]], weights: dict[str, float], limit: int) -> list[Scored]:
-    score: dict[str, float] = {}
-    when: dict[str, float] = {}
-    for node_id, entity, ts in rows:
-        score[node_id] = score.get(node_id, 0.0) + weights.get(entity, 0.0)
-        when[node_id] = float(ts or 0.0)
-    ranked = sorted(score, key=lambda i: (-score[i], -when[i], i))[:limit]
-    return [Scored(i, score[i]) for i in ranked]

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from shiyi.errors import StorageError
 from shiyi.index.sqlite_file import SqliteFile
+from shiyi.memory.kuzu.connection import KuzuGraph
 from shiyi.memory.kuzu.event_rows import EventRows
-from shiyi.memory.kuzu.graph import KuzuGraph
 from shiyi.memory.kuzu.guard import check_graph_file, rebuild_marker
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.kuzu.probe import check_graph_opens

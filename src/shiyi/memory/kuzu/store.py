@@ -23,8 +23,8 @@ from shiyi.index.sqlite_file import (
 )
 from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu import visible
+from shiyi.memory.kuzu.connection import KuzuGraph
 from shiyi.memory.kuzu.event_rows import EventRows
-from shiyi.memory.kuzu.graph import KuzuGraph
 from shiyi.memory.kuzu.guard import check_graph_file, damaged_sqlite_message
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.kuzu.probe import check_graph_opens, forget_clean_close, record_clean_close

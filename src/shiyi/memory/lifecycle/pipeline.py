@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from shiyi.config.settings import MemorySettings
 from shiyi.errors import JobDeferred, ModelNotReady
 from shiyi.llm.protocol import ChatModel
+from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.lifecycle.consolidation import CONSOLIDATION_PROMPT, archive_fact, used_fact_ids
 from shiyi.memory.lifecycle.extraction import (
@@ -36,7 +37,6 @@ from shiyi.memory.lifecycle.temporal import day_start, find_dates, resolve_relat
 from shiyi.memory.models import Anchor, EventRecord, MemoryHit, RelationRecord
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.worker import EMBED, MemoryWorker
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ touches (seed 1.0, neighbour 0.5, times the entity's specificity), ties broken b
 then id; entities mentioned by more than ``HUB_MENTIONS`` events add no events (like a stop
 word), but keep their facts, and only the rarest entities are expanded, up to a budget of
 mentions (:func:`~shiyi.memory.topics.within_budget`).  This is
-the embedded store's rule (:func:`shiyi.memory.kuzu.queries.neighbourhood`), here as joins
+the embedded store's rule (:func:`shiyi.memory.kuzu.graph.neighbourhood`), here as joins
 scored and ranked inside PostgreSQL.
 """
 
@@ -23,7 +23,7 @@ from shiyi.memory.topics import specificity, within_budget
 DIRECT_SCORE = 1.0
 INDIRECT_SCORE = 0.5
 HUB_MENTIONS = 1000
-"""Same cap as the embedded store's ``shiyi.memory.kuzu.queries.HUB_MENTIONS``."""
+"""Same cap as the embedded store's ``shiyi.memory.kuzu.graph.HUB_MENTIONS``."""
 
 _RELATIONS_OF = (
     "SELECT src, dst, type, weight, valid_from, valid_to, user_id, agent_id FROM relations"

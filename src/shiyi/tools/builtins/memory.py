@@ -7,7 +7,7 @@ from typing import Literal
 
 from shiyi.errors import ScopeDenied, ToolError
 from shiyi.memory.models import FactKind
-from shiyi.memory.retriever import MODES, Mode
+from shiyi.memory.recall.config import MODES, Mode
 from shiyi.memory.service import Memory
 from shiyi.tools.base import FunctionTool, Tool, tool
 

@@ -18,7 +18,8 @@ from typing import Literal
 
 from shiyi.config.settings import ToolSettings
 from shiyi.errors import ShiyiError, ToolError
-from shiyi.memory.scripts import (
+from shiyi.memory.service import Memory
+from shiyi.scripts.library import (
     Language,
     Script,
     ScriptLibrary,
@@ -28,7 +29,6 @@ from shiyi.memory.scripts import (
     remember_script,
     saver,
 )
-from shiyi.memory.service import Memory
 from shiyi.tools.base import FunctionTool, Tool, ToolContext, parse_docstring
 from shiyi.tools.builtins.bash_checks import check_command, check_rules
 from shiyi.tools.builtins.sandbox import sandbox_binary

@@ -1,0 +1,86 @@
+"""What a recall runs with, in one place: the mode table, the rerank weights and the boosts.
+
+* :data:`MODE_PATHS`: which recall paths each mode runs (:mod:`~shiyi.memory.recall.paths`).
+  ``hybrid`` runs them all and fuses them; the single-path modes are the baselines it must beat.
+* :class:`RerankWeights`: how much each path's vote counts in the fusion
+  (:mod:`~shiyi.memory.recall.scoring`) and how kind, recency and use rerank the fused memories.
+* :class:`Boosts`: which query-aware adjustments of the fused scores run
+  (:mod:`~shiyi.memory.recall.boosts`); the recall bench turns each off in turn.
+
+The values are the measured defaults; ``bench/recall_bench.py`` builds its variants from these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
+Fusion: TypeAlias = Literal["score", "rrf"]
+MODES: tuple[Mode, ...] = ("hybrid", "semantic", "graph", "recent", "keyword")
+MODE_PATHS: dict[Mode, tuple[str, ...]] = {
+    "hybrid": ("vector", "keyword", "graph", "recent"),
+    "semantic": ("vector",),
+    "keyword": ("keyword",),
+    "graph": ("graph",),
+    "recent": ("recent",),
+}
+
+# Procedures beat general knowledge, which beats what merely happened (seed 001, 3.1).
+DEFAULT_KIND_WEIGHTS: dict[str, float] = {
+    "procedural": 1.3,
+    "preference": 1.15,
+    "convention": 1.15,
+    "decision": 1.15,
+    "semantic": 1.1,
+    "todo": 1.05,
+    "episodic": 1.0,
+    "event": 1.0,
+}
+
+
+# How much each recall path's vote counts in the fusion (RRF uses all four; score fusion
+# lets recency only break ties).  Graph at 0.5: on the LoCoMo dev set recall@10 was 0.764
+# at 0.25, 0.767 at 0.5 and 0.763 at 1.0.
+DEFAULT_PATH_WEIGHTS: dict[str, float] = {
+    "vector": 1.0,
+    "keyword": 1.0,
+    "graph": 0.5,
+    "recent": 0.25,
+}
+
+
+@dataclass(slots=True, frozen=True)
+class RerankWeights:
+    rrf_k: int = 60
+    path_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS))
+    recency_half_life_days: float = 30.0
+    recency_weight: float = 0.3
+    """Recency's full boost, used when the query asks for what is recent ("latest",
+    "currently"); otherwise :attr:`recency_tie_weight` applies."""
+    recency_tie_weight: float = 0.02
+    """A tie-breaker: a 30% boost for the newest turn pushed older, better matches out of an
+    imported history (hybrid below keyword alone on real conversations)."""
+    frequency_weight: float = 0.05
+    """Small: every retrieval counts as a use, so a larger boost lets often-shown memories
+    crowd out better matches (lifecycle bench: 0.1 ranked the current value first in 92%
+    of queries, 0.05 in 98%)."""
+    kind_weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_WEIGHTS))
+
+
+@dataclass(slots=True, frozen=True)
+class Boosts:
+    """Which adjustments run (all by default; the recall bench turns each off in turn)."""
+
+    speakers: bool = True
+    time: bool = True
+    episodes: bool = True
+    neighbours: bool = True
+    bridge: bool = True
+    """Two hops through the graph (:mod:`shiyi.memory.recall.retriever`): the best matches' entities
+    lead to other turns that mention them."""
+
+    @classmethod
+    def none(cls) -> Boosts:
+        return cls(speakers=False, time=False, episodes=False, neighbours=False, bridge=False)

@@ -1,0 +1,211 @@
+"""Reading a memory query without a model: who it names, when it asks about, what it wants.
+
+Seed 001 section 3.3 (adaptive retrieval by intent): the retriever changes what it favours by
+what the question is, found with patterns in well under a millisecond, never an LLM call.
+
+* **names**: every word of the query, lower-cased, so a speaker (``caroline``) or an entity
+  named anywhere in it ("What did Caroline's sister say?") can be matched against events.
+* **windows**: time ranges the question is about, on event time: "on May 3, 2023",
+  "3 June, 2023", "in December 2023", "in 2022", "yesterday", "last week/month/year", "the
+  week before August 3, 2023".  Relative ones count back from an explicit date in the
+  question when there is one, else from ``now`` (for an imported history, its newest turn).
+* **months**: a month named without a year ("camping in June"): that month in any year.
+* **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
+* **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
+  which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
+  message intent of :mod:`shiyi.memory.recall.intent` does, when a cue is clear (a query quoting
+  an error favours past problems, one asking for new work favours facts and procedures).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Literal, TypeAlias
+
+from shiyi.memory.recall.intent import favoured_kinds
+
+Intent: TypeAlias = Literal["temporal", "multi_hop", "preference", "procedure", "history", "lookup"]
+INTENTS: tuple[Intent, ...] = (
+    "temporal", "multi_hop", "preference", "procedure", "history", "lookup"
+)  # fmt: skip
+
+DAY = 86400.0
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
+_MONTHS["sept"] = 9
+_MONTH = (
+    r"(january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b")
+_MONTH_FIRST = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
+_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b")
+# The year looked for after a month is within 200 characters: an unbounded look ahead per
+# month mention was quadratic in the text ("in may in may ...", issue 29).
+_MONTH_ALONE = re.compile(
+    rf"\b(?:in|during|since|by|until|of)\s+{_MONTH}(?![\w\s,]{{0,200}}\d{{4}})"
+)
+_YEAR = re.compile(r"\b(?:in|during|since|of|by)\s+((?:19|20)\d\d)\b")
+_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b")
+_SPANS = {"day": 1, "week": 7, "weekend": 3, "month": 31, "year": 366}
+_BEFORE = re.compile(
+    r"\b(?:the\s+)?(a|one|two|three|\d+)?\s*(day|week|weekend|month|year)s?\s+before\b"
+)
+_LAST = re.compile(r"\b(?:last|past|previous)\s+(week|weekend|month|year)\b")
+_THIS = re.compile(r"\bthis\s+(week|month|year)\b")
+_AGO = re.compile(r"\b(a|one|two|three|four|five|six|\d+)\s+(day|week|month|year)s?\s+ago\b")
+_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_YESTERDAY = re.compile(r"\b(yesterday|昨天)\b")
+_RECENT = re.compile(
+    r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now)\b"
+    r"|最近|最新|现在|目前"
+)
+_TEMPORAL = re.compile(
+    r"^\s*when\b|\b(what|which)\s+(date|day|month|year|time)\b|\bhow\s+long\b|\bhow\s+old\b"
+    r"|什么时候|哪天|哪一年|多久"
+)
+_MULTI_HOP = re.compile(
+    r"\bboth\b|\bin common\b|\ball\s+the\b"
+    r"|\bhow many\b|\bwhich\s+\w+\s+(?:has|have)\b|\beach\b|都|共同"
+)
+# "what has X done": one "done" search after the first "what ... has", as ".*\bdone\b"
+# after each of them was quadratic in the text ("what has what has ...", issue 29).
+_WHAT_HAS = re.compile(r"\bwhat\s+(?:\w+\s+)?(?:has|have)\b")
+_DONE = re.compile(r"\bdone\b")
+_PREFERENCE = re.compile(
+    r"\b(prefer|prefers|preferred|favou?rite|like|likes|love|loves|enjoy|enjoys|hate|hates"
+    r"|dislike)\b|喜欢|偏好|讨厌"
+)
+_PROCEDURE = re.compile(r"^\s*how\s+(do|can|should|to)\b|\bsteps?\b|\bprocedure\b|怎么|如何|步骤")
+_HISTORY = re.compile(
+    r"\b(before|previous(ly)?|used to|formerly|earlier|old|history|past|originally|changed)\b"
+    r"|以前|之前|原来|过去|曾经|以往|历史"
+)
+_WORD = re.compile(r"[^\W\d_]+")
+_RELATIVE = re.compile("|".join(p.pattern for p in (_YESTERDAY, _BEFORE, _LAST, _THIS, _AGO)))
+
+INTENT_KINDS: dict[Intent, tuple[str, ...]] = {
+    "procedure": ("procedural",),
+    "preference": ("preference",),
+}
+"""Memory kinds an intent prefers (a boost, never a filter)."""
+
+
+@dataclass(slots=True, frozen=True)
+class QuerySignals:
+    names: frozenset[str] = frozenset()
+    windows: tuple[tuple[float, float], ...] = ()
+    months: frozenset[int] = frozenset()
+    recent: bool = False
+    intent: Intent = "lookup"
+    history: bool = False
+    kinds: tuple[str, ...] = field(default=())
+
+    @property
+    def timed(self) -> bool:
+        return bool(self.windows or self.months)
+
+
+def _month(text: str) -> int:
+    return _MONTHS[text.lower().rstrip(".")]
+
+
+def _day_window(year: int, month: int, day: int) -> tuple[datetime, datetime] | None:
+    try:
+        start = datetime(year, month, day, tzinfo=UTC)
+    except ValueError:  # "31 February": not a date, so no window
+        return None
+    return start, start + timedelta(days=1)
+
+
+def _explicit_days(text: str) -> list[tuple[datetime, datetime]]:
+    days = [_day_window(int(m[3]), _month(m[2]), int(m[1])) for m in _DAY_FIRST.finditer(text)]
+    days += [_day_window(int(m[3]), _month(m[1]), int(m[2])) for m in _MONTH_FIRST.finditer(text)]
+    days += [_day_window(int(m[1]), int(m[2]), int(m[3])) for m in _ISO_DAY.finditer(text)]
+    return [d for d in days if d is not None]
+
+
+def _explicit_periods(text: str) -> list[tuple[datetime, datetime]]:
+    periods = []
+    for match in _MONTH_YEAR.finditer(text):
+        year, month = int(match[2]), _month(match[1])
+        end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+        periods.append((datetime(year, month, 1, tzinfo=UTC), end))
+    for match in _YEAR.finditer(text):
+        year = int(match[1])
+        periods.append((datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)))
+    return periods
+
+
+def _count(word: str | None) -> int:
+    if not word:
+        return 1
+    return int(word) if word.isdigit() else _COUNTS.get(word, 1)
+
+
+def _relative(text: str, anchor: datetime) -> list[tuple[datetime, datetime]]:
+    """Windows counted back from ``anchor``; each includes the anchor day itself, since what
+    happened "last week" is usually told on the day it is asked about."""
+    end = anchor + timedelta(days=1)
+    found = []
+    if _YESTERDAY.search(text):
+        found.append((anchor - timedelta(days=1), end))
+    for match in _BEFORE.finditer(text):
+        found.append((anchor - timedelta(days=_count(match[1]) * _SPANS[match[2]]), end))
+    for match in _LAST.finditer(text):
+        found.append((anchor - timedelta(days=2 * _SPANS[match[1]]), end))
+    for match in _THIS.finditer(text):
+        found.append((anchor - timedelta(days=_SPANS[match[1]]), end))
+    for match in _AGO.finditer(text):
+        back = timedelta(days=_count(match[1]) * _SPANS[match[2]])
+        slack = timedelta(days=_SPANS[match[2]])
+        found.append((anchor - back - slack, anchor - back + slack))
+    return found
+
+
+def _what_done(text: str) -> bool:
+    """ "what has X done" (``text`` is one line: :func:`understand` joins it)."""
+    what = _WHAT_HAS.search(text)
+    return what is not None and _DONE.search(text, what.end()) is not None
+
+
+def _intent(text: str, timed: bool) -> Intent:
+    if _PROCEDURE.search(text):
+        return "procedure"
+    if _TEMPORAL.search(text):
+        return "temporal"
+    if _MULTI_HOP.search(text) or _what_done(text):
+        return "multi_hop"
+    if _PREFERENCE.search(text):
+        return "preference"
+    if _HISTORY.search(text):
+        return "history"
+    return "temporal" if timed else "lookup"
+
+
+def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
+    """The signals of ``query``; ``now`` (epoch seconds, or a function giving them, called
+    only when the query has a relative time) anchors relative times."""
+    text = " ".join(query.lower().split())
+    days = _explicit_days(text)
+    windows = days or _explicit_periods(text)
+    if days:
+        windows += _relative(text, days[0][0])
+    elif _RELATIVE.search(text):
+        moment = now() if callable(now) else now
+        windows += _relative(text, datetime.fromtimestamp(moment, UTC))
+    months = set() if windows else {_month(m[1]) for m in _MONTH_ALONE.finditer(text)}
+    intent = _intent(text, bool(windows or months))
+    return QuerySignals(
+        names=frozenset(_WORD.findall(text)),
+        windows=tuple((a.timestamp(), b.timestamp()) for a, b in windows),
+        months=frozenset(months),
+        recent=bool(_RECENT.search(text)),
+        intent=intent,
+        history=bool(_HISTORY.search(text)),
+        kinds=INTENT_KINDS.get(intent, ()) or favoured_kinds(query),
+    )

@@ -1,0 +1,99 @@
+"""Query boosts on fused scores: speakers, time windows, episodes and neighbours."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from shiyi.memory.models import EventRecord, FactRecord
+from shiyi.memory.recall.boosts import (
+    EPISODE_SHARE,
+    NEIGHBOUR_SHARE,
+    SPEAKER_BONUS,
+    TIME_BONUS,
+    apply_boosts,
+)
+from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.query_signals import understand
+
+MAY_8 = datetime(2023, 5, 8, 13, tzinfo=UTC).timestamp()
+JUNE_9 = datetime(2023, 6, 9, 13, tzinfo=UTC).timestamp()
+
+
+def turn(key: str, role: str, run: str, iteration: int, ts: float = MAY_8) -> EventRecord:
+    return EventRecord(key, "conv", run, ts, role, f"text of {key}", "imported", iteration)
+
+
+def boosted(
+    scores: dict[str, float], events: list[EventRecord], query: str, boosts: Boosts
+) -> dict[str, float]:
+    out = dict(scores)
+    apply_boosts(out, {e.id: e for e in events}, {}, understand(query, JUNE_9), boosts)
+    return out
+
+
+ONLY_SPEAKERS = Boosts(speakers=True, time=False, episodes=False, neighbours=False)
+ONLY_TIME = Boosts(speakers=False, time=True, episodes=False, neighbours=False)
+
+
+def test_turns_of_the_person_the_question_names_gain() -> None:
+    events = [turn("c1", "caroline", "s1", 0), turn("m1", "melanie", "s1", 1)]
+    out = boosted({"c1": 1.0, "m1": 1.0}, events, "What did Melanie paint?", ONLY_SPEAKERS)
+    assert out == {"c1": 1.0, "m1": 1.0 + SPEAKER_BONUS}
+
+
+def test_naming_every_speaker_or_none_changes_nothing() -> None:
+    events = [turn("c1", "caroline", "s1", 0), turn("m1", "melanie", "s1", 1)]
+    scores = {"c1": 1.0, "m1": 0.5}
+    both = "What do Caroline and Melanie both like?"
+    assert boosted(scores, events, both, ONLY_SPEAKERS) == scores
+    assert boosted(scores, events, "Who likes painting?", ONLY_SPEAKERS) == scores
+    agent = [turn("u", "user", "r", 0), turn("a", "assistant", "r", 1)]
+    assert boosted({"u": 1.0, "a": 1.0}, agent, "what did the user ask?", ONLY_SPEAKERS) == {
+        "u": 1.0,
+        "a": 1.0,
+    }
+
+
+def test_turns_inside_the_questions_time_window_gain() -> None:
+    events = [turn("may", "maria", "s1", 0, MAY_8), turn("june", "maria", "s2", 0, JUNE_9)]
+    out = boosted(
+        {"may": 1.0, "june": 1.0}, events, "What did Maria paint in June 2023?", ONLY_TIME
+    )
+    assert out == {"may": 1.0, "june": 1.0 + TIME_BONUS}
+    out = boosted(
+        {"may": 1.0, "june": 1.0}, events, "What did Maria paint on May 8, 2023?", ONLY_TIME
+    )
+    assert out == {"may": 1.0 + TIME_BONUS, "june": 1.0}
+
+
+def test_facts_are_placed_in_time_by_when_they_became_true() -> None:
+    fact = FactRecord("f", "trip", "Maria went to Rome", created_at=JUNE_9, valid_from=MAY_8)
+    scores = {"f": 1.0}
+    apply_boosts(
+        scores, {}, {"f": fact}, understand("Where was Maria in May 2023?", JUNE_9), ONLY_TIME
+    )
+    assert scores == {"f": 1.0 + TIME_BONUS}
+
+
+def test_a_turn_borrows_from_the_best_of_its_episode_and_its_neighbours() -> None:
+    events = [
+        turn("q", "jon", "s1", 0),  # the strong match
+        turn("yes", "gina", "s1", 1),  # a short reply right after it
+        turn("far", "gina", "s1", 5),  # same session, not adjacent
+        turn("other", "gina", "s2", 0),  # another session
+    ]
+    scores = {"q": 3.0, "yes": 0.0, "far": 0.0, "other": 0.0}
+    out = boosted(scores, events, "anything", Boosts(speakers=False, time=False))
+    assert out["yes"] == pytest.approx(EPISODE_SHARE * 3.0 + NEIGHBOUR_SHARE * 3.0)
+    assert out["far"] == pytest.approx(EPISODE_SHARE * 3.0)
+    assert out["other"] == 0.0
+    assert out["q"] == pytest.approx(3.0 + EPISODE_SHARE * 3.0)  # its neighbour scored 0
+
+
+def test_all_boosts_off_leaves_the_fused_scores_alone() -> None:
+    events = [turn("c1", "caroline", "s1", 0), turn("m1", "melanie", "s1", 1, JUNE_9)]
+    scores = {"c1": 2.0, "m1": 1.0}
+    query = "What did Melanie do in June 2023?"
+    assert boosted(scores, events, query, Boosts.none()) == scores

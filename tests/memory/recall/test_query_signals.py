@@ -1,0 +1,109 @@
+"""Reading a query without a model: names, time windows, recency and intent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from shiyi.memory.recall.query_signals import understand
+
+NOW = datetime(2023, 8, 16, 12, tzinfo=UTC).timestamp()
+
+
+def day(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+
+
+def windows(query: str) -> list[tuple[str, str]]:
+    def show(ts: float) -> str:
+        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+
+    return [(show(a), show(b)) for a, b in understand(query, NOW).windows]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Who did Maria have dinner with on May 3, 2023?",
+        "Who did Maria have dinner with on 3 May, 2023?",
+        "Who did Maria have dinner with on the 3rd of May 2023?",
+        "Who did Maria have dinner with on 2023-05-03?",
+    ],
+)
+def test_an_explicit_day_in_any_common_spelling_is_a_one_day_window(query: str) -> None:
+    assert windows(query) == [("2023-05-03", "2023-05-04")]
+
+
+def test_a_month_and_year_and_a_year_are_whole_periods() -> None:
+    assert windows("What did Maria donate in December 2022?") == [("2022-12-01", "2023-01-01")]
+    assert windows("How many times did she go to the beach in 2023?") == [
+        ("2023-01-01", "2024-01-01")
+    ]
+
+
+def test_a_month_without_a_year_matches_that_month_of_any_year() -> None:
+    signals = understand("When did Melanie go camping in June?", NOW)
+    assert signals.windows == ()
+    assert signals.months == {6}
+    assert signals.intent == "temporal"
+
+
+def test_relative_times_count_back_from_a_date_in_the_question() -> None:
+    # "the week before August 3": from 27 July, and the day it was told is included
+    assert windows("What did John do the week before August 3, 2023?") == [
+        ("2023-08-03", "2023-08-04"),
+        ("2023-07-27", "2023-08-04"),
+    ]
+
+
+def test_relative_times_without_a_date_count_back_from_now() -> None:
+    assert windows("What did I eat yesterday?") == [("2023-08-15", "2023-08-17")]
+    (start, end) = understand("Where did John travel last year?", NOW).windows[0]
+    assert start <= day("2022-08-16") and end > NOW
+
+
+def test_now_is_only_asked_for_when_the_query_has_a_relative_time() -> None:
+    asked: list[bool] = []
+
+    def now() -> float:
+        asked.append(True)
+        return NOW
+
+    understand("What did Caroline research?", now)
+    assert asked == []
+    understand("What did Caroline research last month?", now)
+    assert asked == [True]
+
+
+def test_an_impossible_day_falls_back_to_its_month() -> None:
+    assert windows("What happened on 31 February, 2023?") == [("2023-02-01", "2023-03-01")]
+
+
+def test_names_are_every_word_lower_cased() -> None:
+    signals = understand("What did Caroline's sister paint?", NOW)
+    assert {"caroline", "sister", "paint"} <= signals.names
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("When did Caroline go to the LGBTQ support group?", "temporal"),
+        ("How long has Caroline had her current group of friends?", "temporal"),
+        ("What do Jon and Gina both have in common?", "multi_hop"),
+        ("How do we deploy the staging server?", "procedure"),
+        ("Which editor do I prefer?", "preference"),
+        ("Where did I live before?", "history"),
+        ("What did Caroline research?", "lookup"),
+        ("我们之前用的是哪个数据库？", "history"),
+    ],
+)
+def test_intent_is_recognised_without_a_model(query: str, intent: str) -> None:
+    assert understand(query, NOW).intent == intent
+
+
+def test_recency_cues_and_the_kinds_an_intent_prefers() -> None:
+    assert understand("What is John currently reading?", NOW).recent
+    assert not understand("What is John reading?", NOW).recent
+    assert understand("How do I release a new version?", NOW).kinds == ("procedural",)
+    assert understand("What music do I like?", NOW).kinds == ("preference",)

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import pytest
+
+from shiyi.index.fusion import rrf
+from shiyi.memory.models import MemoryHit, Scored
+from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
+from shiyi.memory.recall.scoring import rerank, score_fusion
+
+DAY = 86400.0
+
+
+def test_rrf_rewards_agreement_between_paths() -> None:
+    scores, ranks = rrf(
+        {
+            "vector": [Scored("a", 0.9), Scored("b", 0.8)],
+            "keyword": [Scored("b", 5.0), Scored("c", 4.0)],
+        },
+        k=60,
+    )
+    assert max(scores, key=scores.__getitem__) == "b"
+    assert ranks["b"] == {"vector": 2, "keyword": 1}
+    assert scores["a"] == 1 / 61
+
+
+def test_recency_is_measured_from_the_newest_memory_not_the_clock() -> None:
+    # An imported history from years ago: the latest of its turns still gets the boost.
+    old, older = 1_000_000_000.0, 1_000_000_000.0 - 365 * DAY
+    hits = [MemoryHit("x", "event", "", older, score=1.0), MemoryHit("y", "event", "", old, 1.0)]
+    ranked = rerank(hits, RerankWeights())
+    assert [h.id for h in ranked] == ["y", "x"]
+    assert ranked[0].score > 1.29  # full recency boost (1 + 0.3 * 1.0)
+
+
+def test_procedures_outrank_episodes_and_confidence_matters() -> None:
+    ts = 1_000.0
+    hits = [
+        MemoryHit("e", "event", "", ts, score=1.0),
+        MemoryHit("p", "fact", "", ts, score=1.0, fact_kind="procedural"),
+        MemoryHit("low", "fact", "", ts, score=1.0, fact_kind="procedural", confidence=0.2),
+    ]
+    assert [h.id for h in rerank(hits, RerankWeights())] == ["p", "e", "low"]
+
+
+def test_frequently_used_memories_rank_higher() -> None:
+    hits = [
+        MemoryHit("rare", "fact", "", 0.0, score=1.0, fact_kind="semantic"),
+        MemoryHit("used", "fact", "", 0.0, score=1.0, fact_kind="semantic", access_count=20),
+    ]
+    assert rerank(hits, RerankWeights())[0].id == "used"
+
+
+def test_score_fusion_follows_a_match_that_stands_out() -> None:
+    # keyword: "x" stands far above the rest; vector: "a" and "x" nearly level at the top
+    keyword = [Scored("x", 12.0), Scored("a", 3.0), Scored("b", 2.9), Scored("c", 2.8)]
+    vector = [Scored("a", 0.60), Scored("x", 0.59), Scored("b", 0.40), Scored("c", 0.39)]
+    scores, ranks = score_fusion({"keyword": keyword, "vector": vector})
+    assert sorted(scores, key=scores.__getitem__, reverse=True)[:2] == ["x", "a"]
+    assert scores["x"] - scores["a"] > 0.5
+    assert ranks["x"] == {"keyword": 1, "vector": 2}
+    # RRF sees ranks only: first and second place swapped between paths is a tie
+    rrf_scores, _ = rrf({"keyword": keyword, "vector": vector}, k=60)
+    assert rrf_scores["a"] == pytest.approx(rrf_scores["x"])
+
+
+def test_an_id_a_path_missed_gets_that_paths_lowest_score() -> None:
+    keyword = [Scored("a", 9.0), Scored("b", 5.0), Scored("c", 1.0)]
+    vector = [Scored("d", 0.9), Scored("b", 0.5)]
+    scores, _ = score_fusion({"keyword": keyword, "vector": vector})
+    # "d" is best by vector but missed by keyword: it counts as keyword's last, like "c"
+    assert scores["a"] > scores["c"]
+    assert scores["b"] > scores["c"]
+    assert scores["d"] > scores["c"]
+
+
+def test_recency_breaks_ties_but_never_lifts_a_weak_match() -> None:
+    keyword = [Scored("strong", 10.0), Scored("weak", 5.0)]
+    keyword += [Scored(f"other{i}", 4.0 - i) for i in range(4)]
+    scores, ranks = score_fusion({"keyword": keyword, "recent": [Scored("weak", 1.0)]})
+    assert scores["strong"] > scores["weak"] > scores["other0"]
+    assert "recent" in ranks["weak"]
+    # found only by the recency path: it counts as the keyword path's last, and no more
+    scores, _ = score_fusion({"keyword": keyword, "recent": [Scored("new", 1.0)]})
+    assert scores["new"] < scores["other2"]
+
+
+def test_the_graph_votes_with_half_the_weight_of_a_text_path() -> None:
+    keyword = [Scored("a", 3.0), Scored("b", 2.0), Scored("c", 1.0)]
+    graph = [Scored("c", 3.0), Scored("b", 2.0), Scored("a", 1.0)]
+    scores, ranks = score_fusion({"keyword": keyword, "graph": graph}, DEFAULT_PATH_WEIGHTS)
+    assert ranks["c"]["graph"] == 1
+    # mirrored orders: the full-weight keyword path decides, the graph narrows the gap
+    assert scores["a"] > scores["b"] > scores["c"]
+    alone, _ = score_fusion({"keyword": keyword})
+    assert scores["a"] - scores["c"] < alone["a"] - alone["c"]
+
+
+def test_recency_is_a_tie_breaker_unless_the_query_asks_for_it() -> None:
+    old, new = 1_000_000_000.0 - 365 * DAY, 1_000_000_000.0
+
+    def hits() -> list[MemoryHit]:
+        return [
+            MemoryHit("better", "event", "", old, score=1.10),
+            MemoryHit("newer", "event", "", new, score=1.0),
+        ]
+
+    assert rerank(hits(), RerankWeights(), recent=False)[0].id == "better"
+    assert rerank(hits(), RerankWeights(), recent=True)[0].id == "newer"
+
+
+def test_the_kind_an_intent_prefers_wins_a_tie() -> None:
+    hits = [
+        MemoryHit("fact", "fact", "", 0.0, score=1.0, fact_kind="semantic"),
+        MemoryHit("howto", "fact", "", 0.0, score=1.0, fact_kind="episodic"),
+    ]
+    assert rerank(hits, RerankWeights(), prefer=("episodic",))[0].id == "howto"
+
+
+def test_a_path_that_found_one_memory_still_votes_for_it() -> None:
+    # keyword found only the fact naming the rare word; vector slightly prefers two turns
+    keyword = [Scored("fact", 7.5)]
+    vector = [Scored("turn1", 0.42), Scored("turn2", 0.41), Scored("fact", 0.40)]
+    vector += [Scored(f"other{i}", 0.2 - i / 100) for i in range(5)]
+    scores, _ = score_fusion({"keyword": keyword, "vector": vector})
+    assert max(scores, key=scores.__getitem__) == "fact"
+    # and when every found memory scores alike, each still beats the ones missed
+    tied, _ = score_fusion({"keyword": [Scored("a", 2.0), Scored("b", 2.0)], "vector": vector})
+    assert tied["a"] == tied["b"] > tied["other0"]
