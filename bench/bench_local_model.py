@@ -34,7 +34,7 @@ from pathlib import Path
 
 # None of these imports a runtime: the child process imports its tree's on first use.
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.local import LocalModel
+from shiyi.llm.local.model import LocalModel
 from shiyi.llm.types import Message, TextChunk, UsageChunk
 
 XLLAMACPP = "xllamacpp==2026.10.11549"

@@ -234,10 +234,10 @@ def grams(tokens: list[str], n: int = ECHO_WORDS) -> set[tuple[str, ...]]:
 def runtime_notes() -> list[str]:
     """Notes the embedded runtime adds itself (if this tree's runtime has them)."""
     try:
-        from shiyi.llm import local_grammar
+        from shiyi.llm.local import grammar
     except ImportError:
         return []
-    notes = [local_grammar.choice_note(c) for c in ("auto", "required", "none", "read_file")]
+    notes = [grammar.choice_note(c) for c in ("auto", "required", "none", "read_file")]
     return notes
 
 

@@ -32,7 +32,7 @@ from shiyi.context.summaries import SummaryStore
 from shiyi.errors import ShiyiError
 from shiyi.llm.factory import build_chat_model
 from shiyi.llm.gate import conversations_in_progress, since_last_conversation
-from shiyi.llm.local import LocalModel
+from shiyi.llm.local.model import LocalModel
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter, preload_encoder
 from shiyi.sessions.log import SessionLog
