@@ -3,7 +3,7 @@
     python bench/locomo_gen.py --conversations 10 --sessions 6 --turns 20 --seed 7 -o out.json
     python bench/locomo_gen.py --jsonl -o out.jsonl
 
-The generator lives in :mod:`shiyi.memory.synthetic`; the output is deterministic per seed.
+The generator lives in ``bench/synthetic.py``; the output is deterministic per seed.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The embedded SmolLM2 on two runtimes side by side: install, load, prompt and decode speed.
 
-    python bench/bench_local_model.py                                   # the code on the path
-    python bench/bench_local_model.py --tree source=/path/to/old/checkout --install
+    python bench/local_model_bench.py                                   # the code on the path
+    python bench/local_model_bench.py --tree source=/path/to/old/checkout --install
 
 ``--tree NAME=DIR`` runs that checkout's ``src`` (e.g. b443fb2, whose embedded model is the
 from-source llama-cpp-python build) as well as the code on the path (``xllamacpp``, llama.cpp's

@@ -1,6 +1,6 @@
 """Answer quality of the embedded default model on ~20 everyday first messages.
 
-    python bench/first_answers.py [--only NAME ...] [--tree NAME=DIR ...] [--out FILE]
+    python bench/first_answers_bench.py [--only NAME ...] [--tree NAME=DIR ...] [--out FILE]
 
 Each case runs as a newcomer would: the real CLI, ``shiyi run --json TASK``, in a new process
 with a fresh ``SHIYI_HOME`` and ``HOME`` (temp dirs) and a temp workspace as the current
