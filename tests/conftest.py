@@ -64,15 +64,27 @@ class AgentFactory:
         model = ScriptedModel(script)
         return self.agent(model, tools, **parts), model
 
-    def agent(self, model: ChatModel, tools: Iterable[Tool] = (), **parts: Any) -> Agent:
-        log = SessionLog(self.settings.sessions_db)
-        summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
-        self._opened += [log, summaries]
+    def agent(
+        self,
+        model: ChatModel,
+        tools: Iterable[Tool] = (),
+        *,
+        session_log: SessionLog | None = None,
+        summaries: SummaryStore | None = None,
+        **parts: Any,
+    ) -> Agent:
+        """``session_log`` and ``summaries`` given are the caller's to close."""
+        if session_log is None:
+            session_log = SessionLog(self.settings.sessions_db)
+            self._opened.append(session_log)
+        if summaries is None:
+            summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
+            self._opened.append(summaries)
         return Agent(
             model,
             settings=self.settings,
             tools=ToolRegistry(tools),
-            session_log=log,
+            session_log=session_log,
             summaries=summaries,
             **parts,
         )
