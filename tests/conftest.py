@@ -9,8 +9,11 @@ import pytest
 from shiyi.agent import Agent
 from shiyi.app import App
 from shiyi.config import Settings, load_settings
+from shiyi.context.summaries import SummaryStore
 from shiyi.events import Event
+from shiyi.llm.protocol import ChatModel
 from shiyi.llm.scripted import ScriptedModel, ScriptStep
+from shiyi.sessions.log import SessionLog
 from shiyi.tools import Tool, ToolRegistry
 from tests.support.fake_openai import fake_openai  # noqa: F401  (a shared fixture)
 from tests.support.postgres import (  # noqa: F401  (shared fixtures)
@@ -46,20 +49,56 @@ def settings(workspace: Path) -> Settings:
 
 
 class AgentFactory:
+    """``make_agent(script, tools, **parts)``: an agent on a scripted model; ``agent(model,
+    tools, **parts)`` one on any model.  Each agent gets a session log and a summary cache
+    of its own, opened here and closed at the end of the test (an agent closes nothing);
+    ``parts`` go to :class:`Agent` (``memory``, ``force_first_call``, ``session_id`` ...)."""
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._opened: list[SessionLog | SummaryStore] = []
 
     def __call__(
-        self, script: Iterable[ScriptStep], tools: Iterable[Tool] = (), **kwargs: object
+        self, script: Iterable[ScriptStep], tools: Iterable[Tool] = (), **parts: Any
     ) -> tuple[Agent, ScriptedModel]:
         model = ScriptedModel(script)
-        agent = Agent(model, settings=self.settings, tools=ToolRegistry(tools))
-        return agent, model
+        return self.agent(model, tools, **parts), model
+
+    def agent(
+        self,
+        model: ChatModel,
+        tools: Iterable[Tool] = (),
+        *,
+        session_log: SessionLog | None = None,
+        summaries: SummaryStore | None = None,
+        **parts: Any,
+    ) -> Agent:
+        """``session_log`` and ``summaries`` given are the caller's to close."""
+        if session_log is None:
+            session_log = SessionLog(self.settings.sessions_db)
+            self._opened.append(session_log)
+        if summaries is None:
+            summaries = SummaryStore(self.settings.data_dir / "summaries.sqlite3")
+            self._opened.append(summaries)
+        return Agent(
+            model,
+            settings=self.settings,
+            tools=ToolRegistry(tools),
+            session_log=session_log,
+            summaries=summaries,
+            **parts,
+        )
+
+    def close(self) -> None:
+        for opened in self._opened:
+            opened.close()
 
 
 @pytest.fixture
-def make_agent(settings: Settings) -> AgentFactory:
-    return AgentFactory(settings)
+def make_agent(settings: Settings) -> Iterator[AgentFactory]:
+    factory = AgentFactory(settings)
+    yield factory
+    factory.close()
 
 
 AppOpener = Callable[..., App]

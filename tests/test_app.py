@@ -13,8 +13,8 @@ from shiyi.errors import ConfigError
 from shiyi.interfaces.server.run import BackgroundServer
 from shiyi.interfaces.server.service import AgentService
 from shiyi.llm.gate import conversation
-from shiyi.llm.local import LocalModel
-from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.local.model import LocalModel
+from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.scripted import ScriptedModel
 from shiyi.memory.service import Memory
 from tests.conftest import AppOpener

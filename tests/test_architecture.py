@@ -179,6 +179,33 @@ def test_memory_folders_import_the_core_and_the_folders_below() -> None:
     assert not wrong, sorted(wrong)
 
 
+LLM_SIDES = ("shiyi.llm.local", "shiyi.llm.openai")
+"""The embedded runtime and the OpenAI-compatible client: two ways to one ``ChatModel``."""
+LLM_SIDE_USERS = {"shiyi.llm.factory", "shiyi.llm.catalog"}
+"""The shared modules of ``llm/`` that reach into a side (building a model, the packaged
+default's path); every other one serves both and knows neither."""
+
+
+def _llm_side(module: str) -> str | None:
+    return next((s for s in LLM_SIDES if module == s or module.startswith(s + ".")), None)
+
+
+def test_the_llm_sides_know_only_the_shared_llm_modules() -> None:
+    graph = module_graph()
+    crossing = set()
+    for module, targets in graph.items():
+        if package_of(module) != "llm":
+            continue
+        side = _llm_side(module)
+        for target in targets:
+            other = _llm_side(target)
+            if other is None or other == side:
+                continue
+            if side is not None or module not in LLM_SIDE_USERS:
+                crossing.add((module, "imports", target))
+    assert not crossing, sorted(crossing)
+
+
 def _only_package_and_children(cycle: frozenset[str]) -> bool:
     roots = [m for m in cycle if all(o == m or o.startswith(m + ".") for o in cycle)]
     return bool(roots)

@@ -38,3 +38,30 @@ def test_every_shiyi_name_a_benchmark_imports_exists(
         imported = importlib.import_module(module)
         if name is not None and not hasattr(imported, name):
             importlib.import_module(f"{module}.{name}")  # a submodule, or ImportError
+
+
+DATA_TOOLS = {"locomo_gen"}
+"""Runnable, but measures nothing: it writes the SYNTHETIC data set to a file."""
+
+
+def runs_as_a_script(path: Path) -> bool:
+    """Whether ``path`` has an ``if __name__ == "__main__":`` block."""
+    tests = [
+        n.test for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.If)
+    ]
+    return any(
+        isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and t.left.id == "__name__"
+        for t in tests
+    )
+
+
+@pytest.mark.parametrize("path", sorted(BENCH.glob("*.py")), ids=lambda p: p.name)
+def test_benchmarks_end_in_bench_and_their_helpers_do_not(path: Path) -> None:
+    """One pattern: ``python bench/<topic>_bench.py`` is what you run; every other file is a
+    benchmark's data, metrics or model helper (docs/benchmarks.md)."""
+    if path.stem.endswith("_bench"):
+        assert runs_as_a_script(path), f"{path.name} runs nothing: rename it (no _bench)"
+    else:
+        assert path.stem in DATA_TOOLS or not runs_as_a_script(path), (
+            f"{path.name} is run as a benchmark: rename it <topic>_bench.py"
+        )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from shiyi.agent.agent import Agent
 from shiyi.agent.documents import DocumentHints
 from shiyi.agent.persona import load_persona
+from shiyi.agent.plan import CurrentPlan
 from shiyi.agent.plan_tools import plan_tools
 from shiyi.config.hosts import is_loopback_url
 from shiyi.config.settings import Settings
@@ -31,7 +32,7 @@ from shiyi.context.summaries import SummaryStore
 from shiyi.errors import ShiyiError
 from shiyi.llm.factory import build_chat_model
 from shiyi.llm.gate import conversations_in_progress, since_last_conversation
-from shiyi.llm.local import LocalModel
+from shiyi.llm.local.model import LocalModel
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter, preload_encoder
 from shiyi.sessions.log import SessionLog
@@ -225,8 +226,8 @@ class App:
     """What one process serves from: models, memory, the knowledge tools, the session log,
     the summary cache and the persona, shared by all of its agents.
 
-    :meth:`agent` makes an agent with the tools an allow-list permits; :meth:`close` closes
-    what :meth:`open` opened (an agent closes nothing the app gave it).
+    :meth:`agent` makes an agent with the tools an allow-list permits, handing it every part
+    it uses; :meth:`close` closes what :meth:`open` opened (an agent closes nothing).
     """
 
     def __init__(
@@ -308,34 +309,37 @@ class App:
             return None
         return DocumentHints(lambda: open_knowledge(settings, embedder=None, fast=None))
 
-    def tools(self, allowed: Collection[str] | None, agent: Agent) -> ToolRegistry:
+    def tools(
+        self, allowed: Collection[str] | None, memory: Memory | None, plan: CurrentPlan
+    ) -> ToolRegistry:
         """Every tool ``allowed`` names (all when None), in one registry: the built-in ones,
-        the memory's (as ``agent`` sees it), the knowledge base's and ``agent``'s plan tools."""
+        the ``memory``'s (an agent's view of it), the knowledge base's and the plan tools
+        acting on ``plan``."""
         from shiyi.tools.builtins.memory import memory_tools
 
         candidates = every_builtin_tool(self.settings.tools)
-        if agent.memory is not None:
-            candidates += memory_tools(agent.memory)
+        if memory is not None:
+            candidates += memory_tools(memory)
         candidates += self.knowledge_tools
-        candidates += self._script_tools(allowed, agent)
-        candidates += plan_tools(lambda: agent.context.plan)
+        candidates += self._script_tools(allowed, memory)
+        candidates += plan_tools(lambda: plan.state)
         chosen = [t for t in candidates if allowed is None or t.spec.name in allowed]
         if self.tool_profile == "compact":
             chosen = compact(chosen, None if allowed is None else list(allowed))
         return ToolRegistry(chosen)
 
-    def _script_tools(self, allowed: Collection[str] | None, agent: Agent) -> list[Tool]:
-        """``scripts`` over the data dir's library, remembering as ``agent``'s memory; it
-        runs scripts only where ``bash`` is allowed too (running one is running code)."""
+    def _script_tools(self, allowed: Collection[str] | None, memory: Memory | None) -> list[Tool]:
+        """``scripts`` over the data dir's library, remembering in ``memory``; it runs
+        scripts only where ``bash`` is allowed too (running one is running code)."""
         from shiyi.scripts.library import ScriptLibrary
         from shiyi.tools.builtins.script import script_tools
 
-        user = agent.memory.viewer.user_id if agent.memory else self.settings.memory.user_id
+        user = memory.viewer.user_id if memory else self.settings.memory.user_id
         library = ScriptLibrary.for_user(
             self.settings.data_dir, user, configured_user=self.settings.memory.user_id
         )
         can_run = allowed is None or "bash" in allowed
-        return script_tools(library, agent.memory, self.settings.tools, can_run=can_run)
+        return script_tools(library, memory, self.settings.tools, can_run=can_run)
 
     def agent(
         self,
@@ -354,22 +358,25 @@ class App:
         names = self.settings.tools.enabled if allowed is DEFAULT else allowed
         if names is not None:
             check_tool_names(names, "tools.enabled" if allowed is DEFAULT else "server.tools")
+        memory = self.memory.scoped(viewer) if self.memory and viewer else self.memory
+        plan = CurrentPlan()
+        forced = self.settings.tools.force_first_call
         agent = Agent(
             self.models.main,
             settings=self.settings,
+            tools=self.tools(names, memory, plan),
             session_log=self.log,
-            memory=self.memory.scoped(viewer) if self.memory and viewer else self.memory,
+            summaries=self.summaries,
+            plan=plan,
+            force_first_call=self.tool_profile == "compact" if forced is None else forced,
+            memory=memory,
             summary_model=self.models.fast,
             router_model=self.models.fast if self.settings.routing.use_llm else None,
             persona=self.persona,
-            summaries=self.summaries,
             executor=executor,
             counter=self._counter,
             documents=self.documents,
         )
-        agent.tools = self.tools(names, agent)
-        forced = self.settings.tools.force_first_call
-        agent.force_first_call = self.tool_profile == "compact" if forced is None else forced
         if session_id is not None:
             agent.resume(session_id)
         self._agents.add(agent)

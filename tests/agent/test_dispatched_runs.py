@@ -13,8 +13,9 @@ async def test_a_named_file_is_read_by_the_agent_and_answered_from_plain_data(
 ) -> None:
     workspace = make_agent.settings.workspace
     (workspace / "recipe.md").write_text("Flour, sugar, two eggs.\n")
-    agent, model = make_agent([reply("Flour, sugar and two eggs.")], tools=[read_file, list_dir])
-    agent.force_first_call = True
+    agent, model = make_agent(
+        [reply("Flour, sugar and two eggs.")], tools=[read_file, list_dir], force_first_call=True
+    )
     events = await collect(agent.send("Could you open recipe.md and tell me what I need?"))
     [call] = [e for e in events if e.type == "tool_call"]
     assert (call.name, call.args) == ("read_file", {"path": "recipe.md"})  # type: ignore[union-attr]
@@ -32,8 +33,7 @@ async def test_a_named_file_is_read_by_the_agent_and_answered_from_plain_data(
 async def test_a_plain_calculation_is_answered_exactly_without_the_model(
     make_agent: AgentFactory,
 ) -> None:
-    agent, model = make_agent([], tools=[read_file])
-    agent.force_first_call = True
+    agent, model = make_agent([], tools=[read_file], force_first_call=True)
     events = await collect(agent.send("How much is 12 x 4?"))
     text = "".join(e.text for e in events if e.type == "text_delta")  # type: ignore[union-attr]
     assert text == "12 × 4 = 48."
@@ -44,8 +44,9 @@ async def test_a_plain_calculation_is_answered_exactly_without_the_model(
 async def test_a_calculation_inside_a_question_reaches_the_model_as_a_fact(
     make_agent: AgentFactory,
 ) -> None:
-    agent, model = make_agent([reply("42, and it is even.")], tools=[read_file])
-    agent.force_first_call = True
+    agent, model = make_agent(
+        [reply("42, and it is even.")], tools=[read_file], force_first_call=True
+    )
     await collect(agent.send("What is 7 times 6, and is it even?"))
     [answering] = model.requests
     assert answering.messages[-1].content == "7 * 6 = 42\n\nWhat is 7 times 6, and is it even?"

@@ -49,7 +49,7 @@ async def test_the_embedded_default_greets_and_calculates_without_echoing(
         sum_ = await collect(agent.send("How much is 19 plus 23?"))
     said = "".join(e.text for e in greeting if e.type == "text_delta")  # type: ignore[union-attr]
     # Completed means no echo of shiyi's text; what a 135M model says is its own (this
-    # greeting once got a recipe for vegan lasagna: bench/first_answers.py keeps the score).
+    # greeting once got a recipe for vegan lasagna: bench/first_answers_bench.py keeps the score).
     assert greeting[-1].status == "completed", said  # type: ignore[union-attr]
     assert said.strip()
     total = "".join(e.text for e in sum_ if e.type == "text_delta")  # type: ignore[union-attr]

@@ -7,14 +7,12 @@ from collections.abc import Callable
 
 import pytest
 
-from shiyi.agent import Agent
 from shiyi.app import App
 from shiyi.config import Settings
 from shiyi.errors import ModelError
 from shiyi.events import RunEnd, ToolResultEvent, event_from_json, event_to_json
 from shiyi.llm.scripted import ScriptedModel, call, reply
-from shiyi.sessions.log import SessionLog
-from shiyi.tools import ToolRegistry, tool
+from shiyi.tools import tool
 from shiyi.tools.base import ToolContext
 from tests.conftest import AgentFactory, collect, types_of
 from tests.support.requests import tool_text, user_words
@@ -120,10 +118,10 @@ async def test_schema_violation_is_reported_with_the_fix(make_agent: AgentFactor
     assert "b: Field required" in error
 
 
-async def test_max_iterations_stops_the_run(settings: Settings) -> None:
+async def test_max_iterations_stops_the_run(settings: Settings, make_agent: AgentFactory) -> None:
     settings.agent.max_iterations = 3
     model = ScriptedModel([reply("", call("add", a=i, b=i)) for i in range(10)])
-    agent = Agent(model, settings=settings, tools=ToolRegistry([add]))
+    agent = make_agent.agent(model, [add])
     events = await collect(agent.send("loop forever"))
     end = run_end(events)
     assert end.status == "max_iterations"
@@ -196,10 +194,10 @@ async def test_model_error_becomes_error_event_and_failed_run(make_agent: AgentF
     assert run_end(again).status == "completed"
 
 
-async def test_usage_limit_stops_the_run(settings: Settings) -> None:
+async def test_usage_limit_stops_the_run(settings: Settings, make_agent: AgentFactory) -> None:
     settings.agent.max_run_tokens = 50
     model = ScriptedModel([reply("x" * 400, call("add", a=1, b=2)), reply("never")])
-    agent = Agent(model, settings=settings, tools=ToolRegistry([add]))
+    agent = make_agent.agent(model, [add])
     events = await collect(agent.send("hi"))
     assert run_end(events).status == "usage_limit"
     assert len(model.requests) == 1
@@ -221,24 +219,16 @@ async def test_message_sent_during_a_run_joins_it(make_agent: AgentFactory) -> N
     assert user_words(model.requests[1].messages[-1]) == "also this"
 
 
-async def test_resume_after_restart_sees_the_whole_history(
-    settings: Settings, tmp_path: object
-) -> None:
+async def test_resume_after_restart_sees_the_whole_history(make_agent: AgentFactory) -> None:
     model = ScriptedModel([reply("", call("add", a=1, b=2)), reply("three")])
-    agent = Agent(model, settings=settings, tools=ToolRegistry([add]))
+    agent = make_agent.agent(model, [add])
     await collect(agent.send("what is 1+2"))
     session_id = agent.session_id
     agent.log.close()
 
     # A new process: new log handle, new agent, same data directory.
     model2 = ScriptedModel([reply("yes")])
-    revived = Agent(
-        model2,
-        settings=settings,
-        tools=ToolRegistry([add]),
-        session_log=SessionLog(settings.sessions_db),
-        session_id=session_id,
-    )
+    revived = make_agent.agent(model2, [add], session_id=session_id)
     await collect(revived.send("and again?"))
     sent = model2.requests[0].messages
     assert [m.role for m in sent] == ["system", "user", "assistant", "tool", "assistant", "user"]
@@ -300,8 +290,11 @@ async def test_an_empty_final_reply_fails_the_run_visibly(make_agent: AgentFacto
 async def test_a_guided_small_model_looks_first_then_answers(
     make_agent: AgentFactory, guided: bool, message: str, expected: list[str]
 ) -> None:
-    agent, model = make_agent([reply("", call("add", a=1, b=2)), reply("It says 3.")], tools=[add])
-    agent.force_first_call = guided
+    agent, model = make_agent(
+        [reply("", call("add", a=1, b=2)), reply("It says 3.")],
+        tools=[add],
+        force_first_call=guided,
+    )
     events = await collect(agent.send(message))
     assert run_end(events).status == "completed"
     assert [request.tool_choice for request in model.requests] == expected
@@ -310,8 +303,7 @@ async def test_a_guided_small_model_looks_first_then_answers(
 async def test_a_guided_small_model_answers_a_greeting_in_words(
     make_agent: AgentFactory,
 ) -> None:
-    agent, model = make_agent([reply("Hello!")], tools=[add])
-    agent.force_first_call = True
+    agent, model = make_agent([reply("Hello!")], tools=[add], force_first_call=True)
     events = await collect(agent.send("Say hello in one short sentence."))
     assert run_end(events).status == "completed"
     assert [request.tool_choice for request in model.requests] == ["none"]

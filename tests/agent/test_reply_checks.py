@@ -121,8 +121,8 @@ async def test_a_guided_model_answers_without_tools_or_tool_notes(
     agent, model = make_agent(
         [reply("Hello!"), reply("", call("look", topic="answer")), reply("It is forty-two.")],
         tools=[look],
+        force_first_call=True,
     )
-    agent.force_first_call = True
     await collect(agent.send("Say hello."))
     await collect(agent.send("Search for the answer and tell me."))
     greeting, looking, answering = model.requests

@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from shiyi.agent import Agent
 from shiyi.agent.router import Candidate, Router, parse_answer, token_similarity
 from shiyi.config import Settings
 from shiyi.config.settings import RoutingSettings
@@ -14,8 +13,7 @@ from shiyi.errors import ModelError
 from shiyi.events import Event, Routed, RunEnd, RunStart
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, reply
 from shiyi.memory.service import Memory
-from shiyi.tools import ToolRegistry
-from tests.conftest import collect, types_of
+from tests.conftest import AgentFactory, collect, types_of
 from tests.support.requests import run_context, user_words
 
 
@@ -122,10 +120,12 @@ def routed(events: list[Event]) -> Routed:
     return first
 
 
-async def test_unrelated_message_waits_for_the_active_run_then_runs(settings: Settings) -> None:
+async def test_unrelated_message_waits_for_the_active_run_then_runs(
+    settings: Settings, make_agent: AgentFactory
+) -> None:
     settings.routing = RoutingSettings(new_threshold=0.3, join_threshold=0.9)
     model = ScriptedModel([ScriptedReply(text="slow " * 20, delay=0.02), reply("Lima: noon")])
-    agent = Agent(model, settings=settings, tools=ToolRegistry())
+    agent = make_agent.agent(model)
     first: list[Event] = []
     started = asyncio.Event()
 
@@ -147,10 +147,10 @@ async def test_unrelated_message_waits_for_the_active_run_then_runs(settings: Se
 
 
 async def test_message_during_the_final_answer_gets_another_iteration(
-    settings: Settings,
+    make_agent: AgentFactory,
 ) -> None:
     model = ScriptedModel([ScriptedReply(text="final " * 10, delay=0.02), reply("and cats")])
-    agent = Agent(model, settings=settings, tools=ToolRegistry())
+    agent = make_agent.agent(model)
     events: list[Event] = []
     async for event in agent.send("write a poem"):
         events.append(event)
@@ -162,14 +162,16 @@ async def test_message_during_the_final_answer_gets_another_iteration(
     assert user_words(model.requests[1].messages[-1]) == "also mention cats"
 
 
-async def test_ended_run_id_continues_with_memory_about_it(settings: Settings) -> None:
+async def test_ended_run_id_continues_with_memory_about_it(
+    settings: Settings, make_agent: AgentFactory
+) -> None:
     settings.memory.embedder = "none"
     memory = Memory.open(settings)
     try:
         model = ScriptedModel(
             [reply("The staging database is db-staging-7 on port 6543."), reply("ok")]
         )
-        agent = Agent(model, settings=settings, tools=ToolRegistry(), memory=memory)
+        agent = make_agent.agent(model, memory=memory)
         old = await collect(agent.send("where is the staging database?"))
         old_run = next(e for e in old if isinstance(e, RunStart)).run_id
         memory.worker.drain(timeout=30)
@@ -189,9 +191,11 @@ async def test_ended_run_id_continues_with_memory_about_it(settings: Settings) -
         memory.close()
 
 
-async def test_ended_run_without_memory_is_seeded_from_the_log(settings: Settings) -> None:
+async def test_ended_run_without_memory_is_seeded_from_the_log(
+    make_agent: AgentFactory,
+) -> None:
     model = ScriptedModel([reply("Use port 6543."), reply("ok")])
-    agent = Agent(model, settings=settings, tools=ToolRegistry())
+    agent = make_agent.agent(model)
     old = await collect(agent.send("which port?"))
     old_run = next(e for e in old if isinstance(e, RunStart)).run_id
     events = await collect(agent.send("why that one?", run_id=old_run))

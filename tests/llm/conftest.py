@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from shiyi.llm.assemble import ReplyAssembler
-from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.types import Message, StreamChunk
 from tests.support.fake_openai import FakeOpenAIServer
 

@@ -13,7 +13,7 @@ from shiyi.app import open_memory
 from shiyi.config import Settings
 from shiyi.errors import EndpointBusy
 from shiyi.llm.gate import conversation, default_limit, gate_for
-from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.types import Message, StreamChunk, TextChunk
 from shiyi.memory.lifecycle import extraction
 from shiyi.memory.lifecycle.pipeline import EXTRACT

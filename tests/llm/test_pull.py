@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.errors import PullError
-from shiyi.llm.local import default_gguf_path
+from shiyi.llm.local.model import default_gguf_path
 from shiyi.llm.pull import pull, source_url
 from tests.support.model_servers import FileServer, Served
 

@@ -14,6 +14,7 @@ from shiyi.agent.dispatch import Dispatch, plan_dispatch
 from shiyi.agent.documents import DocumentHints
 from shiyi.agent.loop import RunLimits, RunLoop
 from shiyi.agent.persona import load_persona
+from shiyi.agent.plan import CurrentPlan
 from shiyi.agent.router import Candidate, Embed, Router
 from shiyi.agent.seed import seed_from_run
 from shiyi.agent.session_context import SessionContext
@@ -43,9 +44,9 @@ log = logging.getLogger(__name__)
 class Agent:
     """A ReAct agent bound to one session at a time.
 
-    :class:`shiyi.app.App` builds agents from the settings (``App.open(settings).agent()``);
-    everything an agent gets may be shared with others, and an agent closes only the session
-    log and summary cache it opened itself.
+    :class:`shiyi.app.App` builds agents from the settings (``App.open(settings).agent()``).
+    An agent takes only the parts it is handed, all of which may be shared with others, and
+    closes none of them: whoever opened the session log and the summary cache closes them.
     """
 
     def __init__(
@@ -53,19 +54,24 @@ class Agent:
         model: ChatModel,
         *,
         settings: Settings,
-        tools: ToolRegistry | None = None,
-        session_log: SessionLog | None = None,
+        tools: ToolRegistry,
+        session_log: SessionLog,
+        summaries: SummaryStore,
+        plan: CurrentPlan | None = None,
+        force_first_call: bool = False,
         session_id: str | None = None,
         memory: Memory | None = None,
         summary_model: ChatModel | None = None,
         router_model: ChatModel | None = None,
         persona: str | None = None,
-        summaries: SummaryStore | None = None,
         executor: Executor | None = None,
         counter: TokenCounter | None = None,
         documents: DocumentHints | None = None,
     ) -> None:
-        """``persona``, ``summaries`` and ``executor`` may be shared by many agents (a
+        """``plan`` is the one the plan tools in ``tools`` act on (see
+        :func:`shiyi.agent.plan_tools.plan_tools`); ``force_first_call`` guides a small model
+        (see ``tools.force_first_call``: the app turns it on for the compact profile).
+        ``persona``, ``summaries`` and ``executor`` may be shared by many agents (a
         server's); ``counter`` counts tokens for the context budget (default: cl100k);
         ``executor`` runs each run's blocking set-up and context building
         (default: asyncio's thread pool for the set-up, the event loop for building)."""
@@ -73,10 +79,10 @@ class Agent:
         self.memory = memory
         self.documents = documents
         """Knowledge-base passages for a bug fix's hint (the app's, when a base exists)."""
-        self.owns_log = session_log is None
         self.settings = settings
-        self.tools = tools if tools is not None else ToolRegistry()
-        self.log = session_log or SessionLog(settings.sessions_db)
+        self.tools = tools
+        self.log = session_log
+        self.plan = plan if plan is not None else CurrentPlan()
         self.tool_context = ToolContext.for_settings(settings)
         self._transcript: Transcript | None = None
         self._context: SessionContext | None = None
@@ -85,17 +91,14 @@ class Agent:
         self.executor = executor
         self.persona = persona if persona is not None else load_persona(settings)
         self.complexity = ComplexityDetector(settings.complexity)
-        self.force_first_call = bool(settings.tools.force_first_call)
-        """See ``tools.force_first_call``; the app turns it on for the compact profile."""
-        self.owns_summaries = summaries is None
+        self.force_first_call = force_first_call
         self.builder = ContextBuilder(
             settings.context,
             settings.model_role("main").context_window,
             counter=counter,
-            summaries=summaries or SummaryStore(settings.data_dir / "summaries.sqlite3"),
+            summaries=summaries,
         )
-        assert self.builder.summaries is not None
-        self.summarizer = Summarizer(summary_model, self.builder.summaries)
+        self.summarizer = Summarizer(summary_model, summaries)
         self._active: dict[str, RunLoop] = {}
         self._closed = False
         self._run_lock = asyncio.Lock()
@@ -167,6 +170,7 @@ class Agent:
             workspace=self.settings.workspace,
             persona=self.persona,
             summarizer=self.summarizer,
+            plan=self.plan,
         )
         return transcript
 
@@ -476,10 +480,6 @@ class Agent:
         self._consolidate()
         for task in list(self._background):
             task.cancel()
-        if self.owns_log:
-            self.log.close()
-        if self.builder.summaries is not None and self.owns_summaries:
-            self.builder.summaries.close()
         self.memory = None
 
 

@@ -203,3 +203,14 @@ class PlanState:
     def _queued(self, events: list[Event]) -> list[Event]:
         self._queue.extend(events)
         return events
+
+
+class CurrentPlan:
+    """The plan of an agent's current run, in one object for the agent's lifetime.
+
+    The plan tools are built before the agent (by the app) and act on :attr:`state`; the
+    agent's session context puts a fresh :class:`PlanState` there for each session and run.
+    """
+
+    def __init__(self) -> None:
+        self.state = PlanState()

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from shiyi.agent.plan import PlanState
+from shiyi.agent.plan import CurrentPlan, PlanState
 from shiyi.agent.transcript import Transcript
 from shiyi.config.settings import ContextSettings
 from shiyi.context.builder import BuiltContext, ContextBuilder, ContextParts, SentContext
@@ -46,7 +46,9 @@ class SessionContext:
         workspace: Path,
         persona: str,
         summarizer: Summarizer | None = None,
+        plan: CurrentPlan | None = None,
     ) -> None:
+        """``plan``: where the run's plan is kept (the one the agent's plan tools act on)."""
         self.settings = settings
         self.builder = builder
         self.transcript = transcript
@@ -59,7 +61,8 @@ class SessionContext:
             settings.tool_cache_capacity, settings.tool_cache_min_relevance
         )
         self.scratchpad = Scratchpad()
-        self.plan = PlanState()
+        self._plan = plan if plan is not None else CurrentPlan()
+        self._plan.state = PlanState()
         self.guidance = ""
         self.memory_hint = ""
         self.continued = ""
@@ -71,6 +74,11 @@ class SessionContext:
         self.sent: dict[int, SentContext] = {}
         """The run context each earlier user message went out with (see the builder)."""
         self.last: BuiltContext | None = None
+
+    @property
+    def plan(self) -> PlanState:
+        """The current run's plan."""
+        return self._plan.state
 
     # --- per run -----------------------------------------------------------------------
 
@@ -86,7 +94,7 @@ class SessionContext:
     ) -> None:
         """``continued``: what memory holds about the ended run this one continues;
         ``memories`` and ``facts`` are for the plain layout (:mod:`shiyi.context.plain`)."""
-        self.plan = PlanState()
+        self._plan.state = PlanState()
         self.scratchpad.set_goal(goal)
         self.guidance = guidance
         self.memory_hint = memory_hint

@@ -41,7 +41,7 @@ def models_dir(settings: Settings) -> Path:
 def packaged_entry() -> Entry:
     where = "packaged, embedded"
     try:
-        from shiyi.llm.local import default_gguf_path
+        from shiyi.llm.local.model import default_gguf_path
 
         where = f"packaged, embedded: {default_gguf_path()}"
     except Exception:  # not installed: still selectable, the error comes when it loads

@@ -16,7 +16,7 @@ def build_chat_model(settings: Settings, role: Literal["main", "fast"] = "main")
     model = settings.model_role(role)
     if model.provider == "openai_compat":
         _check_remote(model, role)
-        from shiyi.llm.openai_compat import OpenAICompatModel
+        from shiyi.llm.openai.model import OpenAICompatModel
 
         # The fast role does the background work: it gives way to conversations.
         return OpenAICompatModel(model, settings.prices, role=role, background=role == "fast")
@@ -28,7 +28,7 @@ def build_chat_model(settings: Settings, role: Literal["main", "fast"] = "main")
                 f"models.{role}.model_path must name a JSON script for the scripted provider."
             )
         return ScriptedModel.from_file(model.model_path)
-    from shiyi.llm.local import LocalModel
+    from shiyi.llm.local.model import LocalModel
 
     # One engine per model file: a fast role on the main role's weights shares its slots,
     # and gives way to conversations like background work on a model server.

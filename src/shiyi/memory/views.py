@@ -1,7 +1,8 @@
 """What the memory page asks of the memory: filtered fact lists, an entity's surroundings,
 a session's timeline, expired facts and open conflicts, all through the memory's viewer.
 
-Blocking (store calls): the routes in :mod:`console_routes` run these in a worker thread.
+Blocking (store calls): the memory page's routes
+(:mod:`shiyi.interfaces.server.memory_page_routes`) run these in a worker thread.
 The store has no filtered fact query, so a listing scans the newest ``SCAN_LIMIT`` facts of
 the wanted statuses and filters them here; ``complete`` says whether that saw them all.
 """

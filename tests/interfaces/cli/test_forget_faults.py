@@ -1,5 +1,5 @@
 """A forget cut off half way, through the real CLI: `shiyi doctor --repair` finishes it and
-never copies the half-forgotten turn back; and the SIGKILL suite (``bench/fault_forget.py``)
+never copies the half-forgotten turn back; and the SIGKILL suite (``bench/fault_forget_bench.py``)
 in small."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from bench.fault_forget import run_faults
+from bench.fault_forget_bench import run_faults
 
 from shiyi.memory.kuzu.store import EmbeddedStore
 from tests.interfaces.cli.conftest import Cli

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from shiyi.llm.local import default_gguf_path
+from shiyi.llm.local.model import default_gguf_path
 from tests.interfaces.cli.conftest import Cli
 from tests.support.model_servers import FileServer, Route, RouteServer, Served, ollama_tags
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
-from shiyi.memory import views as console
+from shiyi.memory import views as page_views
 from shiyi.memory.fact_views import current_first, shown, strip_key_prefix
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
@@ -79,9 +79,9 @@ def test_run_archives_are_listed_apart(memory: Memory) -> None:
     archived = memory.lifecycle.archive(events[0].run_id, "prune docker images", "completed")
     assert len(archived.created) == 1
     fact = memory.remember("Images live in registry.local")
-    listed = console.list_facts
-    runs = listed(memory, console.FactFilter(sources=("archive",)), 50, 0)
-    others = listed(memory, console.FactFilter(not_sources=("archive",)), 50, 0)
+    listed = page_views.list_facts
+    runs = listed(memory, page_views.FactFilter(sources=("archive",)), 50, 0)
+    others = listed(memory, page_views.FactFilter(not_sources=("archive",)), 50, 0)
     assert [f.id for f in runs.facts] == archived.created and runs.total == 1
     assert [f.id for f in others.facts] == [fact.id]
 

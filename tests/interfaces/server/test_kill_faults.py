@@ -1,4 +1,4 @@
-"""The SIGKILL fault suite (``bench/fault_kill.py``) in small: the real ``shiyi serve`` killed
+"""The SIGKILL fault suite (``bench/fault_kill_bench.py``) in small: the real ``shiyi serve`` killed
 under load three times, then the log, graph, mirror and keyword index agree and no run is
 left 'running'.  The bench runs it with 20+ kills."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.fault_kill import run_faults
+from bench.fault_kill_bench import run_faults
 
 
 def test_sigkill_under_load_loses_and_duplicates_nothing(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from shiyi.config import Settings
 from shiyi.interfaces.server import AgentService
-from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.openai.model import OpenAICompatModel
 from tests.interfaces.server.conftest import running, server_settings, stream_events
 from tests.support.fake_openai import FakeOpenAIServer, FakeReply
 

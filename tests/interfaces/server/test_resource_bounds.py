@@ -1,7 +1,7 @@
 """What a long-running server keeps stays bounded however many sessions and messages it
 meets (issue 29: RSS 282 MB -> 2,149 MB after 4,225 messages, unchanged at idle).  Counted
 structurally, not by RSS: the loaded agents, and the statements Kuzu prepares (it keeps
-each one's native memory for good).  bench/server_rss.py measures the RSS itself."""
+each one's native memory for good).  bench/server_rss_bench.py measures the RSS itself."""
 
 from __future__ import annotations
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from shiyi.agent import Agent
 from shiyi.config import Settings
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.memory.lifecycle.pipeline import CONSOLIDATE, EXTRACT
 from shiyi.memory.service import Memory
-from shiyi.tools import ToolRegistry
-from tests.conftest import collect
+from tests.conftest import AgentFactory, collect
 from tests.memory.lifecycle.conftest import MemoryFactory, extraction, fact, say, user_event
 
 PROCEDURE = fact(
@@ -56,7 +54,7 @@ def test_procedures_outrank_plain_facts_of_equal_relevance(open_memory: MemoryFa
 
 
 async def test_finished_runs_are_archived_and_expand_reaches_them(
-    settings: Settings,
+    settings: Settings, make_agent: AgentFactory
 ) -> None:
     memory = Memory.open(settings, start_worker=False, extraction_model=lambda: None)
     proc = memory.remember("cut a release: tag and push", kind="procedural", key="release")
@@ -68,7 +66,7 @@ async def test_finished_runs_are_archived_and_expand_reaches_them(
     )
     from shiyi.tools.builtins.memory import memory_tools
 
-    agent = Agent(model, settings=settings, tools=ToolRegistry(memory_tools(memory)), memory=memory)
+    agent = make_agent.agent(model, memory_tools(memory), memory=memory)
     events = await collect(agent.send("please cut release 1.2.0"))
     assert events[-1].type == "run_end"
     assert memory.worker.drain(timeout=60)
@@ -87,7 +85,9 @@ async def test_finished_runs_are_archived_and_expand_reaches_them(
     memory.close()
 
 
-async def test_new_session_consolidates_the_one_that_ended(settings: Settings) -> None:
+async def test_new_session_consolidates_the_one_that_ended(
+    settings: Settings, make_agent: AgentFactory
+) -> None:
     extractor = ScriptedModel(
         [
             extraction(),  # the per-message extraction of the first user message
@@ -95,12 +95,7 @@ async def test_new_session_consolidates_the_one_that_ended(settings: Settings) -
         ]
     )
     memory = Memory.open(settings, start_worker=False, extraction_model=lambda: extractor)
-    agent = Agent(
-        ScriptedModel([reply("Agreed: CI on every push.")]),
-        settings=settings,
-        tools=ToolRegistry(),
-        memory=memory,
-    )
+    agent = make_agent.agent(ScriptedModel([reply("Agreed: CI on every push.")]), memory=memory)
     await collect(agent.send("let's run CI on every push"))
     first = agent.session_id
     assert memory.worker.drain(timeout=60)

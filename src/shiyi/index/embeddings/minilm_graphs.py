@@ -10,7 +10,7 @@ rebuilt, never fatal.
 The int8 graph is ``onnxruntime.quantization.quantize_dynamic`` of the float one: weights of
 the MatMul and fused Attention nodes int8 per output channel, activations quantized per
 batch at run time.  Per channel matters: per tensor, cosine to the float vectors was 0.958 on
-average over LoCoMo turns; per channel 0.992 (``bench/bench_import.py`` measures it).
+average over LoCoMo turns; per channel 0.992 (``bench/import_bench.py`` measures it).
 """
 
 from __future__ import annotations

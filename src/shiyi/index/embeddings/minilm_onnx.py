@@ -8,7 +8,7 @@ normalisation.  The encoder layers use ONNX Runtime's fused CPU kernels (``com.m
 ``Attention``, ``BiasGelu``, ``SkipLayerNormalization``).  Building the graph and the session
 takes ~1 s once per process, on the first embedding.
 
-Measured on the 2-core machine (``bench/bench_embed.py``, 1,000 mixed sentences): numpy 35/s,
+Measured on the 2-core machine (``bench/embed_bench.py``, 1,000 mixed sentences): numpy 35/s,
 ONNX Runtime 129/s; one query 23 ms -> 4.6 ms; cosine to the numpy vectors >= 0.9999995.
 The numpy runtime stays as the fallback when ``onnxruntime`` is not installed.
 

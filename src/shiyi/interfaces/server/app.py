@@ -22,13 +22,13 @@ from shiyi.api.schemas import (
     SessionOut,
 )
 from shiyi.events import Event, TextDelta
-from shiyi.interfaces.server.console_routes import install_page
-from shiyi.interfaces.server.console_routes import router as console_router
 from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.errors import install_error_handlers
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.knowledge_routes import close_knowledge, install_knowledge
 from shiyi.interfaces.server.mcp_route import install_mcp
+from shiyi.interfaces.server.memory_page_routes import install_page
+from shiyi.interfaces.server.memory_page_routes import router as memory_page_router
 from shiyi.interfaces.server.memory_routes import router as memory_router
 from shiyi.interfaces.server.openai_routes import install_openai
 from shiyi.interfaces.server.script_routes import router as script_router
@@ -175,7 +175,7 @@ def create_app(service: AgentService) -> FastAPI:
     install_error_handlers(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], response_model=Health, tags=["meta"])
     app.include_router(router)
-    app.include_router(console_router, responses=_ERRORS)  # before /v1/memory/{memory_id}
+    app.include_router(memory_page_router, responses=_ERRORS)  # before /v1/memory/{memory_id}
     app.include_router(memory_router, responses=_ERRORS)
     app.include_router(script_router, responses=_ERRORS)
     install_knowledge(app, service)

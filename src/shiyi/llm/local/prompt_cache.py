@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from shiyi.llm.xllama import EmbeddedServer
+    from shiyi.llm.local.xllama import EmbeddedServer
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from shiyi.errors import ModelUnavailable
-from shiyi.llm.gguf_q8 import convert_q4_1_to_q8_0
+from shiyi.llm.local.gguf_q8 import convert_q4_1_to_q8_0
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def _read_value(file: BinaryIO, kind: int) -> object:
 def convert(source: Path, target: Path, threads: int = 1) -> None:
     """Write ``source`` re-quantized to Q8_0 at ``target`` (atomically).
 
-    ``threads`` is kept for callers; the numpy conversion (:mod:`shiyi.llm.gguf_q8`) takes
+    ``threads`` is kept for callers; the numpy conversion (:mod:`shiyi.llm.local.gguf_q8`) takes
     about a second for SmolLM2 on one core."""
     del threads
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -1,13 +1,13 @@
 """The embedded chat model: a GGUF file run in-process by llama.cpp (default: SmolLM2-135M).
 
-llama.cpp's own server engine runs in this process (:mod:`shiyi.llm.xllama`, prebuilt
+llama.cpp's own server engine runs in this process (:mod:`shiyi.llm.local.xllama`, prebuilt
 ``xllamacpp`` wheels): one engine per model file, shared by the ``main`` and ``fast`` roles,
 each request one of its slots.  A request blocks, so each reply is generated in a worker
 thread that hands decoded text to the event loop through an asyncio queue; cancelling the
 consumer sets a stop flag that the engine's per-token callback answers, so no generation
 outlives its reader.  Tool calls use the text format and grammar of
-:mod:`shiyi.llm.local_grammar`; the tool section, which opens the prompt, is kept on disk
-as a saved slot by :mod:`shiyi.llm.prompt_cache` so a fresh process need not evaluate it
+:mod:`shiyi.llm.local.grammar`; the tool section, which opens the prompt, is kept on disk
+as a saved slot by :mod:`shiyi.llm.local.prompt_cache` so a fresh process need not evaluate it
 again.  The runtime is imported on first use only.
 """
 
@@ -26,9 +26,11 @@ from typing import Any, TypeAlias
 
 from shiyi.config.settings import ModelSettings
 from shiyi.errors import EndpointBusy, ModelError, ModelUnavailable, ShiyiError
-from shiyi.llm import local_grammar, local_weights, xllama
 from shiyi.llm.gate import gate_for
-from shiyi.llm.prompt_cache import PrefixStateCache, agreed_length
+from shiyi.llm.local import grammar as local_grammar
+from shiyi.llm.local import xllama
+from shiyi.llm.local.prompt_cache import PrefixStateCache, agreed_length
+from shiyi.llm.local.weights import fast_weights
 from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -188,7 +190,7 @@ class LocalModel:
             xllama.import_runtime()  # the missing package first: the clearest fix
             cache, settings = self._cache_dir, self._settings
             weights_dir = cache / "models" if cache and settings.convert_q4_1 else None
-            weights = local_weights.fast_weights(_model_file(settings), weights_dir)
+            weights = fast_weights(_model_file(settings), weights_dir)
             save_dir = cache / "prompts" if cache is not None and settings.prompt_cache else None
             source = _model_file(settings)
             try:
@@ -199,7 +201,7 @@ class LocalModel:
                 # A damaged copy (a full disk, say): rebuilt from the source.
                 log.warning("%s; removed, it is converted again from %s.", exc, source)
                 weights.unlink(missing_ok=True)
-                weights = local_weights.fast_weights(source, weights_dir)
+                weights = fast_weights(source, weights_dir)
                 server = xllama.shared_server(self._key(weights, save_dir))
             if save_dir is not None:
                 self.prompt_cache = PrefixStateCache.for_model(

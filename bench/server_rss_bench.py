@@ -1,6 +1,6 @@
 """Memory of ``shiyi serve`` under load and after it: does RSS come back down, or stay?
 
-    python bench/server_rss.py [--clients 30] [--messages 20] [--rounds 2]
+    python bench/server_rss_bench.py [--clients 30] [--messages 20] [--rounds 2]
                                [--per-session 5] [--drain 20] [--env MALLOC_ARENA_MAX=2]
 
 Starts the real ``shiyi serve`` (subprocess, loopback, scripted model, memory on with no
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from fault_kill import send, start_server
+from fault_kill_bench import send, start_server
 
 SAMPLE_EVERY = 0.5
 

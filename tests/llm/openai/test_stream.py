@@ -3,7 +3,7 @@ and the fallback to whole replies for servers that cannot stream tool calls.
 
 The scripted server plays the wire behaviour of real ones (llama-cpp-python's empty stream
 for a streamed tool turn, its role-only reply to an interrupted request); the real server
-is driven in tests/llm/test_llama_server.py.
+is driven in tests/llm/local/test_llama_server.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The embedded default's first reply in a fresh process, with and without the prompt cache.
 
-    python bench/bench_first_reply.py [--rounds 3] [--tree NAME=DIR ...]
+    python bench/first_reply_bench.py [--rounds 3] [--tree NAME=DIR ...]
 
 Each sample is a new Python process that opens the app as ``shiyi run`` does (default
 settings: SmolLM2-135M, compact tools, memory on), sends "Say hello in one short sentence."

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.local import LocalModel
-from shiyi.llm.prompt_cache import MAX_FILES, SUFFIX, PrefixStateCache, agreed_length
+from shiyi.llm.local.model import LocalModel
+from shiyi.llm.local.prompt_cache import MAX_FILES, SUFFIX, PrefixStateCache, agreed_length
 from shiyi.llm.types import Message, TextChunk, ToolSpec
 
 pytestmark = pytest.mark.local_model
@@ -46,7 +46,7 @@ async def reply(model: LocalModel, tools: list[ToolSpec] = TOOLS) -> str:
 
 def fresh(cache_dir: Path) -> LocalModel:
     """A model as a new process would have it: nothing evaluated yet."""
-    # The weights as shipped: their Q8_0 copy has its own tests (test_local_weights.py).
+    # The weights as shipped: their Q8_0 copy has its own tests (test_weights.py).
     model = LocalModel(ModelSettings(temperature=0.0, convert_q4_1=False), cache_dir=cache_dir)
     model.load()
     return model
@@ -106,7 +106,7 @@ async def test_a_damaged_file_is_removed_logged_and_rebuilt(
     saved.write_bytes(saved.read_bytes()[:4096])  # cut short, as by a full disk
 
     model = fresh(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="shiyi.llm.prompt_cache"):
+    with caplog.at_level(logging.WARNING, logger="shiyi.llm.local.prompt_cache"):
         assert await reply(model)
     assert "could not be used" in caplog.text and saved.name in caplog.text
     assert model.prompt_cache is not None and model.prompt_cache.misses == 1

@@ -1,7 +1,7 @@
 """Fault suite: SIGKILL ``shiyi serve`` under load at random points, then check that the
 session log, the graph, its SQLite mirror and the keyword index agree.
 
-    python bench/fault_kill.py [--kills 20] [--clients 8] [--seed 17] [--keep DIR]
+    python bench/fault_kill_bench.py [--kills 20] [--clients 8] [--seed 17] [--keep DIR]
 
 Each round starts the real ``shiyi serve`` (subprocess, scripted model, no embedder,
 extraction off) on one data dir, streams messages from ``--clients`` concurrent sessions and

@@ -1,4 +1,4 @@
-"""``python -m shiyi.llm.llama_server --model X.gguf``: llama.cpp's own OpenAI-compatible
+"""``python -m shiyi.llm.local.llama_server --model X.gguf``: llama.cpp's own OpenAI-compatible
 server (what people run as ``llama-server``), from the prebuilt engine shiyi embeds.
 
 The ``xllamacpp`` wheel carries llama.cpp's server engine with its HTTP listener but no
@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shiyi.errors import ModelUnavailable
-from shiyi.llm.xllama import check_gguf, import_runtime
+from shiyi.llm.local.xllama import check_gguf, import_runtime
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m shiyi.llm.llama_server")
+    parser = argparse.ArgumentParser(prog="python -m shiyi.llm.local.llama_server")
     parser.add_argument("--model", "-m", required=True, help="GGUF chat model")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)

@@ -1,7 +1,7 @@
 """The embedded SmolLM2 on two runtimes side by side: install, load, prompt and decode speed.
 
-    python bench/bench_local_model.py                                   # the code on the path
-    python bench/bench_local_model.py --tree source=/path/to/old/checkout --install
+    python bench/local_model_bench.py                                   # the code on the path
+    python bench/local_model_bench.py --tree source=/path/to/old/checkout --install
 
 ``--tree NAME=DIR`` runs that checkout's ``src`` (e.g. b443fb2, whose embedded model is the
 from-source llama-cpp-python build) as well as the code on the path (``xllamacpp``, llama.cpp's
@@ -34,7 +34,7 @@ from pathlib import Path
 
 # None of these imports a runtime: the child process imports its tree's on first use.
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.local import LocalModel
+from shiyi.llm.local.model import LocalModel
 from shiyi.llm.types import Message, TextChunk, UsageChunk
 
 XLLAMACPP = "xllamacpp==2026.10.11549"

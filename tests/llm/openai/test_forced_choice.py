@@ -23,7 +23,7 @@ async def test_a_refused_forced_choice_is_sent_again_as_auto_and_not_forced_agai
     srv.enqueue(FakeError(status, REFUSAL), FakeReply("first"), FakeReply("second"))
     model = model_for(srv)
 
-    with caplog.at_level(logging.WARNING, logger="shiyi.llm.openai_compat"):
+    with caplog.at_level(logging.WARNING, logger="shiyi.llm.openai.model"):
         first = await collect(model, tools=[READ], tool_choice="required")
         second = await collect(model, tools=[READ], tool_choice="read_file")
 

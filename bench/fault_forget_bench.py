@@ -1,7 +1,7 @@
 """Fault suite: SIGKILL ``shiyi memory forget`` while it deletes, then check that the stores
 agree and that nothing forgotten comes back.
 
-    python bench/fault_forget.py [--kills 20] [--turns 150] [--seed 23] [--keep DIR]
+    python bench/fault_forget_bench.py [--kills 20] [--turns 150] [--seed 23] [--keep DIR]
 
 A store is seeded with ``--turns`` logged user messages, each with a unique marker
 (``fgmark<n>``), recorded into memory the way the agent records them.  Each round runs the

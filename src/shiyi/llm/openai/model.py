@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from shiyi.errors import EndpointBusy, ModelError, ModelUnavailable
 from shiyi.llm.gate import default_limit, gate_for
-from shiyi.llm.openai_chunks import ChunkDecoder, EstimatedUsage, _CutOff, _EmptyReply
-from shiyi.llm.openai_stream import (
+from shiyi.llm.openai.chunks import ChunkDecoder, EstimatedUsage, _CutOff, _EmptyReply
+from shiyi.llm.openai.pricing import cost_of
+from shiyi.llm.openai.stream import (
     StreamState,
     _StreamErrorEvent,
     _StreamGarbled,
     _StreamIdle,
     data_events,
 )
-from shiyi.llm.pricing import cost_of
 from shiyi.llm.retry import RetryPolicy, Sleep, retry_after_seconds
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
@@ -289,7 +289,7 @@ class OpenAICompatModel:
     async def _attempt(
         self, body: dict[str, Any], estimate: EstimatedUsage
     ) -> AsyncGenerator[StreamChunk, None]:
-        """One streamed request, read line by line (see :mod:`shiyi.llm.openai_stream`)."""
+        """One streamed request, read line by line (see :mod:`shiyi.llm.openai.stream`)."""
         from openai.types.chat import ChatCompletionChunk
 
         openai = _sdk()

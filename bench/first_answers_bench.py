@@ -1,6 +1,6 @@
 """Answer quality of the embedded default model on ~20 everyday first messages.
 
-    python bench/first_answers.py [--only NAME ...] [--tree NAME=DIR ...] [--out FILE]
+    python bench/first_answers_bench.py [--only NAME ...] [--tree NAME=DIR ...] [--out FILE]
 
 Each case runs as a newcomer would: the real CLI, ``shiyi run --json TASK``, in a new process
 with a fresh ``SHIYI_HOME`` and ``HOME`` (temp dirs) and a temp workspace as the current
@@ -234,10 +234,10 @@ def grams(tokens: list[str], n: int = ECHO_WORDS) -> set[tuple[str, ...]]:
 def runtime_notes() -> list[str]:
     """Notes the embedded runtime adds itself (if this tree's runtime has them)."""
     try:
-        from shiyi.llm import local_grammar
+        from shiyi.llm.local import grammar
     except ImportError:
         return []
-    notes = [local_grammar.choice_note(c) for c in ("auto", "required", "none", "read_file")]
+    notes = [grammar.choice_note(c) for c in ("auto", "required", "none", "read_file")]
     return notes
 
 

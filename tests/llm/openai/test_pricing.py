@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from shiyi.config.settings import ModelPrice
-from shiyi.llm.pricing import cost_of, price_for
+from shiyi.llm.openai.pricing import cost_of, price_for
 
 PRICES = {
     "gpt-4o": ModelPrice(input=2.5, output=10.0),

@@ -18,8 +18,10 @@ from typing import Any
 
 from shiyi.agent import Agent
 from shiyi.config import load_settings
+from shiyi.context.summaries import SummaryStore
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.llm.types import Message, StreamChunk, ToolSpec
+from shiyi.sessions.log import SessionLog
 from shiyi.tools import ToolRegistry, tool
 
 ITERATIONS = int(__import__("os").environ.get("BENCH_ITERATIONS", "1000"))
@@ -64,7 +66,15 @@ async def main() -> None:
         settings.agent.max_iterations = ITERATIONS + 1
         script = [reply("step", call("noop", n=i)) for i in range(ITERATIONS)] + [reply("done")]
         model = TimedModel(ScriptedModel(script, chunk_size=16))
-        agent = Agent(model, settings=settings, tools=ToolRegistry([noop]))  # type: ignore[arg-type]
+        session_log = SessionLog(settings.sessions_db)
+        summaries = SummaryStore(settings.data_dir / "summaries.sqlite3")
+        agent = Agent(
+            model,  # type: ignore[arg-type]
+            settings=settings,
+            tools=ToolRegistry([noop]),
+            session_log=session_log,
+            summaries=summaries,
+        )
         marks: list[float] = []
         last_status = ""
         async for event in agent.send("benchmark"):
@@ -85,6 +95,8 @@ async def main() -> None:
         model_ms = statistics.median(model.model_seconds) * 1000
         print(f"model (scripted) time per call: {model_ms:.3f} ms")
         print("target: p95 < 5 ms")
+        session_log.close()
+        summaries.close()
 
 
 if __name__ == "__main__":

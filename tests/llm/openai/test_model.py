@@ -11,7 +11,7 @@ import pytest
 
 from shiyi.config.settings import ModelPrice
 from shiyi.errors import ModelError, ModelUnavailable
-from shiyi.llm.openai_compat import OpenAICompatModel
+from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import (
     FinishChunk,
@@ -320,6 +320,6 @@ async def test_a_silent_server_times_out(srv: FakeOpenAIServer) -> None:
 
 
 def test_importing_the_module_does_not_import_openai() -> None:
-    code = "import sys, shiyi.llm.openai_compat; print('openai' in sys.modules)"
+    code = "import sys, shiyi.llm.openai.model; print('openai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.local import LocalModel, default_gguf_path
-from shiyi.llm.local_weights import convert as convert_weights
-from shiyi.llm.local_weights import converted_path
+from shiyi.llm.local.model import LocalModel, default_gguf_path
+from shiyi.llm.local.weights import convert as convert_weights
+from shiyi.llm.local.weights import converted_path
 from shiyi.llm.types import Message, TextChunk
 
 pytestmark = pytest.mark.local_model
@@ -51,7 +51,7 @@ async def test_a_damaged_copy_is_replaced_and_the_source_is_untouched(
     copy = converted_path(source, tmp_path / "models")
     copy.parent.mkdir(parents=True)
     copy.write_bytes(b"GGUF" + b"\0" * 64)  # a truncated file, as from a full disk
-    with caplog.at_level(logging.WARNING, logger="shiyi.llm.local"):
+    with caplog.at_level(logging.WARNING, logger="shiyi.llm.local.model"):
         model = loaded(tmp_path)
     assert "converted again" in caplog.text
     assert model.weights_file == copy and copy.stat().st_size > 100_000_000

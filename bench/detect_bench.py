@@ -6,7 +6,7 @@ listening on the probed ports (the common case), an Ollama-like server answering
 them, and a port that accepts connections but never answers (the worst case, bounded by
 ``detect_timeout``).  Prints medians and p90 in milliseconds.
 
-    python bench/bench_detect.py [--runs 30]
+    python bench/detect_bench.py [--runs 30]
 """
 
 from __future__ import annotations

@@ -17,11 +17,11 @@ import pytest
 from shiyi.config import Settings
 from shiyi.config.settings import ModelSettings
 from shiyi.errors import EndpointBusy, ModelUnavailable
-from shiyi.llm import local_grammar
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.factory import build_chat_model
 from shiyi.llm.gate import conversation
-from shiyi.llm.local import (
+from shiyi.llm.local import grammar
+from shiyi.llm.local.model import (
     WEIGHTS_INSTALL,
     WORKER_THREAD_NAME,
     LocalModel,
@@ -167,13 +167,13 @@ async def test_a_history_with_tool_calls_and_results_renders_and_gets_a_reply(
     chunks = await collect(model, *history, tools=[WEATHER], max_tokens=24)
     assert isinstance(chunks[-1], FinishChunk)
 
-    prompt = local_grammar.template_messages(history, "TOOLS")
+    prompt = grammar.template_messages(history, "TOOLS")
     assert [turn["role"] for turn in prompt] == ["system", "user", "assistant", "user"]
     assert prompt[0]["content"].startswith("TOOLS\n\n")  # static first: cached prefix
-    assert prompt[2]["content"] == local_grammar.render_call(call)
+    assert prompt[2]["content"] == grammar.render_call(call)
     assert prompt[3]["content"] == "Tool get_weather returned:\nSunny, 21 °C"
     # What the request allows closes the last turn, so the system turn stays the same.
-    noted = local_grammar.template_messages(history, "TOOLS", "NOTE")
+    noted = grammar.template_messages(history, "TOOLS", "NOTE")
     assert noted[0] == prompt[0]
     assert noted[3]["content"] == "Tool get_weather returned:\nSunny, 21 °C\n\nNOTE"
 
@@ -186,10 +186,10 @@ def test_the_next_request_repeats_the_last_prompt_with_its_note(model: LocalMode
     first, _, _ = model._render(question, [WEATHER], "none")
     answered = [*question, Message("assistant", "Hello!"), Message("user", "Now goodbye.")]
     second, _, _ = model._render(answered, [WEATHER], "auto")
-    assert local_grammar.choice_note("none") in first
+    assert grammar.choice_note("none") in first
     assert second.startswith(first)
-    assert second.count(local_grammar.choice_note("none")) == 1
-    assert local_grammar.choice_note("auto") in second[len(first) :]
+    assert second.count(grammar.choice_note("none")) == 1
+    assert grammar.choice_note("auto") in second[len(first) :]
 
 
 async def test_cancelling_the_consumer_stops_generation_promptly(model: LocalModel) -> None:
@@ -270,7 +270,7 @@ async def test_a_memory_only_install_names_what_the_embedded_model_needs() -> No
 
 def test_malformed_call_text_keeps_the_raw_arguments() -> None:
     text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Par'
-    name, arguments = local_grammar.parse_call(text, [READ_FILE, WEATHER])
+    name, arguments = grammar.parse_call(text, [READ_FILE, WEATHER])
     assert name == "get_weather"
     assert arguments == '{"name": "get_weather", "arguments": {"city": "Par'
 
@@ -278,13 +278,13 @@ def test_malformed_call_text_keeps_the_raw_arguments() -> None:
 def test_the_runtime_loads_after_the_memory_graph_database() -> None:
     """``shiyi run`` opens the memory (kuzu, which loads its library RTLD_GLOBAL) before
     the model: importing the engine after it aborted the process in C++ static init."""
-    code = "import kuzu\nfrom shiyi.llm.xllama import import_runtime\nimport_runtime()"
+    code = "import kuzu\nfrom shiyi.llm.local.xllama import import_runtime\nimport_runtime()"
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
 
 
 def test_importing_the_module_does_not_import_the_runtime() -> None:
-    code = "import sys, shiyi.llm.local; assert 'xllamacpp' not in sys.modules"
+    code = "import sys, shiyi.llm.local.model; assert 'xllamacpp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -294,7 +294,7 @@ def test_importing_the_module_does_not_import_the_runtime() -> None:
 PRINT_WHILE_LOADING = """
 import sys, threading
 from shiyi.config.settings import ModelSettings
-from shiyi.llm.local import LocalModel
+from shiyi.llm.local.model import LocalModel
 model = LocalModel(ModelSettings())
 loader = threading.Thread(target=model.load)
 loader.start()
@@ -371,8 +371,8 @@ def test_the_embedded_model_names_the_notes_it_adds_so_a_copied_one_is_an_echo()
     from shiyi.agent.echo import echoed, split_request
 
     notes = LocalModel(ModelSettings()).prompt_notes
-    assert local_grammar.choice_note("none") in notes
+    assert grammar.choice_note("none") in notes
     assert "To call a tool, reply with only:" in notes
     request = split_request([Message("user", "Say hello")], notes)
-    assert echoed(local_grammar.choice_note("none"), request) != ""
+    assert echoed(grammar.choice_note("none"), request) != ""
     assert echoed("Hello! How can I help you today?", request) == ""

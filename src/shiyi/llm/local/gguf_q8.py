@@ -1,6 +1,6 @@
 """Re-quantize a GGUF file's Q4_1 tensors to Q8_0 in numpy (no llama.cpp needed).
 
-The prebuilt engine has no quantizer API, so :mod:`shiyi.llm.local_weights` does it here:
+The prebuilt engine has no quantizer API, so :mod:`shiyi.llm.local.weights` does it here:
 the header and metadata are copied byte for byte (``general.file_type`` set to Q8_0), the
 tensor table is rewritten with the new types and offsets, and each Q4_1 block of 32 values
 (``d * q + m``, 4-bit q) is dequantized and rounded to Q8_0 (``d' * q'``, 8-bit q', ``d' =

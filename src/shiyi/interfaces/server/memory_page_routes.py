@@ -35,7 +35,7 @@ from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_detail
 from shiyi.memory import fact_views
-from shiyi.memory import views as console
+from shiyi.memory import views as page_views
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
 
 STATIC = Path(__file__).with_name("static")
@@ -72,7 +72,7 @@ async def list_facts(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> FactPage:
     """Facts the server's viewer may see, newest change first, filtered."""
-    wanted = console.FactFilter(
+    wanted = page_views.FactFilter(
         kinds=kind or (),
         scopes=scope or (),
         statuses=status or (),
@@ -86,7 +86,7 @@ async def list_facts(
         not_sources=not_source or (),
     )
     memory = require_memory(service, who)
-    found = await asyncio.to_thread(console.list_facts, memory, wanted, limit, offset)
+    found = await asyncio.to_thread(page_views.list_facts, memory, wanted, limit, offset)
     return FactPage(
         facts=await asyncio.to_thread(fact_views.shown, memory, found.facts),
         total=found.total,
@@ -99,7 +99,7 @@ async def list_facts(
 @router.get("/overview", response_model=MemoryOverview)
 async def overview(service: Service, who: Caller) -> MemoryOverview:
     """The health panel: totals, average confidence, expired facts and open conflicts."""
-    counted = await asyncio.to_thread(console.overview, require_memory(service, who))
+    counted = await asyncio.to_thread(page_views.overview, require_memory(service, who))
     return MemoryOverview(
         total=counted.total,
         by_kind=counted.by_kind,
@@ -119,7 +119,7 @@ async def entity(
     """An entity (by name or alias) with its facts (current versions first; a superseded one
     says what replaced it), RELATED_TO neighbours and mentions."""
     memory = require_memory(service, who)
-    found = await asyncio.to_thread(console.entity_view, memory, name, limit)
+    found = await asyncio.to_thread(page_views.entity_view, memory, name, limit)
     if found is None:
         raise NotFound(f"no remembered entity is called {name!r}")
     record = found.entity
@@ -148,7 +148,7 @@ async def session_timeline(
     """A session's remembered turns in order, with the facts derived from them (current
     versions first; a superseded one says what replaced it)."""
     memory = require_memory(service, who)
-    events, facts = await asyncio.to_thread(console.timeline, memory, session_id, limit)
+    events, facts = await asyncio.to_thread(page_views.timeline, memory, session_id, limit)
     title = ""
     try:
         title = service.log.get_session(session_id, owner=who.owner).title
@@ -165,7 +165,7 @@ async def session_timeline(
 
 @router.get("/expired", response_model=ExpiredList)
 async def expired(service: Service, who: Caller) -> ExpiredList:
-    facts = await asyncio.to_thread(console.expired, require_memory(service, who))
+    facts = await asyncio.to_thread(page_views.expired, require_memory(service, who))
     return ExpiredList(facts=[fact_detail(f) for f in facts])
 
 
@@ -173,14 +173,15 @@ async def expired(service: Service, who: Caller) -> ExpiredList:
 async def cleanup(service: Service, who: Caller, body: CleanupIn | None = None) -> CleanupResult:
     """Hard-delete expired facts (these ids, or all of them)."""
     ids = body.ids if body is not None else None
-    deleted, skipped = await asyncio.to_thread(console.cleanup, require_memory(service, who), ids)
+    memory = require_memory(service, who)
+    deleted, skipped = await asyncio.to_thread(page_views.cleanup, memory, ids)
     return CleanupResult(deleted=deleted, skipped=skipped)
 
 
 @router.get("/conflicts", response_model=ConflictList)
 async def conflicts(service: Service, who: Caller) -> ConflictList:
     """Pending facts that contradict an active one, each beside the fact it contradicts."""
-    pairs = await asyncio.to_thread(console.conflicts, require_memory(service, who))
+    pairs = await asyncio.to_thread(page_views.conflicts, require_memory(service, who))
     return ConflictList(
         conflicts=[
             ConflictOut(pending=fact_detail(new), current=fact_detail(old) if old else None)
@@ -195,7 +196,7 @@ async def resolve(
 ) -> ConflictResolution:
     """Keep the new version (it supersedes the old one) or the old one (the new is deleted)."""
     done = await asyncio.to_thread(
-        console.resolve, require_memory(service, who), fact_id, body.keep
+        page_views.resolve, require_memory(service, who), fact_id, body.keep
     )
     return ConflictResolution(
         kept=fact_detail(done.kept), superseded=done.superseded, deleted=done.deleted

@@ -1,6 +1,6 @@
 """Import throughput end to end: `shiyi memory import` as a user runs it, old vs new.
 
-    python bench/bench_import.py [--runs 3] [--old-src /tmp/old/src] [--realmem PERSONA]
+    python bench/import_bench.py [--runs 3] [--old-src /tmp/old/src] [--realmem PERSONA]
 
 Each run imports the same file into an empty store with the real CLI (a subprocess: start,
 read, queue, ingest, link, embed, close) under each configuration in turn, alternating, so

@@ -1,7 +1,7 @@
 """Cost of the bash sandbox's search for secret files (.env, shiyi.yaml) in the workspace,
 paid at every sandboxed command: prints seconds per scan for generated trees and a real one.
 
-    PYTHONPATH=src python bench/sandbox_scan.py [extra workspace ...]
+    PYTHONPATH=src python bench/sandbox_scan_bench.py [extra workspace ...]
 """
 
 from __future__ import annotations
