@@ -37,7 +37,8 @@ _CHANGES = re.compile(
     re.I,
 )
 _LISTS = re.compile(
-    r"\b(list|show|which|what)\b[^.?!]*\b(files?|folders?|directory|directories)\b|^\s*ls\s*$",
+    r"\b(list|show|which|what)\b[^.?!]{0,200}\b(files?|folders?|directory|directories)\b"
+    r"|^\s*ls\s*$",
     re.I,
 )
 _WORD_OPERATORS = (
@@ -104,10 +105,12 @@ _FILLER = re.compile(
     r"\b(what|is|what's|whats|how|much|calculate|compute|work|out|solve|equals?|add|sum|of|"
     r"and|to|the|please|result|answer|can|you|tell|me|quick(ly)?|question|hey|hi)\b"
 )
-_DATE = re.compile(r"\d+[-/.]\d+[-/.]\d+")
-_EXPRESSION = re.compile(r"(?<![\w.])[-(]*\s*\d[\d.\s+*/()-]*\d\)*")
+# Each pattern starts only where a number (or its sign or bracket) starts: a start inside
+# a run of digits or brackets would scan the run again, quadratic on a long message.
+_DATE = re.compile(r"(?<!\d)\d+[-/.]\d+[-/.]\d+")
+_EXPRESSION = re.compile(r"(?<![-(\w.])(?:[-(][-(\s]{0,16})?\d[\d.\s+*/()-]*\d\)*")
 _NUMBER = r"\d+(?:\.\d+)?"
-_HAS_OPERATOR = re.compile(_NUMBER + r"\s*\)*\s*[-+*/]\s*\(*\s*-?" + _NUMBER)
+_HAS_OPERATOR = re.compile(r"(?<![\d.])" + _NUMBER + r"\s*\)*\s*[-+*/]\s*\(*\s*-?" + _NUMBER)
 _OPERATORS: dict[type[ast.AST], Callable[[float, float], float]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
