@@ -28,9 +28,9 @@ from pathlib import Path
 from memory_bench import percentile, timed
 
 from shiyi.config import load_settings
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
+from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.importers import ImportedConversation, detect_and_load
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"

@@ -41,11 +41,11 @@ from pathlib import Path
 import numpy as np
 
 from shiyi.config import load_settings
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.recall.config import MODES, Boosts, RerankWeights
 from shiyi.memory.recall.query_signals import understand
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
+from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.importers import ImportedConversation, QAItem, detect_and_load
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -25,16 +25,20 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "src"))
 
 from shiyi.index import text as text_now  # noqa: E402
-from shiyi.memory import entities as entities_now  # noqa: E402
+from shiyi.memory.text import entities as entities_now  # noqa: E402
 
 
-def old_module(commit: str, path: str, name: str) -> types.ModuleType:
-    source = subprocess.run(
-        ["git", "-C", str(HERE), "show", f"{commit}:{path}"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+def old_module(commit: str, paths: tuple[str, ...], name: str) -> types.ModuleType:
+    """The module at the first of ``paths`` that exists at ``commit`` (files move over time)."""
+    for path in paths:
+        shown = subprocess.run(
+            ["git", "-C", str(HERE), "show", f"{commit}:{path}"], capture_output=True, text=True
+        )
+        if shown.returncode == 0:
+            source = shown.stdout
+            break
+    else:
+        raise SystemExit(f"none of {paths} exists at {commit}")
     module = types.ModuleType(name)
     exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
     return module
@@ -62,8 +66,12 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=20.0)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    text_old = old_module(args.before, "src/shiyi/index/text.py", "text_old")
-    entities_old = old_module(args.before, "src/shiyi/memory/entities.py", "entities_old")
+    text_old = old_module(args.before, ("src/shiyi/index/text.py",), "text_old")
+    entities_old = old_module(
+        args.before,
+        ("src/shiyi/memory/text/entities.py", "src/shiyi/memory/entities.py"),
+        "entities_old",
+    )
     entities_now.extract_entities("warm up jieba 你好")
     runs = {
         "entities": (entities_old.extract_entities, entities_now.extract_entities),

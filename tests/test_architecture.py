@@ -35,24 +35,30 @@ LAYERS: list[tuple[str, ...]] = [
 """Top to bottom: a package imports only from the layers below its own."""
 
 MEMORY_FOLDERS: list[tuple[str, ...]] = [
+    ("operations",),
     ("transfer",),
     ("kuzu", "postgres"),
     ("lifecycle",),
     ("recall", "intake"),
+    ("text",),
 ]
 """The folders inside memory/, top to bottom: a folder imports memory's core and the folders
 below its own row, never a neighbour in its row (recall and the write path know nothing of each
-other; neither backend of the other).  Transfer sits on top because an import goes through the
+other; neither backend of the other).  The operations (the one door every interface calls) sit
+on top: they compose the facade.  Transfer sits below them because an import goes through the
 write path and the copy to PostgreSQL opens both backends; the backends sit above the lifecycle
 and the write path because their repair tool (``kuzu/doctor.py``) re-queues through them.
-Nothing in a folder imports a backend: stores are reached through :mod:`shiyi.memory.protocol`."""
+``text`` (what every job reads from a text without a model) sits at the bottom.  Nothing in a
+folder imports a backend: stores are reached through :mod:`shiyi.memory.protocol`."""
 
-MEMORY_CORE = frozenset(
-    {"models", "protocol", "scopes", "jobs", "lock", "entities", "topics", "echoes", "contextual"}
-)
-"""memory/'s root modules a folder may import: the records, the store's seams, the job queue,
-the owner lock and what every job reads from a text without a model.  The rest of the root
-(service, backends, the operations and the page's views) composes the folders, above them all."""
+MEMORY_CORE = frozenset({"models", "protocol", "scopes", "jobs", "lock"})
+"""memory/'s root modules a folder may import: the records, the store's seams, the job queue
+and the owner lock.  They import nothing else of memory."""
+
+MEMORY_FACADE = frozenset({"service", "backends", "work", "settle"})
+"""The rest of memory/'s root: the ``Memory`` facade, the backend it opens and the owning
+process's background work.  They compose the folders; only the top row (the operations)
+imports them, and they never import the operations."""
 
 KNOWN_SIDEWAYS = {}
 KNOWN_CYCLES: set[frozenset[str]] = set()
@@ -145,8 +151,9 @@ def test_every_memory_folder_has_a_row() -> None:
     folders = {p.parent.name for p in (SOURCE / "memory").glob("*/__init__.py")}
     placed = {folder for row in MEMORY_FOLDERS for folder in row}
     assert folders == placed, f"place in MEMORY_FOLDERS: {folders ^ placed}"
-    roots = {p.stem for p in (SOURCE / "memory").glob("*.py")}
-    assert roots >= MEMORY_CORE, sorted(MEMORY_CORE - roots)
+    roots = {p.stem for p in (SOURCE / "memory").glob("*.py")} - {"__init__"}
+    placed_roots = MEMORY_CORE | MEMORY_FACADE
+    assert roots == placed_roots, f"core, facade, or into a folder: {roots ^ placed_roots}"
 
 
 def test_memory_core_imports_only_the_core() -> None:
@@ -172,10 +179,21 @@ def test_memory_folders_import_the_core_and_the_folders_below() -> None:
                 continue  # other packages: test_packages_import_only_downward
             destination = memory_folder(target)
             if destination is None:
-                if target.removeprefix("shiyi.memory.") not in MEMORY_CORE:
+                name = target.removeprefix("shiyi.memory.")
+                facade_allowed = memory_row(source) == 0 and name in MEMORY_FACADE
+                if name not in MEMORY_CORE and not facade_allowed:
                     wrong.add((module, "imports memory's root beyond the core:", target))
             elif destination != source and memory_row(destination) <= memory_row(source):
                 wrong.add((module, "imports a folder not below its own:", target))
+    assert not wrong, sorted(wrong)
+
+
+def test_memory_facade_never_imports_the_operations_above_it() -> None:
+    wrong = set()
+    for module, targets in module_graph().items():
+        if module.removeprefix("shiyi.memory.") not in MEMORY_FACADE:
+            continue
+        wrong |= {(module, t) for t in targets if memory_folder(t) == MEMORY_FOLDERS[0][0]}
     assert not wrong, sorted(wrong)
 
 

@@ -9,8 +9,8 @@ from shiyi.api.import_schemas import ImportIn, ImportTurnIn
 from shiyi.client import Client
 from shiyi.client.memory_ops import RemoteMemory
 from shiyi.errors import Conflict, NotFound
-from shiyi.memory.local_ops import LocalMemory
 from shiyi.memory.operations import MemoryOperations
+from shiyi.memory.operations.local import LocalMemory
 from tests.interfaces.server.conftest import LiveFactory
 from tests.interfaces.server.two_users import A_TOKEN, B_TOKEN, users
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import kuzu
 
 from shiyi.index.sqlite_file import SqliteFile
-from shiyi.memory.echoes import MEMORY_TOOL
 from shiyi.memory.kuzu import schema
 from shiyi.memory.kuzu.connection import KuzuGraph
 from shiyi.memory.kuzu.event_rows import EventRows
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.text.echoes import MEMORY_TOOL
 from tests.memory.conftest import StoreFactory
 from tests.support.records import turn
 

@@ -11,8 +11,8 @@ from shiyi.config import Settings, load_settings
 from shiyi.errors import StorageError
 from shiyi.index.embeddings import INT8_MODEL_ID, CachedEmbedder
 from shiyi.index.embeddings.minilm_onnx import OnnxMiniLMEmbedder
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.service import Memory
+from shiyi.memory.text.contextual import indexed_texts
 from tests.support.records import turn
 
 CORPUS = [

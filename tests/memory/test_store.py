@@ -15,7 +15,7 @@ from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.topics import specificity
+from shiyi.memory.text.topics import specificity
 from tests.memory.conftest import (
     DIM,
     StoreFactory,

@@ -389,7 +389,7 @@ class Agent:
 
     def _echo_noter(self, run_id: str) -> Callable[[str], None] | None:
         """Memory hears the words a final answer copied from shiyi's text as if shown to the
-        model, so the reply is recorded as an echo (:mod:`shiyi.memory.echoes`): recall and
+        model, so the reply is recorded as an echo (:mod:`shiyi.memory.text.echoes`): recall and
         extraction pass it by, and it never comes back as a later run's hint."""
         memory = self.memory
         if memory is None:
@@ -447,7 +447,7 @@ class Agent:
         except Exception:
             log.exception("memory prefetch failed")
             return "", ()
-        # A reply quoting the hint is an echo, not news (shiyi.memory.echoes).
+        # A reply quoting the hint is an echo, not news (shiyi.memory.text.echoes).
         self.memory.writer.shown(run_id, [hit.text for hit in hits])
         handles = "expand_memory" in self.tools.names()
         hint = format_hits(hits, handles=handles) if hits else ""

@@ -26,7 +26,7 @@ from shiyi.llm.types import Message
 
 RUN_WORDS = 6
 """Consecutive words a reply must share with shiyi's text to be an echo (the measure
-:mod:`shiyi.memory.echoes` uses for quoted memories)."""
+:mod:`shiyi.memory.text.echoes` uses for quoted memories)."""
 
 _WORD = re.compile(r"\w+")
 _FRAMED = re.compile(re.escape(CONTEXT_OPEN) + r".*?" + re.escape(CONTEXT_CLOSE), re.S)

@@ -59,7 +59,7 @@ class EventRecord:
     """Why this turn only repeats memory ("" if it does not): ``memory_tool`` (a memory
     tool's call or result), ``quotes_memory`` (a reply quoting memories shown to the model).
     Derived turns stay in the log and ``expand`` but are no evidence: recall and extraction
-    pass them by (see :mod:`shiyi.memory.echoes`)."""
+    pass them by (see :mod:`shiyi.memory.text.echoes`)."""
 
     @property
     def anchor(self) -> Anchor:

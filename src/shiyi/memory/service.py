@@ -13,7 +13,6 @@ from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
@@ -52,6 +51,7 @@ from shiyi.memory.recall.present import format_hits
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
-from shiyi.memory import views as page_views
-from shiyi.memory.fact_views import current_first, shown, strip_key_prefix
 from shiyi.memory.models import EventRecord
+from shiyi.memory.operations import views as page_views
+from shiyi.memory.operations.fact_views import current_first, shown, strip_key_prefix
 from shiyi.memory.service import Memory
 from tests.interfaces.server.conftest import LiveFactory
 

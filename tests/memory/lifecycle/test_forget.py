@@ -16,12 +16,12 @@ from shiyi.context.summaries import SummaryStore
 from shiyi.errors import NothingToForget, SessionNotFound
 from shiyi.index.embeddings.cache import CachedEmbedder
 from shiyi.llm.types import Message
-from shiyi.memory.contextual import indexed_text
 from shiyi.memory.intake.segments import event_id
 from shiyi.memory.intake.worker import EMBED
 from shiyi.memory.lifecycle.forget import payload_editor
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.service import Memory
+from shiyi.memory.text.contextual import indexed_text
 from shiyi.sessions.log import SessionLog
 from tests.support.postgres import database_files
 from tests.support.records import log_and_record, seed, turn

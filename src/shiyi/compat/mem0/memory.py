@@ -25,9 +25,9 @@ from shiyi.config import Settings
 from shiyi.errors import MemoryRequestError, UnknownMemory
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.lifecycle.forget import MEM0_LEDGER
-from shiyi.memory.local_ops import LocalMemory
 from shiyi.memory.models import EventRecord, FactRecord, SegmentType
 from shiyi.memory.operations import MemoryOperations
+from shiyi.memory.operations.local import LocalMemory
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory as NativeMemory
 

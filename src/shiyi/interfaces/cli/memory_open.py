@@ -41,7 +41,7 @@ def operations(config: Path | None, *, compact: bool = False) -> Iterator[Memory
     message."""
     from shiyi.client.memory_ops import RemoteMemory
     from shiyi.interfaces.cli.memory_remote import connected
-    from shiyi.memory.local_ops import LocalMemory
+    from shiyi.memory.operations.local import LocalMemory
 
     with connected(config) as client:
         if client is not None:

@@ -84,7 +84,7 @@ def serve_stdio(config: Path | None) -> None:
     from shiyi.interfaces.cli.common import load, opened_or_fail
     from shiyi.interfaces.cli.remote import service_client
     from shiyi.interfaces.mcp.tools import build_server
-    from shiyi.memory.local_ops import LocalMemory
+    from shiyi.memory.operations.local import LocalMemory
 
     settings = load(config)
     client = service_client(settings)

@@ -9,7 +9,7 @@ from fastapi import Request
 from shiyi.errors import Conflict
 from shiyi.interfaces.server.identity import Identity
 from shiyi.interfaces.server.service import AgentService
-from shiyi.memory.local_ops import LocalMemory
+from shiyi.memory.operations.local import LocalMemory
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory

@@ -34,9 +34,9 @@ from shiyi.interfaces.server.deps import get_service, require_memory
 from shiyi.interfaces.server.identity import Caller
 from shiyi.interfaces.server.service import AgentService
 from shiyi.interfaces.server.wire import event_out, fact_detail
-from shiyi.memory import fact_views
-from shiyi.memory import views as page_views
 from shiyi.memory.models import FactKind, FactStatus, Scope, Tier
+from shiyi.memory.operations import fact_views
+from shiyi.memory.operations import views as page_views
 
 STATIC = Path(__file__).with_name("static")
 router = APIRouter(prefix="/v1/memory", tags=["memory page"])

@@ -1,6 +1,6 @@
 """``/v1/memory``: search, read, edit (facts only) and forget long-term memories.
 
-Every route calls memory's operations (:class:`~shiyi.memory.local_ops.LocalMemory`) as the
+Every route calls memory's operations (:class:`~shiyi.memory.operations.local.LocalMemory`) as the
 caller: the rules live in memory, the routes only speak HTTP.
 """
 

@@ -7,7 +7,7 @@ imports them) know nothing of the stores the records come from.
 from __future__ import annotations
 
 from shiyi.api.schemas import MessageOut, RunOut, SessionOut, ToolCallOut
-from shiyi.memory.wire import event_out, fact_detail, fact_out, health_detail, hit_out
+from shiyi.memory.operations.wire import event_out, fact_detail, fact_out, health_detail, hit_out
 from shiyi.sessions.log import LoggedMessage, RunRecord, SessionInfo
 
 

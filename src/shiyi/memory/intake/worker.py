@@ -17,12 +17,12 @@ from typing import Any
 
 from shiyi.errors import JobDeferred
 from shiyi.index.text import query_terms
-from shiyi.memory.contextual import indexed_texts
-from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.topics import extract_topics
+from shiyi.memory.text.contextual import indexed_texts
+from shiyi.memory.text.entities import extract_entities, normalize_name
+from shiyi.memory.text.topics import extract_topics
 
 log = logging.getLogger(__name__)
 

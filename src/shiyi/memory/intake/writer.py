@@ -10,11 +10,11 @@ import time
 from collections.abc import Callable, Sequence
 
 from shiyi.llm.types import Message
-from shiyi.memory.echoes import Echoes
 from shiyi.memory.intake.segments import to_events
 from shiyi.memory.intake.worker import INGEST, event_payload
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
+from shiyi.memory.text.echoes import Echoes
 
 
 class MemoryWriter:
@@ -67,7 +67,7 @@ class MemoryWriter:
 
     def shown(self, run_id: str, texts: Sequence[str]) -> None:
         """Memory texts the run's model was shown outside a tool (its hint): a reply
-        quoting them is an echo (:mod:`shiyi.memory.echoes`)."""
+        quoting them is an echo (:mod:`shiyi.memory.text.echoes`)."""
         self.echoes.show(run_id, texts)
 
     def record_events(self, events: list[EventRecord]) -> None:

@@ -25,7 +25,6 @@ import kuzu
 
 from shiyi.errors import StorageError
 from shiyi.index.vector_cache import Loader, Matrix, VectorCache
-from shiyi.memory.entities import normalize_name
 from shiyi.memory.kuzu import graph as graph_path
 from shiyi.memory.kuzu import lifecycle as lc
 from shiyi.memory.kuzu import queries as q
@@ -42,6 +41,7 @@ from shiyi.memory.models import (
     RelationRecord,
     Scored,
 )
+from shiyi.memory.text.entities import normalize_name
 
 log = logging.getLogger(__name__)
 

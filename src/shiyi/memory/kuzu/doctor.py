@@ -19,7 +19,6 @@ from pathlib import Path
 from shiyi.errors import StorageError
 from shiyi.index.embeddings.cache import EmbeddingCache
 from shiyi.index.sqlite_file import EMPTY, file_damage, quick_check
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.intake.worker import EMBED, INGEST
 from shiyi.memory.kuzu.guard import damaged_sqlite_message
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
@@ -29,6 +28,7 @@ from shiyi.memory.lifecycle.forget import DataPaths, Forgetter
 from shiyi.memory.lifecycle.forget_journal import ForgetJournal, journal_dir, tombstones
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import EventRecord
+from shiyi.memory.text.contextual import indexed_texts
 
 _EMBED_CHUNK = 64
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import cast
 
 from shiyi.index.sqlite_file import SqliteFile
-from shiyi.memory.echoes import MEMORY_TOOL, legacy_prefixes
 from shiyi.memory.models import EventRecord, SegmentType
+from shiyi.memory.text.echoes import MEMORY_TOOL, legacy_prefixes
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ev_rows (
@@ -93,7 +93,7 @@ class EventRows:
 
     def _add_derived(self) -> None:
         """A mirror from before echoes were marked gets the column, and the marks its rows'
-        text tells (a memory tool's call or result: :func:`~shiyi.memory.echoes.legacy_mark`);
+        text tells (a memory tool's call or result: :func:`~shiyi.memory.text.echoes.legacy_mark`);
         the graph's migration marks the same rows the same way."""
         with self._file.errors("read the event table's columns"):
             columns = {str(r[1]) for r in self._file.conn().execute("PRAGMA table_info(ev_rows)")}

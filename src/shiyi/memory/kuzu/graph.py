@@ -15,7 +15,7 @@ import kuzu
 
 from shiyi.memory.kuzu.queries import prepared
 from shiyi.memory.models import Neighbourhood, RelationFilter, RelationRecord, Scored
-from shiyi.memory.topics import specificity, within_budget
+from shiyi.memory.text.topics import specificity, within_budget
 
 _RELATIONS_OF = (
     "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) WHERE a.name IN $names OR b.name IN $names"
@@ -83,7 +83,7 @@ def neighbourhood(
     indirect 0.5, each times the entity's :func:`specificity`: a topic every other turn
     mentions says little), ties broken by recency; ``relations`` are the edges incident to
     the seeds.  Only the rarest entities are expanded, up to a budget of mentions read
-    (:func:`~shiyi.memory.topics.within_budget`).
+    (:func:`~shiyi.memory.text.topics.within_budget`).
     Events are not expanded from hubs (see ``HUB_MENTIONS``).  ``mentions``: where MENTIONS
     edges are read (default: the graph)."""
     if not seeds or hops < 1 or limit <= 0:

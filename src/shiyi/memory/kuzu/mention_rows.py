@@ -1,7 +1,7 @@
 """MENTIONS edges mirrored in SQLite, for the graph path's two hot reads.
 
 The graph path asks, for the entities a query names, how many turns mention each (to weigh
-and budget them, :mod:`shiyi.memory.topics`) and which turns those are.  Measured on 100k
+and budget them, :mod:`shiyi.memory.text.topics`) and which turns those are.  Measured on 100k
 turns of real conversation (``bench/graph_scale_bench.py``'s store), Kuzu answered the
 second in p50 21 ms / p95 33 ms of a 38 ms graph search: it reads each mentioning event node
 to return its id and time.  Here both come out of one index range: ``(entity, event_id)``

@@ -19,9 +19,9 @@ from typing import Any
 import kuzu
 
 from shiyi.errors import StorageError
-from shiyi.memory.echoes import MEMORY_TOOL, legacy_prefixes
 from shiyi.memory.kuzu.guard import GRAPH_HOLDS, damaged_graph_fix
 from shiyi.memory.models import NodeKind
+from shiyi.memory.text.echoes import MEMORY_TOOL, legacy_prefixes
 
 META_VERSION = "schema_version"
 META_MODEL = "embedding_model"
@@ -189,7 +189,7 @@ def _v3_relation_owners(conn: kuzu.Connection, dimension: int) -> None:
 
 
 def _v4_event_derived(conn: kuzu.Connection, dimension: int) -> None:
-    """Events say whether they only repeat memory (:mod:`shiyi.memory.echoes`); older ones
+    """Events say whether they only repeat memory (:mod:`shiyi.memory.text.echoes`); older ones
     are marked where their text tells: a memory tool's call or result."""
     execute(conn, "ALTER TABLE Event ADD derived STRING DEFAULT ''")
     for segment_type in ("tool_call", "tool_result"):

@@ -21,7 +21,6 @@ from shiyi.index.sqlite_file import (
     integrity_damage,
     stamp_clean_close,
 )
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.kuzu import visible
 from shiyi.memory.kuzu.connection import KuzuGraph
 from shiyi.memory.kuzu.event_rows import EventRows
@@ -42,6 +41,7 @@ from shiyi.memory.models import (
     VisibleCounts,
 )
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.contextual import indexed_texts
 
 GRAPH_NAME = "graph.kuzu"
 SQLITE_NAME = "memory.sqlite3"

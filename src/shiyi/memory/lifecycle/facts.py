@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from shiyi.config.settings import LifecycleSettings
-from shiyi.memory.entities import normalize_name
 from shiyi.memory.lifecycle.slots import (
     USER_NAMES,
     Attribute,
@@ -42,6 +41,7 @@ from shiyi.memory.lifecycle.slots import (
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.entities import normalize_name
 
 __all__ = ["FactWriter", "Observation", "WriteReport", "normalize_key", "normalize_value"]
 

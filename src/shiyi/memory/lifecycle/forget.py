@@ -40,13 +40,13 @@ from typing import Any
 from shiyi.errors import NothingToForget, StorageError
 from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
 from shiyi.index.text import stem_word, tokenize
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.intake.segments import logged_rows, parse_event_id
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.forget_echoes import echoes_of
 from shiyi.memory.lifecycle.forget_journal import ForgetEntry, ForgetJournal, unique
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.text.contextual import indexed_texts
 from shiyi.sessions.log import SessionLog
 from shiyi.sessions.run_files import rewrite_run_files, runs_root
 

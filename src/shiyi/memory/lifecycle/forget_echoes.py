@@ -2,7 +2,7 @@
 
 A ``query_memory`` result or a reply quoting "I live in Berlin" kept the sentence alive in
 the graph, the SQLite mirror, the session log and the run files after the original was
-forgotten.  A forget now also deletes every derived turn (:mod:`shiyi.memory.echoes`) that
+forgotten.  A forget now also deletes every derived turn (:mod:`shiyi.memory.text.echoes`) that
 quotes one of the texts it forgets, by the measure that marked them: the whole turn goes
 (it only repeated memory; the turns it repeated are the ones being forgotten), and with it
 its log row, its run file's lines and the run archives citing it, by the paths every
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from shiyi.memory.echoes import quotes, terms
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.text.echoes import quotes, terms
 
 POOL = 50
 """Keyword candidates read per forgotten text (a text echoed more often than this in one

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shiyi.memory.entities import normalize_name
 from shiyi.memory.models import EntityRecord
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.text.entities import normalize_name
 
 GENERIC_TYPES = frozenset({"concept", "thing", "other", ""})
 

@@ -38,8 +38,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from shiyi.memory.entities import normalize_name
 from shiyi.memory.protocol import Embedder
+from shiyi.memory.text.entities import normalize_name
 
 ATTRIBUTE_SIMILARITY = 0.65
 ATTRIBUTE_MARGIN = 0.05

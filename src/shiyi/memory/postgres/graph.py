@@ -5,7 +5,7 @@ RELATED_TO edge away from a seed.  Each event or fact scores the sum over the en
 touches (seed 1.0, neighbour 0.5, times the entity's specificity), ties broken by recency
 then id; entities mentioned by more than ``HUB_MENTIONS`` events add no events (like a stop
 word), but keep their facts, and only the rarest entities are expanded, up to a budget of
-mentions (:func:`~shiyi.memory.topics.within_budget`).  This is
+mentions (:func:`~shiyi.memory.text.topics.within_budget`).  This is
 the embedded store's rule (:func:`shiyi.memory.kuzu.graph.neighbourhood`), here as joins
 scored and ranked inside PostgreSQL.
 """
@@ -18,7 +18,7 @@ from typing import Any
 from shiyi.memory.models import Neighbourhood, RelationFilter, Scored
 from shiyi.memory.postgres.rows import relation_from_row
 from shiyi.memory.postgres.schema import Conn
-from shiyi.memory.topics import specificity, within_budget
+from shiyi.memory.text.topics import specificity, within_budget
 
 DIRECT_SCORE = 1.0
 INDIRECT_SCORE = 0.5

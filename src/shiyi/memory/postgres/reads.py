@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 
 from shiyi.errors import StorageError
 from shiyi.index.vector_cache import TIE_DECIMALS
-from shiyi.memory.entities import normalize_name
 from shiyi.memory.models import Anchor, EntityRecord, EventRecord, FactRecord, NodeKind, Scored
 from shiyi.memory.postgres.rows import (
     EVENT_SELECT,
@@ -21,6 +20,7 @@ from shiyi.memory.postgres.rows import (
     vector_literal,
 )
 from shiyi.memory.postgres.schema import VECTOR_TABLES, Conn
+from shiyi.memory.text.entities import normalize_name
 
 EXACT_SCAN_ROWS = 10_000
 """Below this many rows vector search scans exactly (what the embedded store does, and

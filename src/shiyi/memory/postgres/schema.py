@@ -28,7 +28,7 @@ import psycopg
 from psycopg.rows import TupleRow
 
 from shiyi.errors import StorageError
-from shiyi.memory.echoes import MEMORY_TOOL, legacy_prefixes
+from shiyi.memory.text.echoes import MEMORY_TOOL, legacy_prefixes
 
 Conn = psycopg.Connection[TupleRow]
 
@@ -210,7 +210,7 @@ def _v2_relation_owners(conn: Conn, dimension: int) -> None:
 
 
 def _v3_event_derived(conn: Conn, dimension: int) -> None:
-    """Events say whether they only repeat memory (:mod:`shiyi.memory.echoes`); older ones
+    """Events say whether they only repeat memory (:mod:`shiyi.memory.text.echoes`); older ones
     are marked where their text tells: a memory tool's call or result."""
     conn.execute("ALTER TABLE events ADD COLUMN derived text NOT NULL DEFAULT ''")
     for segment_type in ("tool_call", "tool_result"):

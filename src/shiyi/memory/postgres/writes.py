@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shiyi.errors import StorageError
-from shiyi.memory.contextual import indexed_texts
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, NodeKind, RelationRecord
 from shiyi.memory.postgres import keywords
 from shiyi.memory.postgres.rows import (
@@ -25,6 +24,7 @@ from shiyi.memory.postgres.rows import (
     vector_literal,
 )
 from shiyi.memory.postgres.schema import VECTOR_TABLES, Conn
+from shiyi.memory.text.contextual import indexed_texts
 
 _EVENT_TYPES = {"ts": "float8", "iteration": "int8", "segment": "int8"}
 _EVENT_ARRAYS = ", ".join("%s::" + _EVENT_TYPES.get(c, "text") + "[]" for c in EVENT_COLUMNS)

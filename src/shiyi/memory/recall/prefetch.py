@@ -27,12 +27,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from shiyi.memory.echoes import asks_about_runs
 from shiyi.memory.models import MemoryHit
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.intent import IntentKind, MessageIntent
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.echoes import asks_about_runs
 
 Keep = Callable[[MemoryHit], bool]
 KNOWLEDGE = ("semantic", "decision", "convention")

@@ -20,9 +20,6 @@ from concurrent.futures import Future, wait
 
 from shiyi.index.fusion import rrf
 from shiyi.index.text import query_terms, stem_word
-from shiyi.memory.contextual import speaker_name
-from shiyi.memory.echoes import asks_about_runs
-from shiyi.memory.entities import extract_entities, normalize_name
 from shiyi.memory.models import (
     Anchor,
     EventRecord,
@@ -38,7 +35,10 @@ from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.scoring import rerank, score_fusion
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.topics import extract_topics
+from shiyi.memory.text.contextual import speaker_name
+from shiyi.memory.text.echoes import asks_about_runs
+from shiyi.memory.text.entities import extract_entities, normalize_name
+from shiyi.memory.text.topics import extract_topics
 
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
 BRIDGE_SEEDS = 1

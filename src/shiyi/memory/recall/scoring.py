@@ -13,7 +13,7 @@ Two fusions:
   comparison.
 
 The graph path votes at half weight: its entities now include a turn's topics, weighted by
-how few turns mention them (:mod:`shiyi.memory.topics`), so its score says how much a memory
+how few turns mention them (:mod:`shiyi.memory.text.topics`), so its score says how much a memory
 shares with the query.  Recency only says "new": it adds a small tie-breaking bonus
 (:data:`TIE_BREAKERS`) that can never lift a weak match over a strong one.
 """

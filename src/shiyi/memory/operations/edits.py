@@ -2,7 +2,7 @@
 plan of a forget by query or entity cut to what the caller may write.
 
 They were rules of the HTTP layer; every face (CLI, REST, MCP, the mem0-shaped API) now
-reaches them through :class:`shiyi.memory.local_ops.LocalMemory`.
+reaches them through :class:`shiyi.memory.operations.local.LocalMemory`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import time
 from typing import Literal
 
 from shiyi.errors import Conflict, NotFound, ShiyiError
-from shiyi.memory.fact_views import strip_key_prefix
 from shiyi.memory.intake.worker import EMBED
 from shiyi.memory.lifecycle.facts import normalize_key
 from shiyi.memory.lifecycle.forget import ForgetPlan
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
+from shiyi.memory.operations.fact_views import strip_key_prefix
 from shiyi.memory.service import Memory
 
 

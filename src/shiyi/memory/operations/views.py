@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from shiyi.errors import Conflict, NotFound
-from shiyi.memory.entities import normalize_name
 from shiyi.memory.models import (
     EntityRecord,
     EventRecord,
@@ -25,6 +24,7 @@ from shiyi.memory.models import (
     as_read_at,
 )
 from shiyi.memory.service import Memory
+from shiyi.memory.text.entities import normalize_name
 
 SCAN_LIMIT = 5000
 CURRENT = ("active", "pending")

@@ -1,7 +1,8 @@
 """Memory's records turned into the wire models of :mod:`shiyi.api.schemas`.
 
-The wire models know nothing of the stores; memory's operations (:mod:`shiyi.memory.local_ops`)
-and the server's routes answer in them, so the local and remote adapters return the same types.
+The wire models know nothing of the stores; memory's operations
+(:mod:`shiyi.memory.operations.local`) and the server's routes answer in
+them, so the local and remote adapters return the same types.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import pytest
 from shiyi.api.import_schemas import ImportIn, ImportTurnIn
 from shiyi.api.schemas import EventOut, FactOut
 from shiyi.errors import Conflict, NotFound, ScopeDenied
-from shiyi.memory.local_ops import LocalMemory
 from shiyi.memory.operations import MemoryOperations
+from shiyi.memory.operations.local import LocalMemory
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from shiyi.api.schemas import FactDetail, FactReplacement
 from shiyi.memory.models import FactRecord, as_read_at
+from shiyi.memory.operations.wire import fact_detail
 from shiyi.memory.service import Memory
-from shiyi.memory.wire import fact_detail
 
 # Current versions first: what the memory holds now, then what waits, then its past.
 STATUS_ORDER = {"active": 0, "pending": 1, "expired": 2, "superseded": 3}

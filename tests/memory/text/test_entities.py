@@ -5,8 +5,8 @@ import time
 import pytest
 
 from shiyi.index.text import warm_up
-from shiyi.memory.entities import MAX_TOKEN, extract_entities, normalize_name
 from shiyi.memory.models import EntityRecord
+from shiyi.memory.text.entities import MAX_TOKEN, extract_entities, normalize_name
 
 
 def by_name(text: str) -> dict[str, EntityRecord]:
@@ -147,7 +147,7 @@ def test_a_name_before_a_blanked_email_still_reads_what_follows() -> None:
     ("text", "expected"),
     [
         ("mail john.doe+x@example.co.uk now", "john.doe+x@example.co.uk"),
-        ("open src/shiyi/memory/entities.py, then", "src/shiyi/memory/entities.py"),
+        ("open src/shiyi/memory/text/entities.py, then", "src/shiyi/memory/text/entities.py"),
         ("in a//b/c", "/b/c"),
         ("x~/notes/today.md", "~/notes/today.md"),
         ("call df.sum().agg(x)", "agg"),

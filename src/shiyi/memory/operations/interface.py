@@ -1,7 +1,7 @@
 """One interface to memory's operations, whoever holds the store.
 
 ``shiyi memory``, the REST routes, the MCP tools and the mem0-shaped API all call a
-:class:`MemoryOperations`: :class:`shiyi.memory.local_ops.LocalMemory` over a
+:class:`MemoryOperations`: :class:`shiyi.memory.operations.local.LocalMemory` over a
 :class:`~shiyi.memory.service.Memory` opened in this process, or
 :class:`shiyi.client.memory_ops.RemoteMemory` over the HTTP client of the ``shiyi serve`` /
 ``shiyi chat`` that owns the store.  Both answer in the wire models of

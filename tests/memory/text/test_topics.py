@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shiyi.index.text import stem_word
-from shiyi.memory.topics import extract_topics, specificity, topic_words, within_budget
+from shiyi.memory.text.topics import extract_topics, specificity, topic_words, within_budget
 
 
 @pytest.mark.parametrize(

@@ -29,16 +29,13 @@ from shiyi.api.schemas import (
     Scope,
 )
 from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
-from shiyi.memory import views
-from shiyi.memory.edits import patch_fact, writable_forget_plan
-from shiyi.memory.entities import normalize_name
-from shiyi.memory.fact_views import shown, strip_key_prefix
 from shiyi.memory.lifecycle.forget import ForgetReport
 from shiyi.memory.models import EventRecord, FactRecord
-from shiyi.memory.operations import ForgetBy, SearchMode
-from shiyi.memory.service import Memory
-from shiyi.memory.transfer.export import export_lines
-from shiyi.memory.wire import (
+from shiyi.memory.operations import views
+from shiyi.memory.operations.edits import patch_fact, writable_forget_plan
+from shiyi.memory.operations.fact_views import shown, strip_key_prefix
+from shiyi.memory.operations.interface import ForgetBy, SearchMode
+from shiyi.memory.operations.wire import (
     event_out,
     fact_detail,
     fact_out,
@@ -46,6 +43,9 @@ from shiyi.memory.wire import (
     health_detail,
     hit_out,
 )
+from shiyi.memory.service import Memory
+from shiyi.memory.text.entities import normalize_name
+from shiyi.memory.transfer.export import export_lines
 
 WINDOW_OVERFETCH = 5
 """A search with a time window asks for this many times ``limit`` and keeps what falls in it."""

@@ -15,9 +15,9 @@ import pytest
 from shiyi.app import App
 from shiyi.config import Settings
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
-from shiyi.memory.echoes import MEMORY_TOOL, QUOTES_MEMORY, quotes, shown_texts
 from shiyi.memory.models import EventRecord
 from shiyi.memory.service import Memory
+from shiyi.memory.text.echoes import MEMORY_TOOL, QUOTES_MEMORY, quotes, shown_texts
 from shiyi.scripts.library import Script, remember_script
 from tests.conftest import collect
 from tests.memory.lifecycle.conftest import extraction, fact
