@@ -1,10 +1,15 @@
-""" "Real output" blocks in README and docs/ are what the real CLI prints today.
+""" "Real output" blocks in README and docs/ are what the real CLI prints today, or say when
+they were recorded.
 
-A block marked ``<!-- output: NAME -->`` (the line before its opening fence) is compared with
-a fresh run of the commands below, through the real console script with the scripted
-provider (a replayed model, so the text is stable). Durations and ids are normalised; token
-counts too (the prompt holds the workspace's path). A ``...`` line in a block stands for
-lines left out. When this fails, paste the printed block into the page.
+Every "real output" a page promises is the next fenced block, marked on the line before its
+fence either ``<!-- output: NAME -->`` (checked here) or ``<!-- recorded: COMMIT DATE -->``
+(a measurement, a local model's answer or a served session with pids and ports, which no test
+can replay: the commit and date say how old it is).
+
+A checked block is compared with a fresh run of the commands below, through the real console
+script with the scripted provider (a replayed model, so the text is stable). Durations, ids
+and dates are normalised; token counts too (the prompt holds the workspace's path). A ``...``
+line in a block stands for lines left out. When this fails, paste the printed block into the page.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 MARKER = re.compile(r"<!-- output: ([\w-]+) -->\n(`{3,})[^\n]*\n(.*?)\n\2", re.S)
 VOLATILE = [
     (re.compile(r"\b\d+ ms\b"), "N ms"),
-    (re.compile(r"\b(run|ses)_[0-9a-f]{12}\b"), r"\1_ID"),
+    (re.compile(r"\b(run|ses|fact)_[0-9a-f]{12}\b"), r"\1_ID"),
+    (re.compile(r"\bev_[0-9a-f]{10}_"), "ev_ID_"),
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), "YYYY-MM-DD"),
     # the prompt holds the workspace's path, so its size is the machine's
     (re.compile(r"^\d+ in / \d+ out tokens$", re.M), "N in / N out tokens"),
 ]
@@ -80,7 +87,90 @@ def json_run(cli: Cli) -> str:
     return f'$ shiyi run --json "Say hi."\n{result.stdout}'
 
 
-RUNS: dict[str, Callable[[Cli], str]] = {"notes-run": notes_run, "json-run": json_run}
+def session(cli: Cli, *commands: tuple[str, ...]) -> str:
+    """A terminal session: each command after its ``$`` line, then what it printed (standard
+    output, then standard error, as a terminal shows a command that fails at the end)."""
+    shown_lines = []
+    for command in commands:
+        result = cli.run(*command)
+        words = [f'"{word}"' if " " in word or "?" in word else word for word in command]
+        shown_lines.append("$ shiyi " + " ".join(words))
+        shown_lines.append((result.stdout + result.stderr).rstrip("\n"))
+    return "\n".join(shown_lines)
+
+
+def facts_history(cli: Cli) -> str:
+    cli.config("memory:\n  embedder: none\n")
+    return session(
+        cli,
+        ("memory", "add", "Berlin", "--key", "lives in"),
+        ("memory", "add", "Munich", "--key", "lives in"),
+        ("memory", "add", "Standups are at 9:30", "--kind", "convention", "--scope", "workspace"),
+        ("memory", "history", "--key", "lives in"),
+        ("memory", "health"),
+    )
+
+
+DEPLOY = """set -euo pipefail
+env="$1"; tag="${2:-$(git describe --tags --always 2>/dev/null || echo dev)}"
+echo "building $tag for $env"
+mkdir -p "dist/$env" && echo "$tag" > "dist/$env/VERSION"
+echo "deployed $tag to $env\""""
+
+
+def scripts_demo(cli: Cli) -> str:
+    deploy = {
+        "action": "save",
+        "name": "deploy",
+        "language": "bash",
+        "description": "Deploy the site: build it and copy it to an environment",
+        "body": DEPLOY,
+        "parameters": [
+            {"name": "env", "description": "staging or production"},
+            {
+                "name": "tag",
+                "description": "release tag (default: git describe)",
+                "required": False,
+            },
+        ],
+    }
+    show_file = {
+        "action": "save",
+        "name": "show-file",
+        "language": "sh",
+        "description": "Print a file of the workspace",
+        "body": 'cat -- "$1"',
+        "parameters": [{"name": "path", "description": "the file to print"}],
+    }
+    _scripted(cli, [{"text": "I'll keep these as scripts.",
+                     "tool_calls": [{"name": "scripts", "arguments": deploy}]},
+                    {"tool_calls": [{"name": "scripts", "arguments": show_file}]},
+                    {"text": "Saved: try `shiyi scripts run deploy staging`."}])  # fmt: skip
+    saving = cli.run("run", "save the deploy steps we just used as a script")
+    assert saving.returncode == 0, saving.stderr
+    refused = cli.run("scripts", "run", "deploy")
+    assert refused.returncode == 2, refused
+    return (
+        f'$ shiyi run "save the deploy steps we just used as a script"\n{saving.stdout}'
+        + session(
+            cli,
+            ("scripts", "list"),
+            ("scripts", "show", "deploy"),
+            ("scripts", "run", "deploy", "staging", "v1.4.2"),
+            ("scripts", "run", "deploy"),
+            ("scripts", "run", "show-file", "shiyi.yaml"),
+            ("memory", "search", "how do we deploy?", "--mode", "keyword", "--limit", "2"),
+            ("scripts", "rm", "deploy"),
+        )
+    )
+
+
+RUNS: dict[str, Callable[[Cli], str]] = {
+    "notes-run": notes_run,
+    "json-run": json_run,
+    "facts-history": facts_history,
+    "scripts-demo": scripts_demo,
+}
 
 
 def marked_blocks() -> list[tuple[str, str, str]]:
@@ -90,6 +180,37 @@ def marked_blocks() -> list[tuple[str, str, str]]:
         for match in MARKER.finditer(text):
             found.append((page.relative_to(ROOT).as_posix(), match.group(1), match.group(3)))
     return found
+
+
+FENCE = re.compile(r"^\s*`{3,}")
+CHECKED = re.compile(r"^\s*<!-- output: [\w-]+ -->$")
+RECORDED = re.compile(r"^\s*<!-- recorded: [0-9a-f]{7,40} \d{4}-\d{2}-\d{2} -->$")
+
+
+def promised_blocks() -> list[tuple[str, int, str]]:
+    """Each "real output" phrase's next fence: (page, line of the fence, the line before it)."""
+    found = []
+    for page in PAGES:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if "real output" not in line.lower():
+                continue
+            fence = next((i for i in range(number, len(lines)) if FENCE.match(lines[i])), None)
+            assert fence is not None, f"{page.name}:{number + 1} promises real output, no block"
+            found.append((page.relative_to(ROOT).as_posix(), fence + 1, lines[fence - 1]))
+    return found
+
+
+def test_every_promised_real_output_is_checked_or_dated() -> None:
+    unmarked = [
+        f"{page}:{line}"
+        for page, line, before in promised_blocks()
+        if not (CHECKED.match(before) or RECORDED.match(before))
+    ]
+    assert not unmarked, (
+        "mark each block <!-- output: NAME --> (and add a run here) or "
+        f"<!-- recorded: COMMIT YYYY-MM-DD -->: {unmarked}"
+    )
 
 
 def test_every_marked_block_has_a_run_and_every_run_a_block() -> None:
