@@ -49,3 +49,24 @@ def test_every_docs_page_is_in_the_navigation() -> None:
     in_nav = _nav_pages(config["nav"])
     on_disk = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert on_disk == in_nav, (on_disk - in_nav, in_nav - on_disk)
+
+
+SEED_CITATION = re.compile(r"seed (\d{3})(?:,? (?:section |§)?(\d+(?:\.\d+)*))?")
+
+
+def test_every_seed_a_docstring_cites_is_a_design_document_with_that_section() -> None:
+    """ "seed 001 2.2.1" in the source means docs/design/seed-001.md, numbered section 2.2.1."""
+    unresolved = []
+    for path in sorted((ROOT / "src").rglob("*.py")):
+        for match in SEED_CITATION.finditer(path.read_text(encoding="utf-8")):
+            seed, section = match.groups()
+            document = ROOT / "docs" / "design" / f"seed-{seed}.md"
+            if not document.exists():
+                unresolved.append(f"{path.name}: seed {seed} (no {document.name})")
+            elif section and not re.search(
+                rf"(^|\s|§){re.escape(section)}(\s|\.|$)",
+                document.read_text(encoding="utf-8"),
+                re.M,
+            ):
+                unresolved.append(f"{path.name}: seed {seed} section {section}")
+    assert not unresolved, unresolved
