@@ -330,3 +330,41 @@ def test_an_archive_written_after_the_plan_goes_with_the_message(
     assert memory.store.get_facts([archive.id]) == []
     assert not any(SECRET in h.text for h in memory.search(SECRET, mode="keyword", limit=10))
     assert (report.events, report.facts, report.archives) == (1, 1, 1)
+
+
+def test_an_archive_queued_after_the_forget_does_not_quote_the_forgotten_goal(
+    memory: Memory, forget_settings: Settings
+) -> None:
+    """The run ends (and queues its archive) after a forget took its first message: the job's
+    payload still holds the goal, the run's other turns are still there to archive."""
+    log = SessionLog(forget_settings.sessions_db)
+    session = log.create_session()
+    run = log.start_run(session, SECRET_TEXT)
+    ids = []
+    for message in (Message("user", SECRET_TEXT), Message("assistant", "Stored it safely.")):
+        row = log_and_record(memory, log, session, run, message)
+        ids.append(logged_id(log, row))
+    log.close()
+    assert memory.worker.drain(timeout=120)
+    memory.forget_ids([ids[0]])
+
+    memory.archive_run(run, SECRET_TEXT, "completed")
+    assert memory.worker.drain(timeout=120)
+
+    assert not any(SECRET in h.text for h in memory.search(SECRET, mode="keyword", limit=10))
+    assert not _archives(memory)
+    # A run whose goal is still said is archived as before.
+    other = SessionLog(forget_settings.sessions_db)
+    kept_run = other.start_run(other.create_session(), "plan the picnic")
+    log_and_record(memory, other, session, kept_run, Message("user", "plan the picnic"))
+    other.close()
+    memory.archive_run(kept_run, "plan the picnic", "completed")
+    assert memory.worker.drain(timeout=120)
+    assert [f.text for f in _archives(memory)] == [
+        f"run {kept_run.removeprefix('run_')}: plan the picnic (completed, 1 segments)"
+    ]
+
+
+def _archives(memory: Memory) -> list[FactRecord]:
+    facts = memory.store.get_facts(memory.store.fact_ids(1000))
+    return [f for f in facts if f.source == "archive"]

@@ -279,7 +279,7 @@ class Lifecycle:
     def archive(self, run_id: str, goal: str, status: str) -> WriteReport:
         """The finished run as one anchored episodic memory; ``expand`` reaches its turns."""
         events = self.store.expand(Anchor("", run_id, 0, 0, "user_message", 0.0), 100_000)
-        if not events:
+        if not events or not _goal_still_said(goal, events):
             return WriteReport()
         events = _owned_like(events, events[0])
         observation = archive_fact(run_id, goal, status, events)
@@ -339,3 +339,13 @@ def _owned_like(events: list[EventRecord], like: EventRecord) -> list[EventRecor
     session or run ever hold another's turns (import claims keep them apart; this holds
     even if they did not)."""
     return [e for e in events if (e.user_id, e.agent_id) == (like.user_id, like.agent_id)]
+
+
+def _goal_still_said(goal: str, events: Sequence[EventRecord]) -> bool:
+    """Whether a user message the run still holds says its goal.  An archive queued after a
+    forget took that message (the run ended while the forget ran, or the worker was slow to
+    queue it) would otherwise quote the forgotten goal from its job's payload."""
+    wanted = " ".join(goal.split())
+    return not wanted or any(
+        wanted in " ".join(e.content.split()) for e in events if e.segment_type == "user_message"
+    )
