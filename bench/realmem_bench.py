@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ from realmem_baselines import Item, OnlineBaselines
 from shiyi.config import load_settings
 from shiyi.index.embeddings import build_embedder
 from shiyi.memory.models import EventRecord
+from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "realmem-dev"
@@ -120,11 +122,34 @@ def open_memory(home: Path, model: str) -> Memory:
     return Memory.open(settings, start_worker=False)
 
 
-def run_persona(sessions: list[Session], home: Path, model: str, tally: Tally) -> None:
+def run_persona(
+    sessions: list[Session],
+    home: Path,
+    model: str,
+    tally: Tally,
+    without: dict[str, Tally] | None = None,
+) -> None:
+    """Hybrid's recall into ``tally``; ``without``: per mechanism of :class:`Boosts`, hybrid
+    with it off, asked the same queries of the same store (no access counts written)."""
     memory = open_memory(home, model)
+    base = memory.retriever
+    others = {
+        name: Retriever(
+            base.store,
+            base.embedder,
+            base.weights,
+            base.candidates,
+            fusion=base.fusion,
+            boosts=replace(base.boosts, **{name: False}),
+        )
+        for name in (without or {})
+    }
     try:
         for session in sessions:
             for query in session.queries:
+                for name, other in others.items():
+                    hits = other.search(query.text, mode="hybrid", limit=max(tally.ks), touch=False)
+                    (without or {})[name].add([hit.id for hit in hits], query)
                 start = time.perf_counter()
                 hits = memory.retriever.search(query.text, mode="hybrid", limit=max(tally.ks))
                 tally.latencies.append(time.perf_counter() - start)
@@ -176,10 +201,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ks", default="5,10,20")
     parser.add_argument("--personas", default="", help="comma-separated names (default: all)")
     parser.add_argument("--no-baselines", action="store_true", help="shiyi only")
+    parser.add_argument(
+        "--without", default="", help="comma-separated Boosts fields: hybrid with each off too"
+    )
     args = parser.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))
     models = [model for model in args.models.split(",") if model]  # "": baselines only
     tallies = {model: Tally(ks) for model in models}
+    off = [name for name in args.without.split(",") if name]
+    unknown = set(off) - {f.name for f in fields(Boosts)}
+    if unknown:
+        parser.error(
+            f"--without: unknown {sorted(unknown)}; use {[f.name for f in fields(Boosts)]}"
+        )
+    without = {model: {name: Tally(ks) for name in off} for model in models}
     baseline_tallies = {} if args.no_baselines else {name: Tally(ks) for name in BASELINES}
     names = [n for n in args.personas.split(",") if n]
     with tempfile.TemporaryDirectory() as tmp:
@@ -192,8 +227,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 online = OnlineBaselines(persona_items(persona, sessions), embed)
                 run_baselines(sessions, online, baseline_tallies)
             for model in models:
-                run_persona(sessions, Path(tmp) / f"{persona}-{model}", model, tallies[model])
+                home = Path(tmp) / f"{persona}-{model}"
+                run_persona(sessions, home, model, tallies[model], without[model])
     rows = baseline_tallies | {f"shiyi hybrid, {model}": tally for model, tally in tallies.items()}
+    rows |= {
+        f"shiyi hybrid, {model}, no {name}": tally
+        for model, by_name in without.items()
+        for name, tally in by_name.items()
+    }
     categories = sorted({c for t in rows.values() for c in t.by_category})
     print("\n" + f"{'system':<40}" + "".join(f"  R@{k:<4}" for k in ks) + "".join(
         f"  {c[:18]:>18}@10" for c in categories) + "   p50 ms  p95 ms")  # fmt: skip

@@ -191,6 +191,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no episodes": like(boosts=Boosts(**(_fields(every) | {"episodes": False}))),
         "hybrid, no neighbours": like(boosts=Boosts(**(_fields(every) | {"neighbours": False}))),
         "hybrid, no graph bridge": like(boosts=Boosts(**(_fields(every) | {"bridge": False}))),
+        "hybrid, no run spread": like(boosts=Boosts(**(_fields(every) | {"spread": False}))),
         "hybrid, graph path not voting": like(weights=_without_graph(base.weights)),
     }
 
@@ -201,7 +202,7 @@ def _without_graph(weights: RerankWeights) -> RerankWeights:
 
 
 def _fields(boosts: Boosts) -> dict[str, bool]:
-    names = ("speakers", "time", "episodes", "neighbours", "bridge")
+    names = ("speakers", "time", "episodes", "neighbours", "bridge", "spread")
     return {name: getattr(boosts, name) for name in names}
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from shiyi.index.fusion import rrf
-from shiyi.memory.models import MemoryHit, Scored
+from shiyi.memory.models import Anchor, MemoryHit, Scored
 from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
-from shiyi.memory.recall.scoring import rerank, score_fusion
+from shiyi.memory.recall.scoring import rerank, score_fusion, spread_runs
 
 DAY = 86400.0
 
@@ -126,3 +126,36 @@ def test_a_path_that_found_one_memory_still_votes_for_it() -> None:
     # and when every found memory scores alike, each still beats the ones missed
     tied, _ = score_fusion({"keyword": [Scored("a", 2.0), Scored("b", 2.0)], "vector": vector})
     assert tied["a"] == tied["b"] > tied["other0"]
+
+
+def _turn(key: str, run: str, score: float) -> MemoryHit:
+    anchor = Anchor("s", run, 1, 0, "user", 0.0)
+    return MemoryHit(id=key, node="event", text=key, ts=0.0, score=score, anchor=anchor)
+
+
+def test_spreading_runs_lets_a_close_match_from_another_session_into_the_top() -> None:
+    # The trip was planned in one long session and its budget settled in a later one.
+    hits = [
+        _turn("flights", "planning", 1.00),
+        _turn("hotel", "planning", 0.95),
+        _turn("packing", "planning", 0.90),
+        _turn("budget", "budget-talk", 0.80),
+    ]
+    top = [h.id for h in spread_runs(hits)[:3]]
+    assert top == ["flights", "budget", "hotel"]
+    assert [h.score for h in hits] == [1.00, 0.95, 0.90, 0.80]  # scores untouched
+
+
+def test_spreading_runs_keeps_a_sessions_hits_that_stand_well_above_the_rest() -> None:
+    hits = [
+        _turn("allergy", "doctor", 3.0),
+        _turn("dose", "doctor", 2.5),
+        _turn("weather", "smalltalk", 0.4),
+    ]
+    assert [h.id for h in spread_runs(hits)] == ["allergy", "dose", "weather"]
+
+
+def test_facts_without_an_anchor_never_yield() -> None:
+    fact = MemoryHit(id="f", node="fact", text="lives in Oslo", ts=0.0, score=0.9)
+    hits = [_turn("a", "one", 1.0), fact, _turn("b", "one", 0.95), _turn("c", "two", 0.7)]
+    assert [h.id for h in spread_runs(hits)] == ["a", "f", "c", "b"]

@@ -80,7 +80,12 @@ class Boosts:
     bridge: bool = True
     """Two hops through the graph (:mod:`shiyi.memory.recall.retriever`): the best matches' entities
     lead to other turns that mention them."""
+    spread: bool = True
+    """One conversation does not fill the top k (:func:`~shiyi.memory.recall.scoring.spread_runs`):
+    a run's later hits yield to close matches from other runs."""
 
     @classmethod
     def none(cls) -> Boosts:
-        return cls(speakers=False, time=False, episodes=False, neighbours=False, bridge=False)
+        return cls(
+            speakers=False, time=False, episodes=False, neighbours=False, bridge=False, spread=False
+        )

@@ -114,3 +114,34 @@ def rerank(
         confidence = 0.5 + 0.5 * max(0.0, min(1.0, hit.confidence))
         hit.score *= (1.0 + recency * decay) * kind * use * confidence
     return sorted(hits, key=lambda h: h.score, reverse=True)
+
+
+SAME_RUN_DECAY = 0.7
+"""What a hit's score is multiplied by for each better hit of its own run already ranked."""
+
+
+def spread_runs(hits: Sequence[MemoryHit], decay: float = SAME_RUN_DECAY) -> list[MemoryHit]:
+    """``hits`` (best first) reordered so that one run does not fill the top: greedily, the
+    next hit is the one whose score times ``decay`` ** (hits of its run already placed) is
+    highest.  Evidence spread over several sessions ("what have we settled for the trip so
+    far?") then reaches the top k, while a run's hits that stand well above the rest stay
+    where they were.  Facts without an anchor are no run's and never yield.  Scores are left
+    as they were: only the order changes."""
+    remaining = list(hits)
+    placed: dict[str, int] = {}
+    order: list[MemoryHit] = []
+    while remaining:
+        best = max(
+            range(len(remaining)),
+            key=lambda i: remaining[i].score * decay ** placed.get(_run_of(remaining[i]), 0),
+        )
+        hit = remaining.pop(best)
+        run = _run_of(hit)
+        if run:
+            placed[run] = placed.get(run, 0) + 1
+        order.append(hit)
+    return order
+
+
+def _run_of(hit: MemoryHit) -> str:
+    return hit.anchor.run_id if hit.anchor is not None else ""

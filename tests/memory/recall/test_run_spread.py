@@ -1,0 +1,106 @@
+"""One conversation does not fill the top of a user–assistant memory: hybrid recall spreads
+its hits over runs there, and leaves a chat between two people as scored.  Both backends,
+the real embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shiyi.config import load_settings
+from shiyi.memory.models import EventRecord
+from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.service import Memory
+from tests.support.records import seed
+
+DAY = 86400.0
+# A trip planned with an assistant over three sessions: the first talks about the trip at
+# length, the later ones settle one thing each.
+RUNS = {
+    "planning": [
+        ("user", "I want to plan a trip to Portugal in spring, can you help me plan it?"),
+        ("assistant", "Happy to help you plan Portugal: spring is a lovely time to go."),
+        ("user", "I like old towns, food markets and walks along the coast."),
+        ("assistant", "Then start in Lisbon and take the train up to Porto."),
+        ("user", "Let's continue another day, I need to check my holidays first."),
+    ],
+    "budget": [
+        ("user", "For the Portugal trip we agreed on a budget of 2,000 euros."),
+        ("assistant", "Noted: 2,000 euros for everything, flights included."),
+    ],
+    "dates": [
+        ("user", "The trip dates are fixed: I fly to Lisbon on 3 April and back on 14 April."),
+        ("assistant", "Great, eleven days then."),
+    ],
+}
+QUESTION = "What have we planned for my Portugal trip so far?"
+
+
+def events(roles: dict[str, str]) -> list[EventRecord]:
+    made = []
+    for day, (run, turns) in enumerate(RUNS.items()):
+        for index, (role, text) in enumerate(turns):
+            made.append(
+                EventRecord(
+                    id=f"{run}-{index}",
+                    session_id="trip",
+                    run_id=run,
+                    ts=1_700_000_000 + day * 7 * DAY + index * 60,
+                    role=roles.get(role, role),
+                    content=text,
+                    segment_type="imported",
+                    iteration=index,
+                )
+            )
+    return made
+
+
+def opened(tmp_path: Path, store: str, roles: dict[str, str]) -> Memory:
+    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    settings.memory.store = store
+    settings.memory.lifecycle.extraction = False
+    memory = Memory.open(settings, start_worker=False)
+    seed(memory, events(roles))
+    return memory
+
+
+@pytest.fixture
+def assistant_memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    memory = opened(tmp_path, memory_store, {})
+    yield memory
+    memory.close()
+
+
+@pytest.fixture
+def chat_memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    memory = opened(tmp_path, memory_store, {"user": "ana", "assistant": "ben"})
+    yield memory
+    memory.close()
+
+
+def runs_in_top(retriever: Retriever, k: int) -> list[str]:
+    hits = retriever.search(QUESTION, limit=k, touch=False)
+    return [hit.id.rsplit("-", 1)[0] for hit in hits]
+
+
+def unspread(memory: Memory) -> Retriever:
+    base = memory.retriever
+    boosts = replace(base.boosts, spread=False)
+    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+
+
+def test_a_users_question_about_work_over_several_sessions_reaches_each_of_them(
+    assistant_memory: Memory,
+) -> None:
+    assert runs_in_top(unspread(assistant_memory), k=2) == ["planning"] * 2
+    assert set(runs_in_top(unspread(assistant_memory), k=4)) == {"planning", "budget"}
+    assert runs_in_top(assistant_memory.retriever, k=2) == ["planning", "budget"]
+    assert set(runs_in_top(assistant_memory.retriever, k=4)) == set(RUNS)
+
+
+def test_a_chat_between_two_people_keeps_its_order(chat_memory: Memory) -> None:
+    assert runs_in_top(chat_memory.retriever, k=5) == runs_in_top(unspread(chat_memory), k=5)
+    assert runs_in_top(chat_memory.retriever, k=2) == ["planning"] * 2
