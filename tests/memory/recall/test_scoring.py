@@ -159,3 +159,9 @@ def test_facts_without_an_anchor_never_yield() -> None:
     fact = MemoryHit(id="f", node="fact", text="lives in Oslo", ts=0.0, score=0.9)
     hits = [_turn("a", "one", 1.0), fact, _turn("b", "one", 0.95), _turn("c", "two", 0.7)]
     assert [h.id for h in spread_runs(hits)] == ["a", "f", "c", "b"]
+
+
+def test_spreading_chooses_only_the_places_asked_for() -> None:
+    hits = [_turn("a", "one", 1.0), _turn("b", "one", 0.95), _turn("c", "two", 0.8)]
+    assert [h.id for h in spread_runs(hits, limit=1)] == ["a", "b", "c"]
+    assert [h.id for h in spread_runs(hits, limit=2)] == ["a", "c", "b"]

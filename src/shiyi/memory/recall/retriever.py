@@ -117,7 +117,7 @@ class Retriever:
         ]
         order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
         if self.boosts.spread and len(MODE_PATHS[mode]) > 1 and _runs_are_tasks(records, shown):
-            order = spread_runs(order)
+            order = spread_runs(order, limit)
         best = (order if archives == 1.0 else _archives_after_facts(order))[:limit]
         if touch and best:
             self._touch(best)

@@ -120,17 +120,20 @@ SAME_RUN_DECAY = 0.7
 """What a hit's score is multiplied by for each better hit of its own run already ranked."""
 
 
-def spread_runs(hits: Sequence[MemoryHit], decay: float = SAME_RUN_DECAY) -> list[MemoryHit]:
+def spread_runs(
+    hits: Sequence[MemoryHit], limit: int | None = None, decay: float = SAME_RUN_DECAY
+) -> list[MemoryHit]:
     """``hits`` (best first) reordered so that one run does not fill the top: greedily, the
     next hit is the one whose score times ``decay`` ** (hits of its run already placed) is
     highest.  Evidence spread over several sessions ("what have we settled for the trip so
     far?") then reaches the top k, while a run's hits that stand well above the rest stay
     where they were.  Facts without an anchor are no run's and never yield.  Scores are left
-    as they were: only the order changes."""
+    as they were: only the order changes.  Only the first ``limit`` places are chosen so
+    (the rest follow in their order): the choice costs ``limit`` passes over the hits."""
     remaining = list(hits)
     placed: dict[str, int] = {}
     order: list[MemoryHit] = []
-    while remaining:
+    while remaining and (limit is None or len(order) < limit):
         best = max(
             range(len(remaining)),
             key=lambda i: remaining[i].score * decay ** placed.get(_run_of(remaining[i]), 0),
@@ -140,7 +143,7 @@ def spread_runs(hits: Sequence[MemoryHit], decay: float = SAME_RUN_DECAY) -> lis
         if run:
             placed[run] = placed.get(run, 0) + 1
         order.append(hit)
-    return order
+    return order + remaining
 
 
 def _run_of(hit: MemoryHit) -> str:
