@@ -272,10 +272,9 @@ def test_payload_editor_strips_forgotten_items_and_drops_emptied_jobs() -> None:
     assert json.dumps(edit({"ids": []})) == '{"ids": []}'
 
 
-def test_forgetting_a_message_takes_the_run_archive_quoting_it(
-    memory: Memory, forget_settings: Settings
-) -> None:
-    log = SessionLog(forget_settings.sessions_db)
+def secret_run(memory: Memory, settings: Settings) -> tuple[str, str, list[str]]:
+    """A run that stored the secret and was answered, indexed: its session, run and turns."""
+    log = SessionLog(settings.sessions_db)
     session = log.create_session()
     run = log.start_run(session, SECRET_TEXT)
     ids = []
@@ -284,6 +283,13 @@ def test_forgetting_a_message_takes_the_run_archive_quoting_it(
         ids.append(logged_id(log, row))
     log.close()
     assert memory.worker.drain(timeout=120)
+    return session, run, ids
+
+
+def test_forgetting_a_message_takes_the_run_archive_quoting_it(
+    memory: Memory, forget_settings: Settings
+) -> None:
+    _, run, ids = secret_run(memory, forget_settings)
     # A fact the answer supports too: it stays, citing only what remains.
     kept = memory.remember("the vault is blue", source_events=ids)
     memory.archive_run(run, SECRET_TEXT, "completed")
@@ -337,15 +343,7 @@ def test_an_archive_queued_after_the_forget_does_not_quote_the_forgotten_goal(
 ) -> None:
     """The run ends (and queues its archive) after a forget took its first message: the job's
     payload still holds the goal, the run's other turns are still there to archive."""
-    log = SessionLog(forget_settings.sessions_db)
-    session = log.create_session()
-    run = log.start_run(session, SECRET_TEXT)
-    ids = []
-    for message in (Message("user", SECRET_TEXT), Message("assistant", "Stored it safely.")):
-        row = log_and_record(memory, log, session, run, message)
-        ids.append(logged_id(log, row))
-    log.close()
-    assert memory.worker.drain(timeout=120)
+    session, run, ids = secret_run(memory, forget_settings)
     memory.forget_ids([ids[0]])
 
     memory.archive_run(run, SECRET_TEXT, "completed")
