@@ -27,6 +27,17 @@ def test_an_echo_is_a_run_of_words_from_shiyi_text_the_user_did_not_write() -> N
     assert echoed("I am shiyi, hello!", request) == ""
 
 
+def test_saying_who_it_is_is_no_echo_but_repeating_its_rules_is() -> None:
+    identity = "You are shiyi (十一), a personal assistant that works with tools and a long-term memory."
+    request = split_request([Message("system", f"{identity}\n\n- {PERSONA_LINE}.")])
+    hello = "Hello! I'm shiyi, a personal assistant that works with tools and a long-term memory."
+    assert echoed(hello, request) == ""
+    assert echoed(f"Hello. {PERSONA_LINE}.", request).startswith("be honest about")
+    # Only the opening line is an identity: the same words later in the prompt are shiyi's.
+    later = split_request([Message("system", f"- {PERSONA_LINE}.\n{identity}")])
+    assert echoed(hello, later) != ""
+
+
 def test_a_sentence_said_three_times_is_found() -> None:
     assert repeated_sentence("I am here. I am here. I am here.") == "i am here"
     assert repeated_sentence("I am here. I am here. Bye now.") == ""

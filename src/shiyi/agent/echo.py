@@ -7,7 +7,9 @@ run's memory hint.  So the run loop checks every final answer against what shiyi
 the request: a run of :data:`RUN_WORDS` consecutive words copied from it, which the user's
 words and the tools' output do not also hold (a file's text is fair to repeat), is an echo.
 
-Shiyi's text in a request: the system message, the ``<context>`` blocks framed into user and
+Shiyi's text in a request: the system message (its opening "You are shiyi, a personal assistant
+that ..." may come back in the first person: an assistant asked to say hello may say who it
+is, and SmolLM2-135M answers "Say hello" with just that self-introduction), the ``<context>`` blocks framed into user and
 tool messages (but not the recalled memories of a hint: quoting those is remembering), the
 notes the run loop or tool memory append to a tool result (``[shiyi]`` and ``[from this
 session's tool memory ...]``), and what the runtime says it adds itself (``prompt_notes`` on
@@ -50,7 +52,7 @@ def split_request(messages: Sequence[Message], notes: Iterable[str] = ()) -> Req
             # The plain layout's memories close its system message: quoting them is fine.
             notes_part, memories = _hint_split(message.content, MEMORY_LABEL)
             shiyi.append(notes_part)
-            fair.append(memories)
+            fair += [_self_introduction(notes_part), memories]
         elif message.role in ("user", "tool"):
             for block in _FRAMED.findall(message.content):
                 notes_part, memories = _hint_split(block)
@@ -62,6 +64,16 @@ def split_request(messages: Sequence[Message], notes: Iterable[str] = ()) -> Req
                 rest = _TOOL_NOTE.sub(" ", rest)
             fair.append(rest)
     return RequestText(tuple(shiyi), tuple(fair))
+
+
+_IDENTITY = re.compile(r"\A\s*You are ([^\n.!?]*[.!?]?)")
+
+
+def _self_introduction(system: str) -> str:
+    """The system message's opening "You are X." as the assistant would say it ("I am X."):
+    saying who it is is fair, repeating an instruction ("You are ... Answer briefly") is not."""
+    match = _IDENTITY.match(system)
+    return f"I am {match.group(1)}" if match else ""
 
 
 def _hint_split(block: str, label: str = MEMORY_HINT) -> tuple[str, str]:

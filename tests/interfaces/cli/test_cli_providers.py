@@ -50,11 +50,13 @@ def test_run_json_against_the_local_model(cli: Cli) -> None:
     cli.env["SHIYI_MODELS__MAIN__MAX_TOKENS"] = "24"
     # Greedy decoding: this test is about the event stream, and a sampled reply of the tiny
     # model sometimes repeats shiyi's persona, which the reply check fails by design (about
-    # one run in six did, so CI failed now and then).
+    # one run in six did, so CI failed now and then). The prompt holds the date, so even greedy
+    # replies differ from run to run; the usual one is a self-introduction from the persona's
+    # opening line, which is fair to say (shiyi.agent.echo).
     cli.env["SHIYI_MODELS__MAIN__TEMPERATURE"] = "0"
     cli.config("tools:\n  enabled: []\n")  # no tools offered: the reply is plain text
     result = cli.run("run", "--json", "Say hello in one short sentence.", timeout=300)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stderr + result.stdout[-3000:]
     events = json_events(result.stdout)
     assert [e.type for e in events[:2]] == ["routed", "run_start"]
     assert [e.type for e in events[-2:]] == ["run_end", "memory_work"]
