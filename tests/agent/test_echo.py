@@ -28,7 +28,9 @@ def test_an_echo_is_a_run_of_words_from_shiyi_text_the_user_did_not_write() -> N
 
 
 def test_saying_who_it_is_is_no_echo_but_repeating_its_rules_is() -> None:
-    identity = "You are shiyi (十一), a personal assistant that works with tools and a long-term memory."
+    identity = (
+        "You are shiyi (十一), a personal assistant that works with tools and a long-term memory."
+    )
     request = split_request([Message("system", f"{identity}\n\n- {PERSONA_LINE}.")])
     hello = "Hello! I'm shiyi, a personal assistant that works with tools and a long-term memory."
     assert echoed(hello, request) == ""

@@ -7,13 +7,13 @@ run's memory hint.  So the run loop checks every final answer against what shiyi
 the request: a run of :data:`RUN_WORDS` consecutive words copied from it, which the user's
 words and the tools' output do not also hold (a file's text is fair to repeat), is an echo.
 
-Shiyi's text in a request: the system message (its opening "You are shiyi, a personal assistant
-that ..." may come back in the first person: an assistant asked to say hello may say who it
-is, and SmolLM2-135M answers "Say hello" with just that self-introduction), the ``<context>`` blocks framed into user and
-tool messages (but not the recalled memories of a hint: quoting those is remembering), the
-notes the run loop or tool memory append to a tool result (``[shiyi]`` and ``[from this
-session's tool memory ...]``), and what the runtime says it adds itself (``prompt_notes`` on
-the model, when it has them).
+Shiyi's text in a request: the system message (its opening "You are shiyi, a personal
+assistant that ..." may come back in the first person: an assistant asked to say hello may
+say who it is, and SmolLM2-135M answers "Say hello" with just that self-introduction), the
+``<context>`` blocks framed into user and tool messages (but not the recalled memories of a
+hint: quoting those is remembering), the notes the run loop or tool memory append to a tool
+result (``[shiyi]`` and ``[from this session's tool memory ...]``), and what the runtime says
+it adds itself (``prompt_notes`` on the model, when it has them).
 """
 
 from __future__ import annotations
