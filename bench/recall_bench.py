@@ -187,7 +187,11 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, RRF fusion (old)": like(fusion="rrf", boosts=Boosts.none()),
         "hybrid, no query boosts": like(boosts=Boosts.none()),
         "hybrid, no speakers": like(boosts=Boosts(**(_fields(every) | {"speakers": False}))),
+        "hybrid, speakers by exact name only": like(
+            boosts=Boosts(**(_fields(every) | {"aliases": False}))
+        ),
         "hybrid, no time windows": like(boosts=Boosts(**(_fields(every) | {"time": False}))),
+        "hybrid, no told-when": like(boosts=Boosts(**(_fields(every) | {"told_when": False}))),
         "hybrid, no episodes": like(boosts=Boosts(**(_fields(every) | {"episodes": False}))),
         "hybrid, no neighbours": like(boosts=Boosts(**(_fields(every) | {"neighbours": False}))),
         "hybrid, no graph bridge": like(boosts=Boosts(**(_fields(every) | {"bridge": False}))),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -12,6 +13,7 @@ from shiyi.memory.recall.boosts import (
     NEIGHBOUR_SHARE,
     SPEAKER_BONUS,
     TIME_BONUS,
+    TOLD_WHEN_BONUS,
     apply_boosts,
 )
 from shiyi.memory.recall.config import Boosts
@@ -33,8 +35,8 @@ def boosted(
     return out
 
 
-ONLY_SPEAKERS = Boosts(speakers=True, time=False, episodes=False, neighbours=False)
-ONLY_TIME = Boosts(speakers=False, time=True, episodes=False, neighbours=False)
+ONLY_SPEAKERS = replace(Boosts.none(), speakers=True)
+ONLY_TIME = replace(Boosts.none(), time=True)
 
 
 def test_turns_of_the_person_the_question_names_gain() -> None:
@@ -97,3 +99,25 @@ def test_all_boosts_off_leaves_the_fused_scores_alone() -> None:
     scores = {"c1": 2.0, "m1": 1.0}
     query = "What did Melanie do in June 2023?"
     assert boosted(scores, events, query, Boosts.none()) == scores
+
+
+ONLY_TOLD_WHEN = replace(Boosts.none(), told_when=True)
+
+
+def said(key: str, text: str) -> EventRecord:
+    return EventRecord(key, "conv", "s1", MAY_8, "ana", text, "imported", 0)
+
+
+def test_a_when_question_favours_the_turn_that_says_when() -> None:
+    events = [
+        said("told", "I started a pottery class last week, it's on Thursdays."),
+        said("later", "My pottery class is so relaxing, I made a bowl."),
+    ]
+    scores = {"told": 1.0, "later": 1.0}
+    when = boosted(scores, events, "When did Ana start the pottery class?", ONLY_TOLD_WHEN)
+    assert when == {"told": 1.0 + TOLD_WHEN_BONUS, "later": 1.0}
+    what = boosted(scores, events, "What did Ana make in pottery class?", ONLY_TOLD_WHEN)
+    assert what == scores
+    # a question with its own time is placed by the time windows instead
+    dated = "What did Ana start in May 2023?"
+    assert boosted(scores, events, dated, ONLY_TOLD_WHEN) == scores

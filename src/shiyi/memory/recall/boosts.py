@@ -5,10 +5,16 @@ strong match is 2 or more).  These add to it, each switchable for the recall ben
 (:class:`~shiyi.memory.recall.config.Boosts`):
 
 * **speakers**: an event said by a person the query names ("What did *Melanie* paint?") gains
-  :data:`SPEAKER_BONUS`, unless the query names every speaker among the candidates.
+  :data:`SPEAKER_BONUS`, unless the query names every speaker among the candidates.  With
+  ``aliases``, "Mel", "Melanie's" misspelt or a name the other speaker calls her by name her
+  too (:mod:`shiyi.memory.text.people`).
 * **time**: an event or fact inside one of the query's time windows, or in a month it names,
   gains :data:`TIME_BONUS`.  A window is widened by :data:`TIME_GRACE` after its end, since
   people tell what happened in the days after.
+* **told when**: asked when something happened, with no time of its own ("When did Ana
+  start pottery?"), a turn that places an event in time ("I started a pottery class last
+  week") gains :data:`TOLD_WHEN_BONUS` (:mod:`shiyi.memory.text.time_words`): the turns that
+  only mention the thing later do not answer "when".
 * **episodes**: a run (a LoCoMo session, an agent task) is about a few things, so a turn gains
   :data:`EPISODE_SHARE` of the best score in its run: the evidence of a question tends to sit
   where its best match is.
@@ -31,10 +37,14 @@ from datetime import UTC, datetime
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.query_signals import DAY, QuerySignals
+from shiyi.memory.text.people import called, named_speakers
+from shiyi.memory.text.time_words import says_when
 
 SPEAKER_BONUS = 0.5
 TIME_BONUS = 0.6
 TIME_GRACE = 10 * DAY
+TOLD_WHEN_BONUS = 0.3
+"""Half the time window's: saying when is a hint that a turn answers, not that it matches."""
 EPISODE_SHARE = 0.2
 NEIGHBOUR_SHARE = 0.1
 NOT_SPEAKERS = frozenset({"user", "assistant", "tool", "system"})
@@ -52,10 +62,16 @@ def in_time(ts: float, signals: QuerySignals) -> bool:
 
 
 def _speaker_bonus(
-    scores: dict[str, float], events: Mapping[str, EventRecord], signals: QuerySignals
+    scores: dict[str, float],
+    events: Mapping[str, EventRecord],
+    signals: QuerySignals,
+    aliases: bool,
 ) -> None:
     speakers = {e.role for e in events.values() if e.role not in NOT_SPEAKERS}
     named = speakers & signals.names
+    if aliases and signals.people - speakers and speakers:
+        turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
+        named |= named_speakers(signals.people, speakers, called(turns, speakers))
     if not named or named == speakers:
         return
     for key, event in events.items():
@@ -77,6 +93,16 @@ def _time_bonus(
     for key, fact in facts.items():
         if in_time(fact.valid_from or fact.created_at, signals):
             scores[key] += TIME_BONUS
+
+
+def _told_when_bonus(
+    scores: dict[str, float], events: Mapping[str, EventRecord], signals: QuerySignals
+) -> None:
+    if signals.intent != "temporal" or signals.timed:
+        return  # a question giving its own time is placed by the time windows
+    for key, event in events.items():
+        if says_when(event.content):
+            scores[key] += TOLD_WHEN_BONUS
 
 
 def _by_run(events: Iterable[EventRecord]) -> dict[str, list[EventRecord]]:
@@ -123,8 +149,10 @@ def apply_boosts(
 ) -> None:
     """Adjust ``scores`` (fused, by id) in place; ``events``/``facts``: the candidates."""
     if boosts.speakers:
-        _speaker_bonus(scores, events, signals)
+        _speaker_bonus(scores, events, signals, boosts.aliases)
     if boosts.time:
         _time_bonus(scores, events, facts, signals)
+    if boosts.told_when:
+        _told_when_bonus(scores, events, signals)
     if boosts.episodes or boosts.neighbours:
         _context_bonus(scores, _by_run(events.values()), boosts)

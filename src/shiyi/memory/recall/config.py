@@ -74,18 +74,33 @@ class Boosts:
     """Which adjustments run (all by default; the recall bench turns each off in turn)."""
 
     speakers: bool = True
+    aliases: bool = True
+    """The speaker boost also finds people named otherwise than their speaker field: nicknames,
+    short forms, near-spellings, what the conversation calls them
+    (:mod:`shiyi.memory.text.people`)."""
     time: bool = True
+    told_when: bool = True
+    """A "when" question favours turns that place an event in time
+    (:mod:`shiyi.memory.text.time_words`)."""
     episodes: bool = True
     neighbours: bool = True
     bridge: bool = True
     """Two hops through the graph (:mod:`shiyi.memory.recall.retriever`): the best matches' entities
     lead to other turns that mention them."""
     spread: bool = True
-    """One conversation does not fill the top k (:func:`~shiyi.memory.recall.scoring.spread_runs`):
-    a run's later hits yield to close matches from other runs."""
+    """In a user–assistant memory, one task does not fill the top k
+    (:func:`~shiyi.memory.recall.scoring.spread_runs`: a run's later hits yield to close
+    matches from other runs), nor lift its every turn (no ``episodes`` share there)."""
 
     @classmethod
     def none(cls) -> Boosts:
         return cls(
-            speakers=False, time=False, episodes=False, neighbours=False, bridge=False, spread=False
+            speakers=False,
+            aliases=False,
+            time=False,
+            told_when=False,
+            episodes=False,
+            neighbours=False,
+            bridge=False,
+            spread=False,
         )

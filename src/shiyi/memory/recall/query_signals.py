@@ -5,6 +5,8 @@ what the question is, found with patterns in well under a millisecond, never an 
 
 * **names**: every word of the query, lower-cased, so a speaker (``caroline``) or an entity
   named anywhere in it ("What did Caroline's sister say?") can be matched against events.
+* **people**: the capitalised words inside its sentences that may name a person, matched
+  against speakers through nicknames and spellings (:mod:`shiyi.memory.text.people`).
 * **windows**: time ranges the question is about, on event time: "on May 3, 2023",
   "3 June, 2023", "in December 2023", "in 2022", "yesterday", "last week/month/year", "the
   week before August 3, 2023".  Relative ones count back from an explicit date in the
@@ -27,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeAlias
 
 from shiyi.memory.recall.intent import favoured_kinds
+from shiyi.memory.text.people import query_names
 
 Intent: TypeAlias = Literal["temporal", "multi_hop", "preference", "procedure", "history", "lookup"]
 INTENTS: tuple[Intent, ...] = (
@@ -98,6 +101,7 @@ INTENT_KINDS: dict[Intent, tuple[str, ...]] = {
 @dataclass(slots=True, frozen=True)
 class QuerySignals:
     names: frozenset[str] = frozenset()
+    people: frozenset[str] = frozenset()
     windows: tuple[tuple[float, float], ...] = ()
     months: frozenset[int] = frozenset()
     recent: bool = False
@@ -202,6 +206,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
     intent = _intent(text, bool(windows or months))
     return QuerySignals(
         names=frozenset(_WORD.findall(text)),
+        people=query_names(query),
         windows=tuple((a.timestamp(), b.timestamp()) for a, b in windows),
         months=frozenset(months),
         recent=bool(_RECENT.search(text)),

@@ -1,0 +1,84 @@
+"""Whether a turn says when something happened: the evidence a "when did ..." question needs.
+
+Asked "When did Ana start the pottery class?", the turn that answers is the one placing it in
+time ("I started a pottery class last week", "we moved in two months ago", "on Saturday I
+finally ran my first 10k"), not the later turns that only mention the class.  People place
+events by relative words (yesterday, last weekend, two weeks ago, this morning), by a weekday,
+a month or a season, a date, or a year.  This module only tells whether a text does so; the
+recall boost (:mod:`shiyi.memory.recall.boosts`) decides what it is worth.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_CHARS = 1000
+"""Only a text's opening is read: a turn tells when in its first sentences."""
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_WORD = re.compile(r"[a-z]+|\d+")
+_ALONE = _set("yesterday tonight today tomorrow recently lately ago")
+_UNITS = _set(
+    "minute minutes hour hours day days night nights week weeks weekend weekends month months "
+    "year years decade decades"
+)
+_WEEKDAYS = _set(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays"
+)
+_PARTS = _set("spring summer autumn fall winter morning afternoon evening night")
+_MONTHS = _set(
+    "january february march april may june july august september october november december"
+)
+_COUNTS = _set("a an one two three four five six seven eight nine ten few couple")
+_RELATIVE = _set("last past previous this next coming")
+_BEFORE_MONTH = _set("in since during by early late mid of")
+_BEFORE_YEAR = _set("in since back around")
+_AFTER_SPAN = _set("back before later earlier")
+_TRIGGERS = (
+    _ALONE | _UNITS | _WEEKDAYS | _MONTHS | _RELATIVE | {"day", "weekend", "holiday", "holidays"}
+)
+"""Words one of the rules of :func:`_placed_at` starts from (besides years)."""
+_CJK = re.compile(r"昨天|前天|上周|上个月|去年|今天|刚才|\d+\s*(?:天|周|个月|年)前")
+
+
+def says_when(text: str) -> bool:
+    """Whether ``text`` places something in time ("last weekend", "two months ago",
+    "on Friday", "in March", "back in 2019")."""
+    opening = text[:MAX_CHARS].lower()
+    words = _WORD.findall(opening)
+    placed = any(
+        _placed_at(words, i)
+        for i, word in enumerate(words)
+        if word in _TRIGGERS or (len(word) == 4 and word.isdigit())
+    )
+    return placed or (not opening.isascii() and _CJK.search(opening) is not None)
+
+
+def _placed_at(words: list[str], i: int) -> bool:
+    word = words[i]
+    before = words[i - 1] if i else ""
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if word in _ALONE:
+        return True
+    if word in _RELATIVE:
+        return after in _UNITS or after in _WEEKDAYS or after in _PARTS
+    if word in _WEEKDAYS:
+        return before == "on"
+    if word in _MONTHS:  # "may" only beside a date word: it is mostly a verb
+        return before in _BEFORE_MONTH or after.isdigit() or before.isdigit()
+    if len(word) == 4 and word.isdigit() and word[:2] in ("19", "20"):
+        return before in _BEFORE_YEAR
+    if word in _UNITS and (before.isdigit() or before in _COUNTS):
+        return after in _AFTER_SPAN  # "two weeks later" ("ago" is found on its own)
+    if word == "day" and before in ("other", "next", "previous"):
+        return i >= 2 and words[i - 2] == "the"
+    return (
+        word in ("weekend", "holidays", "holiday")
+        and before == "the"
+        and (i >= 2 and words[i - 2] in ("over", "during"))
+    )

@@ -1,0 +1,94 @@
+"""A question naming someone otherwise than their speaker field still favours what they said:
+a nickname, a short form, a misspelling, or what the other speaker calls them.  Both
+backends, the real embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shiyi.config import load_settings
+from shiyi.memory.models import EventRecord
+from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.service import Memory
+from tests.support.records import seed
+
+# Two friends who did much the same things; only the speaker tells whose is whose.
+TURNS = [
+    ("thomas", "We adopted a dog from the shelter last weekend, a beagle called Pip."),
+    ("rebecca", "We adopted a cat from the shelter last weekend, a kitten called Smoke."),
+    ("thomas", "I baked bread for the street party, my first sourdough loaf."),
+    ("rebecca", "I baked a lemon cake for the street party."),
+    ("thomas", "Thanks, Bex! Your cake was the best thing there."),
+    ("thomas", "I started learning the guitar in March, lessons on Tuesdays."),
+    ("rebecca", "I started learning the cello in March, lessons on Thursdays."),
+]
+
+
+def events() -> list[EventRecord]:
+    return [
+        EventRecord(
+            id=f"turn-{index}",
+            session_id="friends",
+            run_id="friends-1",
+            ts=1_700_000_000 + index * 600,
+            role=role,
+            content=text,
+            segment_type="imported",
+            iteration=index,
+        )
+        for index, (role, text) in enumerate(TURNS)
+    ]
+
+
+@pytest.fixture
+def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    settings.memory.store = memory_store
+    settings.memory.lifecycle.extraction = False
+    opened = Memory.open(settings, start_worker=False)
+    seed(opened, events())
+    yield opened
+    opened.close()
+
+
+def by_exact_name_only(memory: Memory) -> Retriever:
+    base = memory.retriever
+    boosts = replace(base.boosts, aliases=False)
+    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+
+
+def speaker_of_top(retriever: Retriever, question: str) -> str:
+    hits = retriever.search(question, limit=3, touch=False)
+    return TURNS[int(hits[0].id.rsplit("-", 1)[1])][0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What pet did Becky adopt?",  # a nickname of Rebecca
+        "What instrument is Rebeca learning?",  # misspelt
+        "What did Bex bake for the street party?",  # what Thomas calls her
+    ],
+)
+def test_a_question_about_rebecca_by_another_name_finds_what_she_said(
+    memory: Memory, question: str
+) -> None:
+    assert speaker_of_top(memory.retriever, question) == "rebecca"
+
+
+def test_by_exact_name_only_the_other_speakers_turns_come_first(memory: Memory) -> None:
+    exact = by_exact_name_only(memory)
+    outranked = [
+        q
+        for q in (
+            "What pet did Becky adopt?",
+            "What instrument is Rebeca learning?",
+            "What did Bex bake for the street party?",
+        )
+        if speaker_of_top(exact, q) == "thomas"
+    ]
+    assert outranked, "the fixture no longer tells the mechanism apart"
