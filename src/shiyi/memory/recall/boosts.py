@@ -71,7 +71,7 @@ def _speaker_bonus(
     named = speakers & signals.names
     if aliases and signals.people - speakers and speakers:
         turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
-        named |= named_speakers(signals.people, speakers, called(turns, speakers))
+        named |= named_speakers(signals.people, speakers, lambda: called(turns, speakers))
     if not named or named == speakers:
         return
     for key, event in events.items():

@@ -23,8 +23,8 @@ them would favour a wrong person's turns.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from functools import cache
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,20 +45,19 @@ _NOT_NAME_WORDS = """a an the i i'm i've i'd what when where who whom whose why 
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 """Capitalised words that start questions or name days and months, never a person."""
 
-_GREETINGS = (
-    r"hey|hi|hiya|hello|heya|yo|morning|thanks|thank you|thx|congrats|congratulations|"
-    r"bye|goodbye|oh|wow|aw+|yes|yeah|sorry|love you|miss you|good morning|good night|"
-    r"good luck|happy birthday|dear|welcome back|see you"
-)
-_ADDRESSED = [
-    # "Hey Mel," / "Thanks, Bex!" at the start of a sentence
-    re.compile(rf"(?:^|[.!?]\s+)(?i:{_GREETINGS})\s*,?\s+([A-Z][a-z]+)\b"),
-    # "..., Bex!" / "... you, Mel." closing a sentence
-    re.compile(r",\s+([A-Z][a-z]+)\s*[!?.]+(?:\s|$)"),
-]
-_SELF_NAMED = re.compile(
-    r"\b(?i:call me|known as|my friends call me|everyone calls me|i go by)\s+([A-Z][a-z]+)\b"
-)
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_GREETING_TEXT = """hey hi hiya hello heya yo morning thanks thx congrats congratulations bye
+    goodbye oh wow aw aww yes yeah sorry dear luck birthday"""
+_GREETING_WORDS = frozenset(_GREETING_TEXT.split())
+"""A word right before a name that makes it an address: "Hey Mel", "Thanks, Bex", "Good luck,
+Sam", "Happy birthday Jo"."""
+_BEFORE_YOU = frozenset({"thank", "love", "miss", "see"})
+"""... or "you" after one of these: "Thank you, Bex!", "Miss you Mel"."""
+_SELF_CUES = ("call me", "calls me", "known as", "go by")
+"""What comes right before a name someone gives themselves: "call me Bex", "everyone calls
+me Bex", "I go by Bex"."""
+_LOOK_BEHIND = 24
+"""Characters before a name read for one of the cues above."""
 
 
 def query_names(query: str) -> frozenset[str]:
@@ -83,41 +82,74 @@ def called(turns: Iterable[tuple[str, str]], speakers: Iterable[str]) -> dict[st
     everyone = set(speakers)
     names: dict[str, set[str]] = {}
     for speaker, text in turns:
-        for match in _SELF_NAMED.finditer(text):
-            names.setdefault(speaker, set()).add(match.group(1).lower())
+        addressed, own = _names_said(text)
+        if own:
+            names.setdefault(speaker, set()).update(own)
         others = everyone - {speaker}
         if len(others) != 1:
             continue  # a group chat: whom "Thanks, Bex!" thanks is not known
-        (addressed,) = others
-        for pattern in _ADDRESSED:
-            for match in pattern.finditer(text):
-                word = match.group(1).lower()
-                if word not in _NOT_NAMES and word not in everyone:
-                    names.setdefault(addressed, set()).add(word)
+        (listener,) = others
+        for word in addressed:
+            if word not in everyone:
+                names.setdefault(listener, set()).add(word)
     return names
+
+
+@lru_cache(maxsize=8192)
+def _names_said(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names ``text`` addresses someone by, and those its speaker gives themselves.
+    Cached: the same turns are candidates of many searches."""
+    addressed: list[str] = []
+    own: list[str] = []
+    for match in _NAME.finditer(text):
+        word = match.group().lower()
+        if word in _NOT_NAMES:
+            continue
+        before = text[max(0, match.start() - _LOOK_BEHIND) : match.start()].lower().rstrip()
+        if before.endswith(_SELF_CUES):
+            own.append(word)
+        elif _addresses(before, text[match.end() : match.end() + 2]):
+            addressed.append(word)
+    return tuple(addressed), tuple(own)
+
+
+def _addresses(before: str, after: str) -> bool:
+    """Whether a name between ``before`` (lower-cased) and ``after`` is said to someone."""
+    if before.endswith(",") and after[:1] in ("!", "?", "."):
+        return True  # "..., Bex!"
+    words = before.rstrip(",").split()
+    if not words:
+        return False
+    if words[-1] in _GREETING_WORDS:
+        return True
+    return words[-1] == "you" and len(words) > 1 and words[-2] in _BEFORE_YOU
 
 
 def named_speakers(
     names: Iterable[str],
     speakers: Iterable[str],
-    called_names: Mapping[str, set[str]] | None = None,
+    called_names: Mapping[str, set[str]] | Callable[[], Mapping[str, set[str]]] | None = None,
 ) -> set[str]:
-    """The ``speakers`` (lower-cased speaker fields) that query ``names`` name."""
+    """The ``speakers`` (lower-cased speaker fields) that query ``names`` name.
+    ``called_names``: what the conversation calls them (:func:`called`), or a function giving
+    it, asked only for a name no other rule places (reading the turns costs more)."""
     everyone = set(speakers)
     found: set[str] = set()
     for name in names:
         if name in everyone:
             found.add(name)
             continue
-        matches = {s for s in everyone if _same_person(name, s, (called_names or {}).get(s))}
+        matches = {s for s in everyone if _same_person(name, s)}
+        if not matches and called_names is not None:
+            if callable(called_names):
+                called_names = called_names()
+            matches = {s for s in everyone if name in called_names.get(s, ())}
         if len(matches) == 1:
             found |= matches
     return found
 
 
-def _same_person(name: str, speaker: str, calls: set[str] | None) -> bool:
-    if calls and name in calls:
-        return True
+def _same_person(name: str, speaker: str) -> bool:
     if _nicknamed(name, speaker):
         return True
     short, long = sorted((name, speaker), key=len)

@@ -11,6 +11,7 @@ recall boost (:mod:`shiyi.memory.recall.boosts`) decides what it is worth.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MAX_CHARS = 1000
 """Only a text's opening is read: a turn tells when in its first sentences."""
@@ -46,9 +47,11 @@ _TRIGGERS = (
 _CJK = re.compile(r"昨天|前天|上周|上个月|去年|今天|刚才|\d+\s*(?:天|周|个月|年)前")
 
 
+@lru_cache(maxsize=8192)
 def says_when(text: str) -> bool:
     """Whether ``text`` places something in time ("last weekend", "two months ago",
-    "on Friday", "in March", "back in 2019")."""
+    "on Friday", "in March", "back in 2019").  Cached: the same turns are candidates of many
+    searches."""
     opening = text[:MAX_CHARS].lower()
     words = _WORD.findall(opening)
     placed = any(
