@@ -13,7 +13,7 @@ The values are the measured defaults; ``bench/recall_bench.py`` builds its varia
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal, TypeAlias
 
 Mode: TypeAlias = Literal["hybrid", "semantic", "graph", "recent", "keyword"]
@@ -94,13 +94,5 @@ class Boosts:
 
     @classmethod
     def none(cls) -> Boosts:
-        return cls(
-            speakers=False,
-            aliases=False,
-            time=False,
-            told_when=False,
-            episodes=False,
-            neighbours=False,
-            bridge=False,
-            spread=False,
-        )
+        """Every adjustment off (a field added later is off here too)."""
+        return cls(**{f.name: False for f in fields(cls)})
