@@ -16,8 +16,8 @@ own one of the first k hits, as the RealMem protocol counts).  In the same run, 
   bare text and over ``"(day) Speaker: text"``, and RRF(BM25, MiniLM) with k=60;
 * shiyi's modes (hybrid, semantic, keyword, graph, recent) with query p50/p95;
 * hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, no
-  speakers, no time windows, no episodes, no neighbours, no graph bridge, the graph path
-  not voting);
+  speakers, no time windows, no episodes, no neighbours, no run coverage, no graph bridge,
+  the graph path not voting);
 * neighbour expansion: the top 5 hits each bring the turns before and after them, counted
   separately (``R@5+nb``: evidence among the hits and their neighbours);
 * hybrid recall@10 per LoCoMo category and per detected intent.
@@ -186,16 +186,15 @@ def variants(memory: Memory) -> dict[str, Retriever]:
     return {
         "hybrid, RRF fusion (old)": like(fusion="rrf", boosts=Boosts.none()),
         "hybrid, no query boosts": like(boosts=Boosts.none()),
-        "hybrid, no speakers": like(boosts=Boosts(**(_fields(every) | {"speakers": False}))),
-        "hybrid, speakers by exact name only": like(
-            boosts=Boosts(**(_fields(every) | {"aliases": False}))
-        ),
-        "hybrid, no time windows": like(boosts=Boosts(**(_fields(every) | {"time": False}))),
-        "hybrid, no told-when": like(boosts=Boosts(**(_fields(every) | {"told_when": False}))),
-        "hybrid, no episodes": like(boosts=Boosts(**(_fields(every) | {"episodes": False}))),
-        "hybrid, no neighbours": like(boosts=Boosts(**(_fields(every) | {"neighbours": False}))),
-        "hybrid, no graph bridge": like(boosts=Boosts(**(_fields(every) | {"bridge": False}))),
-        "hybrid, no run spread": like(boosts=Boosts(**(_fields(every) | {"spread": False}))),
+        "hybrid, no speakers": like(boosts=replace(every, speakers=False)),
+        "hybrid, speakers by exact name only": like(boosts=replace(every, aliases=False)),
+        "hybrid, no time windows": like(boosts=replace(every, time=False)),
+        "hybrid, no told-when": like(boosts=replace(every, told_when=False)),
+        "hybrid, no episodes": like(boosts=replace(every, episodes=False)),
+        "hybrid, no neighbours": like(boosts=replace(every, neighbours=False)),
+        "hybrid, no run coverage": like(boosts=replace(every, coverage=False)),
+        "hybrid, no graph bridge": like(boosts=replace(every, bridge=False)),
+        "hybrid, no run spread": like(boosts=replace(every, spread=False)),
         "hybrid, graph path not voting": like(weights=_without_graph(base.weights)),
     }
 
@@ -203,11 +202,6 @@ def variants(memory: Memory) -> dict[str, Retriever]:
 def _without_graph(weights: RerankWeights) -> RerankWeights:
     paths = dict(weights.path_weights) | {"graph": 0.0}
     return replace(weights, path_weights=paths)
-
-
-def _fields(boosts: Boosts) -> dict[str, bool]:
-    names = ("speakers", "time", "episodes", "neighbours", "bridge", "spread")
-    return {name: getattr(boosts, name) for name in names}
 
 
 # --- the run ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Query boosts on fused scores: speakers, time windows, episodes and neighbours."""
+"""Query boosts on fused scores: speakers, time windows, episodes, neighbours, coverage."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.recall.boosts import (
+    COVERAGE_WEIGHT,
     EPISODE_SHARE,
     NEIGHBOUR_SHARE,
     SPEAKER_BONUS,
@@ -121,3 +122,42 @@ def test_a_when_question_favours_the_turn_that_says_when() -> None:
     # a question with its own time is placed by the time windows instead
     dated = "What did Ana start in May 2023?"
     assert boosted(scores, events, dated, ONLY_TOLD_WHEN) == scores
+
+
+ONLY_COVERAGE = replace(Boosts.none(), coverage=True)
+
+
+def said_in(key: str, run: str, text: str) -> EventRecord:
+    return EventRecord(key, "conv", run, MAY_8, "ana", text, "imported", 0)
+
+
+def test_a_run_holding_more_of_the_questions_words_lifts_its_turns() -> None:
+    events = [
+        said_in("a1", "trip", "We finally booked the ferry to the island."),
+        said_in("a2", "trip", "We camped by the lighthouse that night."),
+        said_in("b1", "other", "Ferry prices went up again."),
+        said_in("b2", "other", "Nothing much happened today."),
+    ]
+    question = "Where did Ana camp after the ferry?"
+    out = boosted(dict.fromkeys(["a1", "a2", "b1", "b2"], 1.0), events, question, ONLY_COVERAGE)
+    # "trip" holds ferry and camp(ed), "other" only ferry: one z-score apart either way
+    assert out["a1"] == out["a2"] == pytest.approx(1.0 + COVERAGE_WEIGHT)
+    assert out["b1"] == out["b2"] == pytest.approx(1.0 - COVERAGE_WEIGHT)
+
+
+def test_coverage_needs_two_runs_and_a_difference_between_them() -> None:
+    one_run = [said_in("a1", "trip", "The ferry was late."), said_in("a2", "trip", "We camped.")]
+    scores = {"a1": 1.0, "a2": 0.5}
+    assert boosted(scores, one_run, "ferry camp", ONLY_COVERAGE) == scores
+    alike = [said_in("a1", "x", "The ferry was late."), said_in("b1", "y", "Another ferry trip.")]
+    assert boosted({"a1": 1.0, "b1": 0.5}, alike, "ferry?", ONLY_COVERAGE) == {"a1": 1.0, "b1": 0.5}
+
+
+def test_a_runs_words_are_found_as_the_keyword_index_finds_them() -> None:
+    from shiyi.memory.recall.boosts import _term_pattern
+
+    terms = understand("Did Caroline go camping at the wedding in 2023? 咖啡", JUNE_9).terms
+    text = "8 may 2023 caroline we camped near the wedding venue, good coffee 我喝咖啡"
+    found = set(_term_pattern(terms).findall(text))
+    assert {"camp", "wedding", "2023", "咖啡"} <= found  # a stem finds its word
+    assert "go" not in found  # a short term is a whole word: "good" is not "go"

@@ -106,22 +106,24 @@ def test_a_chat_between_two_people_keeps_its_order(chat_memory: Memory) -> None:
     assert runs_in_top(chat_memory.retriever, k=2) == ["planning"] * 2
 
 
-def without_episodes(memory: Memory) -> Retriever:
-    base = memory.retriever
-    boosts = replace(base.boosts, episodes=False)
-    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
-
-
 def scores(retriever: Retriever) -> dict[str, float]:
     return {hit.id: hit.score for hit in retriever.search(QUESTION, limit=9, touch=False)}
 
 
-def test_a_task_does_not_lift_its_every_turn(assistant_memory: Memory) -> None:
-    # In a user's memory a run is one task: sharing its best score with all its turns is
-    # what spreading undoes, so it is not done...
-    assert scores(assistant_memory.retriever) == scores(without_episodes(assistant_memory))
+def without(memory: Memory, boost: str) -> Retriever:
+    base = memory.retriever
+    boosts = replace(base.boosts, **{boost: False})
+    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
 
 
-def test_a_days_chat_lifts_its_every_turn(chat_memory: Memory) -> None:
+@pytest.mark.parametrize("boost", ["episodes", "coverage"])
+def test_a_task_does_not_lift_its_every_turn(assistant_memory: Memory, boost: str) -> None:
+    # In a user's memory a run is one task: lifting all its turns together (by its best
+    # score, or by the query's words it holds) is what spreading undoes, so it is not done...
+    assert scores(assistant_memory.retriever) == scores(without(assistant_memory, boost))
+
+
+@pytest.mark.parametrize("boost", ["episodes", "coverage"])
+def test_a_days_chat_lifts_its_every_turn(chat_memory: Memory, boost: str) -> None:
     # ...between people it is.
-    assert scores(chat_memory.retriever) != scores(without_episodes(chat_memory))
+    assert scores(chat_memory.retriever) != scores(without(chat_memory, boost))

@@ -84,6 +84,9 @@ class Boosts:
     (:mod:`shiyi.memory.text.time_words`)."""
     episodes: bool = True
     neighbours: bool = True
+    coverage: bool = True
+    """A run whose candidate turns together hold the query's rarer words gains
+    (:mod:`shiyi.memory.recall.boosts`); off in a task memory, like ``episodes``."""
     bridge: bool = True
     """Two hops through the graph (:mod:`shiyi.memory.recall.retriever`): the best matches' entities
     lead to other turns that mention them."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeAlias
 
+from shiyi.index.text import tokenize
 from shiyi.memory.recall.intent import favoured_kinds
 from shiyi.memory.text.people import query_names
 
@@ -108,6 +109,8 @@ class QuerySignals:
     intent: Intent = "lookup"
     history: bool = False
     kinds: tuple[str, ...] = field(default=())
+    terms: frozenset[str] = frozenset()
+    """The query's search terms with their stems, as the keyword index reads them."""
 
     @property
     def timed(self) -> bool:
@@ -213,4 +216,5 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         intent=intent,
         history=bool(_HISTORY.search(text)),
         kinds=INTENT_KINDS.get(intent, ()) or favoured_kinds(query),
+        terms=frozenset(tokenize(query, stems=True)),
     )

@@ -147,10 +147,11 @@ class Retriever:
 
         ``tasks``: the candidates' runs are tasks (:func:`_runs_are_tasks`) and runs are to be
         spread (``Boosts.spread``).  Then a run does
-        not share its best score with its other turns (the episodes boost): that lifts a
-        task's every turn together, which is what spreading runs undoes; with both, RealMem
-        dev recall@10 was 0.629, without the share 0.642 (LoCoMo dev: not a task memory, the
-        share stays and is worth 0.025 there)."""
+        not share its best score with its other turns (the episodes boost), nor gain for
+        covering the query's words (coverage): both lift a task's every turn together, which
+        is what spreading runs undoes; with the share, RealMem dev recall@10 was 0.629,
+        without it 0.642 (LoCoMo dev: not a task memory, the share stays and is worth 0.025
+        there)."""
         if self.fusion == "rrf":
             return rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
         scores, ranks = score_fusion(ranked, self.weights.path_weights, abstain=abstain)
@@ -158,7 +159,7 @@ class Retriever:
             ids = list(scores)
             events = {e.id: e for e in records.events_in(ids)}
             facts = {f.id: f for f in records.facts_in(ids)}
-            boosts = replace(self.boosts, episodes=False) if tasks else self.boosts
+            boosts = replace(self.boosts, episodes=False, coverage=False) if tasks else self.boosts
             apply_boosts(scores, events, facts, signals, boosts)
             if self.boosts.bridge:
                 self._bridge(scores, ranks, records, events, signals)
