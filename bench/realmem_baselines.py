@@ -1,4 +1,5 @@
-"""The RealMem protocol's baselines, online: BM25, MiniLM and RRF over earlier sessions only.
+"""The RealMem protocol's baselines, online: BM25, MiniLM and RRF over earlier sessions only
+(and RRF with one turn per session first, the order shiyi gives a user's memory).
 
 Each turn is written ``"(<current_time>) <Speaker>: <text>"`` (``../shared/data/README.md``).
 A query in session s ranks the turns of sessions before s: BM25 (``bm25s``, English stop
@@ -75,3 +76,15 @@ class OnlineBaselines:
             for position, key in enumerate(ranked, start=1):
                 scores[key] += 1 / (k + position)
         return sorted(scores, key=scores.__getitem__, reverse=True)[:limit]
+
+    def rrf_one_per_session(self, query: str, session: int, limit: int) -> Ranked:
+        """RRF, reordered as shiyi orders a user's memory: every session's best turn before
+        any session's second (what that rule alone is worth, without shiyi's recall)."""
+        ranked = self.rrf(query, session, 100)
+        tiers: dict[str, int] = {}
+        keyed = []
+        for position, key in enumerate(ranked):
+            owner = key.rsplit(":", 1)[0]
+            keyed.append((tiers.get(owner, 0), position, key))
+            tiers[owner] = tiers.get(owner, 0) + 1
+        return [key for _, _, key in sorted(keyed)][:limit]

@@ -1,5 +1,6 @@
 """Recall on the RealMem dev personas, online: shiyi hybrid per embedding model, beside
-BM25, MiniLM and RRF(BM25, MiniLM) baselines computed in the same run over the same turns.
+BM25, MiniLM and RRF(BM25, MiniLM) baselines computed in the same run over the same turns (and
+RRF with one turn per session first, the order shiyi gives a user's memory).
 
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
         all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
@@ -160,13 +161,18 @@ def run_persona(
         memory.close()
 
 
-BASELINES = ("baseline BM25", "baseline MiniLM", "baseline RRF(BM25, MiniLM)")
+BASELINES = (
+    "baseline BM25",
+    "baseline MiniLM",
+    "baseline RRF(BM25, MiniLM)",
+    "baseline RRF, one turn per session first",
+)
 
 
 def run_baselines(
     sessions: list[Session], baselines: OnlineBaselines, tallies: dict[str, Tally]
 ) -> None:
-    rankers = (baselines.bm25, baselines.minilm, baselines.rrf)
+    rankers = (baselines.bm25, baselines.minilm, baselines.rrf, baselines.rrf_one_per_session)
     for position, session in enumerate(sessions):
         for query in session.queries:
             for name, rank in zip(BASELINES, rankers, strict=True):

@@ -5,7 +5,7 @@ import pytest
 from shiyi.index.fusion import rrf
 from shiyi.memory.models import Anchor, MemoryHit, Scored
 from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
-from shiyi.memory.recall.scoring import rerank, score_fusion, spread_runs
+from shiyi.memory.recall.scoring import one_per_run, rerank, score_fusion
 
 DAY = 86400.0
 
@@ -133,35 +133,40 @@ def _turn(key: str, run: str, score: float) -> MemoryHit:
     return MemoryHit(id=key, node="event", text=key, ts=0.0, score=score, anchor=anchor)
 
 
-def test_spreading_runs_lets_a_close_match_from_another_session_into_the_top() -> None:
+def test_each_run_enters_the_top_once_before_any_enters_twice() -> None:
     # The trip was planned in one long session and its budget settled in a later one.
     hits = [
         _turn("flights", "planning", 1.00),
         _turn("hotel", "planning", 0.95),
         _turn("packing", "planning", 0.90),
         _turn("budget", "budget-talk", 0.80),
+        _turn("visa", "papers", 0.30),
     ]
-    top = [h.id for h in spread_runs(hits)[:3]]
-    assert top == ["flights", "budget", "hotel"]
-    assert [h.score for h in hits] == [1.00, 0.95, 0.90, 0.80]  # scores untouched
+    order = [h.id for h in one_per_run(hits)]
+    assert order == ["flights", "budget", "visa", "hotel", "packing"]
+    assert [h.score for h in hits] == [1.00, 0.95, 0.90, 0.80, 0.30]  # scores untouched
 
 
-def test_spreading_runs_keeps_a_sessions_hits_that_stand_well_above_the_rest() -> None:
+def test_second_hits_follow_in_score_order_then_third_hits() -> None:
     hits = [
-        _turn("allergy", "doctor", 3.0),
-        _turn("dose", "doctor", 2.5),
-        _turn("weather", "smalltalk", 0.4),
+        _turn("a1", "a", 3.0),
+        _turn("a2", "a", 2.9),
+        _turn("b1", "b", 2.0),
+        _turn("a3", "a", 1.9),
+        _turn("b2", "b", 1.0),
+        _turn("b3", "b", 0.5),
     ]
-    assert [h.id for h in spread_runs(hits)] == ["allergy", "dose", "weather"]
+    assert [h.id for h in one_per_run(hits)] == ["a1", "b1", "a2", "b2", "a3", "b3"]
 
 
 def test_facts_without_an_anchor_never_yield() -> None:
     fact = MemoryHit(id="f", node="fact", text="lives in Oslo", ts=0.0, score=0.9)
-    hits = [_turn("a", "one", 1.0), fact, _turn("b", "one", 0.95), _turn("c", "two", 0.7)]
-    assert [h.id for h in spread_runs(hits)] == ["a", "f", "c", "b"]
+    later = MemoryHit(id="g", node="fact", text="works at home", ts=0.0, score=0.6)
+    hits = [_turn("a", "one", 1.0), fact, _turn("b", "one", 0.95), later, _turn("c", "two", 0.5)]
+    assert [h.id for h in one_per_run(hits)] == ["a", "f", "g", "c", "b"]
 
 
-def test_spreading_chooses_only_the_places_asked_for() -> None:
-    hits = [_turn("a", "one", 1.0), _turn("b", "one", 0.95), _turn("c", "two", 0.8)]
-    assert [h.id for h in spread_runs(hits, limit=1)] == ["a", "b", "c"]
-    assert [h.id for h in spread_runs(hits, limit=2)] == ["a", "c", "b"]
+def test_one_run_alone_keeps_its_order() -> None:
+    hits = [_turn("a", "one", 1.0), _turn("b", "one", 0.95), _turn("c", "one", 0.8)]
+    assert [h.id for h in one_per_run(hits)] == ["a", "b", "c"]
+    assert one_per_run([]) == []

@@ -86,14 +86,15 @@ class Boosts:
     neighbours: bool = True
     coverage: bool = True
     """A run whose candidate turns together hold the query's rarer words gains
-    (:mod:`shiyi.memory.recall.boosts`); off in a task memory, like ``episodes``."""
+    (:mod:`shiyi.memory.recall.boosts`); in a task memory it ranks the runs that
+    ``spread`` then takes one turn of each."""
     bridge: bool = True
     """Two hops through the graph (:mod:`shiyi.memory.recall.retriever`): the best matches' entities
     lead to other turns that mention them."""
     spread: bool = True
     """In a user–assistant memory, one task does not fill the top k
-    (:func:`~shiyi.memory.recall.scoring.spread_runs`: a run's later hits yield to close
-    matches from other runs), nor lift its every turn (no ``episodes`` share there)."""
+    (:func:`~shiyi.memory.recall.scoring.one_per_run`: every run enters once before any
+    enters twice), nor lift its every turn (no ``episodes`` share there)."""
 
     @classmethod
     def none(cls) -> Boosts:

@@ -116,34 +116,28 @@ def rerank(
     return sorted(hits, key=lambda h: h.score, reverse=True)
 
 
-SAME_RUN_DECAY = 0.7
-"""What a hit's score is multiplied by for each better hit of its own run already ranked."""
+def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` (best first) reordered so that every run enters once before any enters twice:
+    each run's best hit in score order, then each run's second best, and so on.  Facts
+    without an anchor are no run's and keep their place among the first.  Scores are left as
+    they were: only the order changes.
 
-
-def spread_runs(
-    hits: Sequence[MemoryHit], limit: int | None = None, decay: float = SAME_RUN_DECAY
-) -> list[MemoryHit]:
-    """``hits`` (best first) reordered so that one run does not fill the top: greedily, the
-    next hit is the one whose score times ``decay`` ** (hits of its run already placed) is
-    highest.  Evidence spread over several sessions ("what have we settled for the trip so
-    far?") then reaches the top k, while a run's hits that stand well above the rest stay
-    where they were.  Facts without an anchor are no run's and never yield.  Scores are left
-    as they were: only the order changes.  Only the first ``limit`` places are chosen so
-    (the rest follow in their order): the choice costs ``limit`` passes over the hits."""
-    remaining = list(hits)
-    placed: dict[str, int] = {}
-    order: list[MemoryHit] = []
-    while remaining and (limit is None or len(order) < limit):
-        best = max(
-            range(len(remaining)),
-            key=lambda i: remaining[i].score * decay ** placed.get(_run_of(remaining[i]), 0),
-        )
-        hit = remaining.pop(best)
+    Meant for a user–assistant memory, where a run is one task or thread of work and its
+    turns repeat each other's subject: there the top k names k runs, and a run's other turns
+    are one ``expand`` away (:meth:`~shiyi.memory.service.Memory.expand`).  A softer rule, a
+    run's n-th hit counting at ``decay ** n`` of its score while ordering, was measured first:
+    RealMem dev recall@10 0.621 at decay 0.85, 0.642 at 0.7, 0.655 at 0.5, 0.676 at 0.3 and
+    0.706 here (decay 0), rising in every category and for each of the three personas.
+    """
+    seen: dict[str, int] = {}
+    tiers: list[int] = []
+    for hit in hits:
         run = _run_of(hit)
+        tiers.append(seen.get(run, 0) if run else 0)
         if run:
-            placed[run] = placed.get(run, 0) + 1
-        order.append(hit)
-    return order + remaining
+            seen[run] = seen.get(run, 0) + 1
+    order = sorted(range(len(hits)), key=tiers.__getitem__)  # stable: score order per tier
+    return [hits[i] for i in order]
 
 
 def _run_of(hit: MemoryHit) -> str:
