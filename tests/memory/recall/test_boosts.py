@@ -161,3 +161,12 @@ def test_a_runs_words_are_found_as_the_keyword_index_finds_them() -> None:
     found = set(_term_pattern(terms).findall(text))
     assert {"camp", "wedding", "2023", "咖啡"} <= found  # a stem finds its word
     assert "go" not in found  # a short term is a whole word: "good" is not "go"
+
+
+def test_a_term_is_found_only_where_a_word_starts() -> None:
+    from shiyi.memory.recall.boosts import _term_pattern
+
+    pattern = _term_pattern(["ring", "paint", "cat", "咖啡"])
+    text = "during the party, my cat ate cake by the ring road; painting 喝咖啡"
+    assert set(pattern.findall(text)) == {"cat", "ring", "paint", "咖啡"}
+    assert pattern.findall("during parties scattered, repainted, cats") == []
