@@ -4,6 +4,7 @@ RRF with one turn per session first, the order shiyi gives a user's memory).
 
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
         all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
+        [--modes keyword,semantic] [--without spread,coverage]
 
 Protocol (/work/shared/data/README.md): one store per persona; its sessions are imported one
 by one in time order, and each session's queries are asked before the session is imported,
@@ -11,7 +12,9 @@ so a query sees only earlier sessions.  An item is a turn; recall@k is the share
 query's evidence sessions (``memory_session_uuids`` of the assistant turn after it) that own
 at least one of the top-k turns.  Each model gets its own store of the same turns.  The
 baselines (``realmem_baselines``) see each turn as ``"(<current_time>) <Speaker>: <text>"``
-and, like shiyi, only the sessions before the query's.  Query p50/p95 is shiyi's search.
+and, like shiyi, only the sessions before the query's.  ``--modes``: shiyi's own single
+paths, asked of the same store (hybrid should stand above the best of them at every k).
+Query p50/p95 is shiyi's hybrid search.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from realmem_baselines import Item, OnlineBaselines
 from shiyi.config import load_settings
 from shiyi.index.embeddings import build_embedder
 from shiyi.memory.models import EventRecord
-from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.config import MODE_PATHS, Boosts
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 
@@ -129,9 +132,11 @@ def run_persona(
     model: str,
     tally: Tally,
     without: dict[str, Tally] | None = None,
+    modes: dict[str, Tally] | None = None,
 ) -> None:
     """Hybrid's recall into ``tally``; ``without``: per mechanism of :class:`Boosts`, hybrid
-    with it off, asked the same queries of the same store (no access counts written)."""
+    with it off; ``modes``: per single search mode ("keyword", "semantic"); both asked the
+    same queries of the same store (no access counts written)."""
     memory = open_memory(home, model)
     base = memory.retriever
     others = {
@@ -151,6 +156,9 @@ def run_persona(
                 for name, other in others.items():
                     hits = other.search(query.text, mode="hybrid", limit=max(tally.ks), touch=False)
                     (without or {})[name].add([hit.id for hit in hits], query)
+                for mode, mode_tally in (modes or {}).items():
+                    hits = base.search(query.text, mode=mode, limit=max(tally.ks), touch=False)
+                    mode_tally.add([hit.id for hit in hits], query)
                 start = time.perf_counter()
                 hits = memory.retriever.search(query.text, mode="hybrid", limit=max(tally.ks))
                 tally.latencies.append(time.perf_counter() - start)
@@ -210,6 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--without", default="", help="comma-separated Boosts fields: hybrid with each off too"
     )
+    parser.add_argument(
+        "--modes", default="keyword,semantic", help="shiyi's single paths beside hybrid"
+    )
     args = parser.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))
     models = [model for model in args.models.split(",") if model]  # "": baselines only
@@ -221,6 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"--without: unknown {sorted(unknown)}; use {[f.name for f in fields(Boosts)]}"
         )
     without = {model: {name: Tally(ks) for name in off} for model in models}
+    single = [mode for mode in args.modes.split(",") if mode]
+    if set(single) - set(MODE_PATHS):
+        parser.error(f"--modes: unknown {sorted(set(single) - set(MODE_PATHS))}")
+    modes = {model: {mode: Tally(ks) for mode in single} for model in models}
     baseline_tallies = {} if args.no_baselines else {name: Tally(ks) for name in BASELINES}
     names = [n for n in args.personas.split(",") if n]
     with tempfile.TemporaryDirectory() as tmp:
@@ -234,8 +249,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run_baselines(sessions, online, baseline_tallies)
             for model in models:
                 home = Path(tmp) / f"{persona}-{model}"
-                run_persona(sessions, home, model, tallies[model], without[model])
+                run_persona(sessions, home, model, tallies[model], without[model], modes[model])
     rows = baseline_tallies | {f"shiyi hybrid, {model}": tally for model, tally in tallies.items()}
+    rows |= {
+        f"shiyi {mode}, {model}": tally
+        for model, by_mode in modes.items()
+        for mode, tally in by_mode.items()
+    }
     rows |= {
         f"shiyi hybrid, {model}, no {name}": tally
         for model, by_name in without.items()

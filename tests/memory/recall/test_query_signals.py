@@ -102,6 +102,55 @@ def test_intent_is_recognised_without_a_model(query: str, intent: str) -> None:
     assert understand(query, NOW).intent == intent
 
 
+# Asking when, how long, or in what order, phrased the ways people do (written from general
+# usage, not from any conversation data set): each must reach the "told when" boost.
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Since when has Maria been vegetarian?",
+        "At what point did Tom decide to quit his job?",
+        "How long ago did Sam move to Denver?",
+        "What weekend did they go hiking?",
+        "Which week was the conference?",
+        "How many years has Leo played guitar?",
+        "How many days was the trip to Lisbon?",
+        "By when does the report need to be done?",
+        "What season did they go skiing?",
+        "Did Mia start her new job before or after her birthday?",
+        "Which came first, the wedding or the move?",
+        "What was the date of the concert?",
+        "Do you know when Lisa graduated?",
+        "Can you remind me when the dentist appointment is?",
+        "At what age did Omar learn to drive?",
+        "How soon after the interview did Jess hear back?",
+        "What's the timeline for the kitchen remodel?",
+        "Until when is the museum open?",
+        "Was it in spring or summer that they visited Rome?",
+        "Roughly when did Noah break his arm?",
+        "How recently did Kai see his grandmother?",
+        "Tell me when Jordan got promoted.",
+        "你还记得我们是哪个月搬家的吗？",
+        "小王学吉他多长时间了？",
+    ],
+)
+def test_questions_about_time_are_temporal_however_phrased(query: str) -> None:
+    assert understand(query, NOW).intent == "temporal"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What did I say when we talked about the budget?",  # "when" joins two clauses
+        "Where did Caroline go when she was in Spain?",
+        "How many cats does Ana have?",  # counting things, not time
+        "What was first on the agenda?",
+        "What point did Raj make about the rent?",
+    ],
+)
+def test_when_as_a_conjunction_or_a_count_is_not_a_time_question(query: str) -> None:
+    assert understand(query, NOW).intent != "temporal"
+
+
 def test_recency_cues_and_the_kinds_an_intent_prefers() -> None:
     assert understand("What is John currently reading?", NOW).recent
     assert not understand("What is John reading?", NOW).recent

@@ -68,9 +68,20 @@ _RECENT = re.compile(
     r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now)\b"
     r"|最近|最新|现在|目前"
 )
+# Ways people ask when, how long or in what order, from general usage (not from any data
+# set): "since when", "do you know when", "at what age", "how many weeks", "before or after".
 _TEMPORAL = re.compile(
-    r"^\s*when\b|\b(what|which)\s+(date|day|month|year|time)\b|\bhow\s+long\b|\bhow\s+old\b"
-    r"|什么时候|哪天|哪一年|多久"
+    r"^\s*(?:(?:and|so|roughly|about|around|approximately|exactly)\s+)?when\b"
+    r"|\b(?:since|until|till|by|from)\s+when\b"
+    r"|\b(?:know|tell\s+me|remind\s+me|remember|recall|ask(?:ed)?|wonder(?:ing)?)\s+when\b"
+    r"|\b(?:what|which)\s+(?:date|day|month|year|time|week|weekend|season|age|decade)\b"
+    r"|\bat\s+what\s+point\b"
+    r"|\bhow\s+(?:long|old|soon|recently)\b"
+    r"|\bhow\s+many\s+(?:minutes|hours|days|nights|weeks|weekends|months|years|decades)\b"
+    r"|\bthe\s+date\s+of\b|\btimeline\b|\bbefore\s+or\s+after\b"
+    r"|\b(?:came|happened)\s+first\b|\bwhich\s+was\s+first\b"
+    r"|\b(?:spring|summer|autumn|fall|winter)\s+or\s+(?:spring|summer|autumn|fall|winter)\b"
+    r"|什么时候|哪天|哪一年|哪年|哪个月|几月|几号|何时|多久|多长时间|多少年|先后"
 )
 _MULTI_HOP = re.compile(
     r"\bboth\b|\bin common\b|\ball\s+the\b"
