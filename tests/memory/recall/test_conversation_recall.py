@@ -92,6 +92,12 @@ def test_a_question_about_a_month_finds_the_turn_from_that_month(memory: Memory)
     assert top(memory.retriever, "What did Melanie paint on 8 May, 2023?") == ["chat:D1:6"]
 
 
+def test_a_date_written_with_slashes_finds_that_days_turn(memory: Memory) -> None:
+    # the same words ask for either painting; only the date tells them apart
+    assert top(memory.retriever, "What did Melanie paint on 6/9/2023?") == ["chat:D2:1"]
+    assert top(memory.retriever, "What did Melanie paint on 2023/05/08?") == ["chat:D1:6"]
+
+
 def test_a_two_hop_question_reaches_the_turn_through_a_shared_entity(memory: Memory) -> None:
     # "the puppy Melanie's sister adopted" is Biscuit (D2:3); what it damaged is told in
     # another session, in a turn that names Biscuit but neither the sister nor a puppy

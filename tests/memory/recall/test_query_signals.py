@@ -80,6 +80,66 @@ def test_an_impossible_day_falls_back_to_its_month() -> None:
     assert windows("What happened on 31 February, 2023?") == [("2023-02-01", "2023-03-01")]
 
 
+# Ways people place a question in time, written from general usage (NOW is Wed 16 Aug 2023).
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What did Ana do on 2023/05/07?", [("2023-05-07", "2023-05-08")]),
+        # day/month order differs by country: both days are searched
+        (
+            "What did Ana do on 5/7/2023?",
+            [("2023-05-07", "2023-05-08"), ("2023-07-05", "2023-07-06")],
+        ),
+        ("What did Ana do on 13/7/2023?", [("2023-07-13", "2023-07-14")]),
+        ("What did Ana do in early 2023?", [("2023-01-01", "2024-01-01")]),
+        ("What did Ana do over Christmas 2022?", [("2022-01-01", "2023-01-01")]),
+        (
+            "What did Ana do between May and July 2023?",
+            [("2023-05-01", "2023-08-01"), ("2023-07-01", "2023-08-01")],
+        ),
+        (
+            "What did Ana do the Sunday before 20 May 2023?",
+            [("2023-05-20", "2023-05-21"), ("2023-05-13", "2023-05-21")],
+        ),
+        (
+            "What did Ana do two days after May 5, 2023?",
+            [("2023-05-05", "2023-05-06"), ("2023-05-05", "2023-05-08")],
+        ),
+        (
+            "What did Ana do the week after 10 July 2023?",
+            [("2023-07-10", "2023-07-11"), ("2023-07-10", "2023-07-18")],
+        ),
+        ("What did Ana do last Saturday?", [("2023-08-12", "2023-08-17")]),
+        ("What did Ana do last Wednesday?", [("2023-08-09", "2023-08-17")]),
+        ("What did Ana do a couple of weeks ago?", [("2023-07-26", "2023-08-09")]),
+        ("What did Ana do a few days ago?", [("2023-08-12", "2023-08-14")]),
+        (
+            "What did Ana do the day before yesterday?",
+            [("2023-08-14", "2023-08-17"), ("2023-08-15", "2023-08-17")],
+        ),
+    ],
+)
+def test_times_are_read_however_people_write_them(
+    query: str, expected: list[tuple[str, str]]
+) -> None:
+    assert windows(query) == expected
+
+
+def test_a_month_and_day_without_a_year_is_that_month() -> None:
+    signals = understand("What did Ana do on May 7th?", NOW)
+    assert (signals.windows, signals.months) == ((), {5})
+
+
+def test_a_word_starting_like_a_month_is_not_one() -> None:
+    # "dec" and "mar" are months only as whole words
+    assert understand("I'm back on deck and in decent shape", NOW).months == frozenset()
+    assert understand("We met in Marseille", NOW).months == frozenset()
+
+
+def test_the_day_after_an_event_is_not_a_window_without_a_date() -> None:
+    assert windows("What did Mark do the day after the party?") == []
+
+
 def test_names_are_every_word_lower_cased() -> None:
     signals = understand("What did Caroline's sister paint?", NOW)
     assert {"caroline", "sister", "paint"} <= signals.names

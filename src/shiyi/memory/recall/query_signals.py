@@ -8,10 +8,13 @@ what the question is, found with patterns in well under a millisecond, never an 
 * **people**: the capitalised words inside its sentences that may name a person, matched
   against speakers through nicknames and spellings (:mod:`shiyi.memory.text.people`).
 * **windows**: time ranges the question is about, on event time: "on May 3, 2023",
-  "3 June, 2023", "in December 2023", "in 2022", "yesterday", "last week/month/year", "the
-  week before August 3, 2023".  Relative ones count back from an explicit date in the
-  question when there is one, else from ``now`` (for an imported history, its newest turn).
-* **months**: a month named without a year ("camping in June"): that month in any year.
+  "3 June, 2023", "2023/06/03", "6/3/2023" (both readings), "in December 2023", "between May
+  and July 2023", "in 2022", "early 2022", "yesterday", "last Saturday", "last
+  week/month/year", "a couple of weeks ago", "the week before August 3, 2023", "two days
+  after May 5, 2023".  Relative ones count back from an explicit date in the question when
+  there is one, else from ``now`` (for an imported history, its newest turn).
+* **months**: a month named without a year ("camping in June", "on May 7th"): that month
+  in any year.
 * **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
   which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
@@ -51,18 +54,36 @@ _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b")
 # The year looked for after a month is within 200 characters: an unbounded look ahead per
 # month mention was quadratic in the text ("in may in may ...", issue 29).
 _MONTH_ALONE = re.compile(
-    rf"\b(?:in|during|since|by|until|of)\s+{_MONTH}(?![\w\s,]{{0,200}}\d{{4}})"
+    rf"\b(?:in|during|since|by|until|of|on)\s+{_MONTH}(?!\w)(?![\w\s,]{{0,200}}\d{{4}})"
 )
-_YEAR = re.compile(r"\b(?:in|during|since|of|by)\s+((?:19|20)\d\d)\b")
-_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b")
-_SPANS = {"day": 1, "week": 7, "weekend": 3, "month": 31, "year": 366}
+_YEAR = re.compile(
+    r"\b(?:in|during|since|of|by|early|late|mid|around|spring|summer|autumn|fall|winter"
+    r"|christmas|easter|thanksgiving)[\s-]+((?:19|20)\d\d)\b"
+)
+_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})\b")
+_SLASH_DAY = re.compile(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)\b")
+"""5/7/2023: May 7 in the US, 5 July elsewhere; both are searched."""
+_MONTH_RANGE = re.compile(
+    rf"\b(?:between|from)\s+{_MONTH}\s+(?:and|to|until|till|through)\s+{_MONTH},?\s+(\d{{4}})\b"
+)
+_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+_WEEKDAY = "|".join(_WEEKDAYS)
+_SPANS = {"day": 1, "week": 7, "weekend": 3, "month": 31, "year": 366} | {
+    name: 7 for name in _WEEKDAYS
+}
+_COUNT = r"(a\s+couple\s+of|couple\s+of|a\s+few|few|a|one|two|three|four|five|six|\d+)"
 _BEFORE = re.compile(
-    r"\b(?:the\s+)?(a|one|two|three|\d+)?\s*(day|week|weekend|month|year)s?\s+before\b"
+    rf"\b(?:the\s+)?{_COUNT}?\s*(day|week|weekend|month|year|{_WEEKDAY})s?\s+before\b"
 )
 _LAST = re.compile(r"\b(?:last|past|previous)\s+(week|weekend|month|year)\b")
+_LAST_WEEKDAY = re.compile(rf"\b(?:last|past|previous)\s+({_WEEKDAY})\b")
 _THIS = re.compile(r"\bthis\s+(week|month|year)\b")
-_AGO = re.compile(r"\b(a|one|two|three|four|five|six|\d+)\s+(day|week|month|year)s?\s+ago\b")
+_AGO = re.compile(rf"\b{_COUNT}\s+(day|week|month|year)s?\s+ago\b")
+_AFTER = re.compile(
+    rf"\b(?:the\s+)?{_COUNT}?\s*(day|week|weekend|month|year|{_WEEKDAY})s?\s+after\b"
+)
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_COUNTS |= {"a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
 _YESTERDAY = re.compile(r"\b(yesterday|昨天)\b")
 _RECENT = re.compile(
     r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now)\b"
@@ -101,7 +122,9 @@ _HISTORY = re.compile(
     r"|以前|之前|原来|过去|曾经|以往|历史"
 )
 _WORD = re.compile(r"[^\W\d_]+")
-_RELATIVE = re.compile("|".join(p.pattern for p in (_YESTERDAY, _BEFORE, _LAST, _THIS, _AGO)))
+_RELATIVE = re.compile(
+    "|".join(p.pattern for p in (_YESTERDAY, _BEFORE, _LAST, _LAST_WEEKDAY, _THIS, _AGO))
+)
 
 INTENT_KINDS: dict[Intent, tuple[str, ...]] = {
     "procedure": ("procedural",),
@@ -144,11 +167,20 @@ def _explicit_days(text: str) -> list[tuple[datetime, datetime]]:
     days = [_day_window(int(m[3]), _month(m[2]), int(m[1])) for m in _DAY_FIRST.finditer(text)]
     days += [_day_window(int(m[3]), _month(m[1]), int(m[2])) for m in _MONTH_FIRST.finditer(text)]
     days += [_day_window(int(m[1]), int(m[2]), int(m[3])) for m in _ISO_DAY.finditer(text)]
+    for m in _SLASH_DAY.finditer(text):
+        first, second, year = int(m[1]), int(m[2]), int(m[3])
+        days += [_day_window(year, first, second)]
+        days += [_day_window(year, second, first)] if first != second else []
     return [d for d in days if d is not None]
 
 
 def _explicit_periods(text: str) -> list[tuple[datetime, datetime]]:
     periods = []
+    for match in _MONTH_RANGE.finditer(text):
+        year, first, last = int(match[3]), _month(match[1]), _month(match[2])
+        if first <= last:
+            end = datetime(year + last // 12, last % 12 + 1, 1, tzinfo=UTC)
+            periods.append((datetime(year, first, 1, tzinfo=UTC), end))
     for match in _MONTH_YEAR.finditer(text):
         year, month = int(match[2]), _month(match[1])
         end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
@@ -165,17 +197,35 @@ def _count(word: str | None) -> int:
     return int(word) if word.isdigit() else _COUNTS.get(word, 1)
 
 
+def _after(text: str, anchor: datetime) -> list[tuple[datetime, datetime]]:
+    """Windows counted on from an explicit day: "two days after May 5, 2023", "the week
+    after"; from the day itself, which is often when the plan was told."""
+    return [
+        (anchor, anchor + timedelta(days=_count(match[1]) * _SPANS[match[2]] + 1))
+        for match in _AFTER.finditer(text)
+    ]
+
+
+def _previous_weekday(anchor: datetime, name: str) -> datetime:
+    """The latest ``name`` (a weekday) before ``anchor``'s day: "last Saturday"."""
+    back = (anchor.weekday() - _WEEKDAYS[name]) % 7 or 7
+    return anchor - timedelta(days=back)
+
+
 def _relative(text: str, anchor: datetime) -> list[tuple[datetime, datetime]]:
     """Windows counted back from ``anchor``; each includes the anchor day itself, since what
     happened "last week" is usually told on the day it is asked about."""
     end = anchor + timedelta(days=1)
     found = []
     if _YESTERDAY.search(text):
-        found.append((anchor - timedelta(days=1), end))
+        days = 2 if "day before yesterday" in text else 1
+        found.append((anchor - timedelta(days=days), end))
     for match in _BEFORE.finditer(text):
         found.append((anchor - timedelta(days=_count(match[1]) * _SPANS[match[2]]), end))
     for match in _LAST.finditer(text):
         found.append((anchor - timedelta(days=2 * _SPANS[match[1]]), end))
+    for match in _LAST_WEEKDAY.finditer(text):
+        found.append((_previous_weekday(anchor, match[1]), end))
     for match in _THIS.finditer(text):
         found.append((anchor - timedelta(days=_SPANS[match[1]]), end))
     for match in _AGO.finditer(text):
@@ -212,7 +262,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
     days = _explicit_days(text)
     windows = days or _explicit_periods(text)
     if days:
-        windows += _relative(text, days[0][0])
+        windows += _relative(text, days[0][0]) + _after(text, days[0][0])
     elif _RELATIVE.search(text):
         moment = now() if callable(now) else now
         windows += _relative(text, datetime.fromtimestamp(moment, UTC))
