@@ -111,6 +111,7 @@ def test_an_impossible_day_falls_back_to_its_month() -> None:
         ),
         ("What did Ana do last Saturday?", [("2023-08-12", "2023-08-17")]),
         ("What did Ana do last Wednesday?", [("2023-08-09", "2023-08-17")]),
+        ("What did Ana do last Fri?", [("2023-08-11", "2023-08-17")]),
         ("What did Ana do a couple of weeks ago?", [("2023-07-26", "2023-08-09")]),
         ("What did Ana do a few days ago?", [("2023-08-12", "2023-08-14")]),
         (

@@ -25,6 +25,15 @@ from shiyi.memory.text.time_words import MAX_CHARS, says_when
         "Since April I've been going to a choir.",
         "我昨天去了博物馆。",
         "I'm starting the new job next Monday.",
+        "Last Fri we finally signed the lease.",  # the short forms people type
+        "Went to the dentist on Tues, no cavities.",
+        "I've played the cello for six years.",  # how long: "how long ..." asks this
+        "The bakery opens in two weeks.",
+        "Ten years now, and I still love this city.",
+        "Three years already since we got Max!",
+        "I just got accepted into the nursing program!",  # "just" + done: news of now
+        "We've just moved to Leeds.",
+        "So much has happened since we last spoke.",
     ],
 )
 def test_a_turn_placing_an_event_in_time(text: str) -> None:
@@ -41,6 +50,11 @@ def test_a_turn_placing_an_event_in_time(text: str) -> None:
         "I have 2 days off and nothing planned.",  # a span, not a time
         "There are 1000 ways to cook rice.",
         "Saturday markets are the best.",  # a habit, not a moment
+        "I sat on the bench in the sun.",  # "sat" and "sun" are not days here
+        "It's just a phase, she says.",  # "just" as "only"
+        "I just love that song.",
+        "Since you asked, the blue one.",
+        "It took ages for me to learn this.",
     ],
 )
 def test_a_turn_that_does_not(text: str) -> None:

@@ -66,8 +66,17 @@ _SLASH_DAY = re.compile(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)\b")
 _MONTH_RANGE = re.compile(
     rf"\b(?:between|from)\s+{_MONTH}\s+(?:and|to|until|till|through)\s+{_MONTH},?\s+(\d{{4}})\b"
 )
-_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
-_WEEKDAY = "|".join(_WEEKDAYS)
+# English names, not ``calendar.day_name`` (it follows the process's locale)
+_WEEKDAYS = {
+    name: i
+    for names in (
+        "monday tuesday wednesday thursday friday saturday sunday",
+        "mon tue wed thu fri sat sun",
+    )
+    for i, name in enumerate(names.split())
+}
+_WEEKDAYS |= {"tues": 1, "thur": 3, "thurs": 3}  # "last Fri", "on Tues": as people type
+_WEEKDAY = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
 _SPANS = {"day": 1, "week": 7, "weekend": 3, "month": 31, "year": 366} | {
     name: 7 for name in _WEEKDAYS
 }

@@ -29,8 +29,10 @@ _UNITS = _set(
 )
 _WEEKDAYS = _set(
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
-    "thursdays fridays saturdays sundays"
+    "thursdays fridays saturdays sundays mon tue tues wed thu thur thurs fri sat sun"
 )
+"""With the short forms people type ("last Fri"); a weekday counts only after "on" or a
+relative word, so "sat" the verb and "the sun" are not days."""
 _PARTS = _set("spring summer autumn fall winter morning afternoon evening night")
 _MONTHS = _set(
     "january february march april may june july august september october november december"
@@ -39,9 +41,22 @@ _COUNTS = _set("a an one two three four five six seven eight nine ten few couple
 _RELATIVE = _set("last past previous this next coming")
 _BEFORE_MONTH = _set("in since during by early late mid of")
 _BEFORE_YEAR = _set("in since back around")
-_AFTER_SPAN = _set("back before later earlier")
+_AFTER_SPAN = _set("back before later earlier now already")
+_BEFORE_SPAN = _set("for in within over")
+"""How long, or how soon: "for four years", "in two weeks", "seven years now"."""
+_JUST_DONE = _set(
+    "got made went came did had saw took bought began started finished joined moved won lost"
+    " met found left sent gave ran"
+)
+"""Past tenses that "just" turns into news ("I just got accepted"); any "-ed" word also."""
+_LAST_TALK = _set("last spoke talked chatted met caught saw")
 _TRIGGERS = (
-    _ALONE | _UNITS | _WEEKDAYS | _MONTHS | _RELATIVE | {"day", "weekend", "holiday", "holidays"}
+    _ALONE
+    | _UNITS
+    | _WEEKDAYS
+    | _MONTHS
+    | _RELATIVE
+    | {"day", "weekend", "holiday", "holidays", "just", "since"}
 )
 """Words one of the rules of :func:`_placed_at` starts from (besides years)."""
 _CJK = re.compile(r"昨天|前天|上周|上个月|去年|今天|刚才|\d+\s*(?:天|周|个月|年)前")
@@ -77,7 +92,14 @@ def _placed_at(words: list[str], i: int) -> bool:
     if len(word) == 4 and word.isdigit() and word[:2] in ("19", "20"):
         return before in _BEFORE_YEAR
     if word in _UNITS and (before.isdigit() or before in _COUNTS):
-        return after in _AFTER_SPAN  # "two weeks later" ("ago" is found on its own)
+        # "two weeks later", "seven years now", "for four years" ("ago" is found on its own)
+        return after in _AFTER_SPAN or (i >= 2 and words[i - 2] in _BEFORE_SPAN)
+    if word == "just":  # "I just got accepted": news of now
+        return before in ("i", "we", "ve", "has", "have") and (
+            after in _JUST_DONE or after.endswith("ed")
+        )
+    if word == "since":  # "since we last spoke": what happened between two chats
+        return after in ("we", "i") and i + 2 < len(words) and words[i + 2] in _LAST_TALK
     if word == "day" and before in ("other", "next", "previous"):
         return i >= 2 and words[i - 2] == "the"
     return (
