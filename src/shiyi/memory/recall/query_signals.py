@@ -56,8 +56,9 @@ _MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b")
 _MONTH_ALONE = re.compile(
     rf"\b(?:in|during|since|by|until|of|on)\s+{_MONTH}(?!\w)(?![\w\s,]{{0,200}}\d{{4}})"
 )
+_SEASON = "(?:spring|summer|autumn|fall|winter)"
 _YEAR = re.compile(
-    r"\b(?:in|during|since|of|by|early|late|mid|around|spring|summer|autumn|fall|winter"
+    rf"\b(?:in|during|since|of|by|early|late|mid|around|{_SEASON}"
     r"|christmas|easter|thanksgiving)[\s-]+((?:19|20)\d\d)\b"
 )
 _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})\b")
@@ -110,7 +111,7 @@ _TEMPORAL = re.compile(
     r"|\bhow\s+many\s+(?:minutes|hours|days|nights|weeks|weekends|months|years|decades)\b"
     r"|\bthe\s+date\s+of\b|\btimeline\b|\bbefore\s+or\s+after\b"
     r"|\b(?:came|happened)\s+first\b|\bwhich\s+was\s+first\b"
-    r"|\b(?:spring|summer|autumn|fall|winter)\s+or\s+(?:spring|summer|autumn|fall|winter)\b"
+    rf"|\b{_SEASON}\s+or\s+{_SEASON}\b"
     r"|什么时候|哪天|哪一年|哪年|哪个月|几月|几号|何时|多久|多长时间|多少年|先后"
 )
 _MULTI_HOP = re.compile(
