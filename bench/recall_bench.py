@@ -17,6 +17,7 @@ own one of the first k hits, as the RealMem protocol counts).  In the same run, 
 * shiyi's modes (hybrid, semantic, keyword, graph, recent) with query p50/p95;
 * hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, no
   speakers, no time windows, no episodes, no neighbours, no run coverage, no graph bridge,
+  no run spread or run similarity (both only act in a user–assistant memory),
   the graph path not voting);
 * neighbour expansion: the top 5 hits each bring the turns before and after them, counted
   separately (``R@5+nb``: evidence among the hits and their neighbours);
@@ -195,6 +196,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no run coverage": like(boosts=replace(every, coverage=False)),
         "hybrid, no graph bridge": like(boosts=replace(every, bridge=False)),
         "hybrid, no run spread": like(boosts=replace(every, spread=False)),
+        "hybrid, no run similarity": like(boosts=replace(every, run_similarity=False)),
         "hybrid, graph path not voting": like(weights=_without_graph(base.weights)),
     }
 

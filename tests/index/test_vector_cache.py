@@ -78,3 +78,25 @@ def test_empty_store_and_repeated_ids_from_the_loader() -> None:
     twice = VectorCache(4, lambda: (["a", "a"], rows))
     hits = twice.search([0.0, 1.0, 0.0, 0.0], 5)
     assert [(h.id, round(h.score, 5)) for h in hits] == [("a", 1.0)]
+
+
+def test_centroid_similarity_is_the_cosine_of_a_groups_mean_direction() -> None:
+    rng = np.random.default_rng(11)
+    data = {f"v{i}": (rng.normal(size=16) * rng.uniform(0.5, 3)).tolist() for i in range(40)}
+    cache = VectorCache(16, lambda: (list(data), np.array(list(data.values()), dtype=np.float32)))
+    groups = {"first": ["v0", "v1", "v2"], "second": ["v3", "gone"], "none": ["gone"], "empty": []}
+    query = rng.normal(size=16)
+    found = cache.centroid_similarity(groups, (query * 4).tolist())  # its length is no matter
+    assert set(found) == {"first", "second"}  # a group with no stored vector is left out
+
+    def expected(keys: list[str]) -> float:
+        rows = np.array([data[k] for k in keys])
+        mean = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).mean(axis=0)
+        return float(mean @ query / (np.linalg.norm(mean) * np.linalg.norm(query)))
+
+    assert found["first"] == pytest.approx(expected(["v0", "v1", "v2"]), abs=1e-5)
+    assert found["second"] == pytest.approx(expected(["v3"]), abs=1e-5)
+    cache.upsert([("v3", query.tolist())])  # re-embedded: the new vector counts
+    assert cache.centroid_similarity({"second": ["v3"]}, query.tolist()) == {
+        "second": pytest.approx(1.0, abs=1e-5)
+    }

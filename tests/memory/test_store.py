@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from shiyi.errors import StorageError
-from shiyi.memory.kuzu import connection as kuzu_connection
+from shiyi.memory.kuzu import writes as kuzu_writes
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 from shiyi.memory.protocol import MemoryStore
@@ -68,7 +68,7 @@ def test_restart_keeps_data(open_store: StoreFactory) -> None:
 def test_add_events_idempotent_with_chain(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch, copy_threshold: int
 ) -> None:
-    monkeypatch.setattr(kuzu_connection, "COPY_THRESHOLD", copy_threshold)  # embedded's two paths
+    monkeypatch.setattr(kuzu_writes, "COPY_THRESHOLD", copy_threshold)  # embedded's two paths
     batch = [
         event("c", 3.0),
         event("a", 1.0),
@@ -139,6 +139,31 @@ def test_vectors_for_facts_and_entities(store: MemoryStore) -> None:
     assert store.counts()["embedded_entities"] == 2  # no vector for a node that does not exist
     with pytest.raises(StorageError, match="dimension"):
         store.set_embeddings("fact", [("f1", [1.0, 2.0])])
+
+
+def test_run_similarity_is_the_query_against_each_runs_mean_vector(
+    open_store: StoreFactory,
+) -> None:
+    store = open_store()
+    store.add_events([event("a0", 0.0, run="ra"), event("a1", 1.0, run="ra", it=1),
+                      event("b0", 2.0, run="rb"), event("c0", 3.0, run="rc")])  # fmt: skip
+    # Run ra's turns point along axes 0 and 1 (one of them not of unit length: each turn
+    # counts as a direction); rb's along axis 2; rc's turn has no vector yet.
+    store.set_embeddings("event", [("a0", unit(0)), ("a1", [0.0, 3.0, 0, 0, 0, 0, 0, 0]),
+                                   ("b0", unit(2))])  # fmt: skip
+    query = [1.0, 1.0, 0.5, 0, 0, 0, 0, 0]
+    similarity = store.run_similarity(["ra", "rb", "rc", "nowhere"], query)
+    assert set(similarity) == {"ra", "rb"}  # no embedded turn: no mean to compare
+    # mean of a0, a1 = (0.5, 0.5, 0, ...): cosine with the query = 1 / (sqrt(0.5) * 1.5)
+    assert similarity["ra"] == pytest.approx(1 / (0.5**0.5 * 1.5), rel=1e-5)
+    assert similarity["rb"] == pytest.approx(0.5 / 1.5, rel=1e-5)
+    store.set_embeddings("event", [("c0", unit(1))])
+    store.close()
+    reopened = open_store()  # the mean is of what is stored, not of a cache's past
+    assert reopened.run_similarity(["rc"], unit(1)) == {"rc": pytest.approx(1.0)}
+    assert reopened.run_similarity([], unit(1)) == {}
+    with pytest.raises(StorageError, match="dimension"):
+        reopened.run_similarity(["ra"], [1.0, 0.0])
 
 
 @pytest.fixture
@@ -274,7 +299,7 @@ def test_model_or_dimension_mismatch(open_store: StoreFactory) -> None:
 
 
 def test_bulk_links_stay_idempotent(store: MemoryStore) -> None:
-    events = [event(f"b{i}", float(i)) for i in range(kuzu_connection.COPY_EDGES_THRESHOLD + 50)]
+    events = [event(f"b{i}", float(i)) for i in range(kuzu_writes.COPY_EDGES_THRESHOLD + 50)]
     store.add_events(events)
     store.upsert_entities([EntityRecord("kuzu", "technology"), EntityRecord("alice", "person")])
     pairs = [(e.id, "kuzu") for e in events] + [(events[0].id, "alice"), ("nope", "kuzu")]

@@ -17,7 +17,7 @@ all 150 MB per batch (and holding the lock meanwhile).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from shiyi.index.blas import limit_blas_threads
@@ -90,6 +90,30 @@ class VectorCache:
             rows, rounded = self._rows.search(query, limit)
             ids = self._ids
         return [Scored(ids[i], score) for i, score in zip(rows, rounded, strict=True)]
+
+    def centroid_similarity(
+        self, groups: Mapping[str, Sequence[str]], vector: Sequence[float]
+    ) -> dict[str, float]:
+        """Per group of ids (a run's turns), the cosine between ``vector`` and the mean of the
+        group's unit vectors: how near the query is to what the group is about as a whole.
+        Ids without a vector are skipped; a group with none is left out."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(query))
+        if norm:
+            query = query / norm
+        with self._lock:
+            self._ensure_loaded()
+            self._flush()
+            row = self._row.get
+            rows = {
+                name: [at for at in map(row, keys) if at is not None]
+                for name, keys in groups.items()
+            }
+            named = [name for name, found in rows.items() if found]
+            similarities = self._rows.centroid_similarity([rows[n] for n in named], query)
+        return dict(zip(named, similarities, strict=True))
 
     # --- internals (called with the lock held) ----------------------------------------
 

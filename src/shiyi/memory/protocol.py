@@ -63,6 +63,11 @@ class MemoryStore(Protocol):
         self, node: NodeKind, vector: Sequence[float], limit: int
     ) -> list[Scored]: ...
 
+    def run_similarity(self, run_ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
+        """Per run, the cosine between ``vector`` and the mean of its embedded turns' unit
+        vectors (what the run is about as a whole); runs with no embedded turn are missing."""
+        ...
+
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         """Events and facts by keywords (numbers, identifiers and CJK words kept)."""
         ...

@@ -12,10 +12,12 @@ from shiyi.memory.recall.boosts import (
     COVERAGE_WEIGHT,
     EPISODE_SHARE,
     NEIGHBOUR_SHARE,
+    RUN_SIMILARITY_WEIGHT,
     SPEAKER_BONUS,
     TIME_BONUS,
     TOLD_WHEN_BONUS,
     apply_boosts,
+    run_similarity_bonus,
 )
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.query_signals import understand
@@ -170,3 +172,23 @@ def test_a_term_is_found_only_where_a_word_starts() -> None:
     text = "during the party, my cat ate cake by the ring road; painting 喝咖啡"
     assert set(pattern.findall(text)) == {"cat", "ring", "paint", "咖啡"}
     assert pattern.findall("during parties scattered, repainted, cats") == []
+
+
+def test_a_run_nearer_the_query_as_a_whole_gains_by_its_z_score() -> None:
+    turns = [("a1", "trip", 0), ("a2", "trip", 1), ("b1", "work", 0), ("c1", "cv", 0)]
+    events = {key: turn(key, "user", run, iteration) for key, run, iteration in turns}
+    scores = dict.fromkeys(events, 1.0)
+    # z-scores of 0.6, 0.3, 0.0 among the three runs: +1.22, 0, -1.22
+    run_similarity_bonus(scores, events, {"trip": 0.6, "work": 0.3, "cv": 0.0, "other": 0.9})
+    lift = RUN_SIMILARITY_WEIGHT * 1.5**0.5
+    assert scores["a1"] == scores["a2"] == pytest.approx(1.0 + lift)
+    assert scores["b1"] == pytest.approx(1.0)
+    assert scores["c1"] == pytest.approx(1.0 - lift)
+
+
+def test_run_similarity_needs_two_runs_that_differ() -> None:
+    events = {e.id: e for e in [turn("a1", "user", "trip", 0), turn("b1", "user", "work", 0)]}
+    for similarity in ({"trip": 0.5}, {"trip": 0.4, "work": 0.4}, {}):
+        scores = {"a1": 1.0, "b1": 0.5}
+        run_similarity_bonus(scores, events, similarity)
+        assert scores == {"a1": 1.0, "b1": 0.5}

@@ -131,3 +131,29 @@ def test_a_task_holding_more_of_the_question_still_ranks_higher(assistant_memory
 def test_a_days_chat_lifts_its_every_turn(chat_memory: Memory, boost: str) -> None:
     # ...between people it is.
     assert scores(chat_memory.retriever) != scores(without(chat_memory, boost))
+
+
+def run_ratio(found: dict[str, float], lifted: str, other: str) -> float:
+    best = {run: max(s for key, s in found.items() if key.startswith(run)) for run in RUNS}
+    return best[lifted] / best[other]
+
+
+def test_a_task_nearer_the_question_as_a_whole_ranks_higher(assistant_memory: Memory) -> None:
+    store = assistant_memory.retriever.store
+    assert assistant_memory.embedder is not None
+    vector = assistant_memory.embedder.embed([QUESTION])[0]
+    similarity = store.run_similarity(list(RUNS), vector)
+    assert set(similarity) == set(RUNS)
+    ordered = sorted(similarity, key=similarity.__getitem__)
+    nearest, farthest = ordered[-1], ordered[0]
+    assert similarity[nearest] > similarity[farthest]
+    on = scores(assistant_memory.retriever)
+    off = scores(without(assistant_memory, "run_similarity"))
+    # Fused scores are exp(z): the run nearer as a whole gains on the farther one by
+    # exp(weight * their z-score distance), whatever else moved.
+    assert run_ratio(on, nearest, farthest) > run_ratio(off, nearest, farthest) * 1.05
+
+
+def test_a_days_chat_is_not_ranked_by_its_mean(chat_memory: Memory) -> None:
+    # A day between people is about many things: its mean vector says little.
+    assert scores(chat_memory.retriever) == scores(without(chat_memory, "run_similarity"))

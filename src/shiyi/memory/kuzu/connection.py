@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
-from itertools import pairwise
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from shiyi.memory.kuzu import graph as graph_path
 from shiyi.memory.kuzu import lifecycle as lc
 from shiyi.memory.kuzu import queries as q
 from shiyi.memory.kuzu import schema
+from shiyi.memory.kuzu import writes as w
 from shiyi.memory.kuzu.entity_names import EntityNames
 from shiyi.memory.models import (
     Anchor,
@@ -45,8 +45,6 @@ from shiyi.memory.text.entities import normalize_name
 
 log = logging.getLogger(__name__)
 
-COPY_THRESHOLD = 1000
-COPY_EDGES_THRESHOLD = 100
 RECENT_CACHE = 50
 CHECKPOINT_AFTER_WRITES = 500
 """Write transactions after which the graph checkpoints.  Kuzu checkpoints by itself once
@@ -126,9 +124,9 @@ class KuzuGraph:
             try:
                 yield self._writer
             except BaseException:
-                _rollback(self._writer)
+                w.rollback(self._writer)
                 raise
-            _commit(self._writer)
+            w.commit(self._writer)
             self._writes += 1
             if self._writes >= CHECKPOINT_AFTER_WRITES:
                 self._checkpoint()
@@ -157,12 +155,12 @@ class KuzuGraph:
         if not unique:
             return 0
         with self._transaction() as conn:
-            present = _existing(conn, "Event", "id", [e.id for e in unique])
+            present = w.existing(conn, "Event", "id", [e.id for e in unique])
             new = [e for e in unique if e.id not in present]
             if new:
-                _merge_sessions(conn, new)
-                _insert_events(conn, new)
-                _sync_next_chains(conn, {e.session_id for e in new})
+                w.merge_sessions(conn, new)
+                w.insert_events(conn, new)
+                w.sync_next_chains(conn, {e.session_id for e in new})
         if new:
             self._recent = None
         return len(new)
@@ -185,7 +183,7 @@ class KuzuGraph:
     ) -> list[tuple[str, list[float]]]:
         """Delete the stored vectors of these ids; returns the rows whose node exists."""
         table = schema.VECTOR_TABLES[node].table
-        known = _existing(conn, _NODE_TABLE[node], _PRIMARY_KEY[node], list(latest))
+        known = w.existing(conn, _NODE_TABLE[node], _PRIMARY_KEY[node], list(latest))
         rows = [(i, v) for i, v in latest.items() if i in known]
         if rows:
             ids = [i for i, _ in rows]
@@ -216,12 +214,12 @@ class KuzuGraph:
         if not unique:
             return
         with self._transaction() as conn:
-            if len(unique) < COPY_EDGES_THRESHOLD:
+            if len(unique) < w.COPY_EDGES_THRESHOLD:
                 schema.execute(conn, q.LINK_MENTIONS, {"pairs": [list(p) for p in unique]})
                 return
             # Bulk: COPY needs both ends to exist and the edge to be new (it cannot MERGE).
-            events = _existing(conn, "Event", "id", [e for e, _ in unique])
-            names = _existing(conn, "Entity", "name", [n for _, n in unique])
+            events = w.existing(conn, "Event", "id", [e for e, _ in unique])
+            names = w.existing(conn, "Entity", "name", [n for _, n in unique])
             present = {
                 (str(r[0]), str(r[1]))
                 for r in schema.execute(conn, q.EVENT_MENTIONS, {"ids": sorted(events)})
@@ -270,11 +268,11 @@ class KuzuGraph:
             # One primary-key lookup per id (a list match would scan the whole table),
             # prepared once: parsing and planning cost more than the update itself.  An id
             # found as an event is no fact, so facts are looked for among the rest only.
-            events = q.execute_each(conn, q.TOUCH["Event"], _touch_params(ids, at))
+            events = q.execute_each(conn, q.TOUCH["Event"], w.touch_params(ids, at))
             found = {str(row[0]) for row in events}
             rest = [key for key in ids if key not in found]
             if rest:
-                q.execute_each(conn, q.TOUCH["Fact"], _touch_params(rest, at))
+                q.execute_each(conn, q.TOUCH["Fact"], w.touch_params(rest, at))
 
     def delete(self, ids: Sequence[str]) -> int:
         """Hard delete with DETACH; the NEXT chain of the affected sessions is re-linked."""
@@ -290,7 +288,7 @@ class KuzuGraph:
             }
             removed = 0
             for table in ("Event", "Fact"):
-                removed += len(_existing(conn, table, "id", wanted))
+                removed += len(w.existing(conn, table, "id", wanted))
                 schema.execute(conn, f"MATCH (n:{table}) WHERE n.id IN $ids DETACH DELETE n",
                                {"ids": wanted})  # fmt: skip
             for vt in (schema.VECTOR_TABLES["event"], schema.VECTOR_TABLES["fact"]):
@@ -298,7 +296,7 @@ class KuzuGraph:
                     conn, f"MATCH (v:{vt.table}) WHERE v.id IN $ids DELETE v", {"ids": wanted}
                 )
             if sessions:
-                _sync_next_chains(conn, sessions)
+                w.sync_next_chains(conn, sessions)
         for node in ("event", "fact"):
             self._vectors[node].delete(wanted)
         self._recent = None
@@ -323,6 +321,14 @@ class KuzuGraph:
         if len(vector) != self.dimension:
             raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
         return self._vectors[node].search(vector, limit)
+
+    def centroid_similarity(
+        self, groups: Mapping[str, Sequence[str]], vector: Sequence[float]
+    ) -> dict[str, float]:
+        """See :meth:`~shiyi.index.vector_cache.VectorCache.centroid_similarity` (events)."""
+        if len(vector) != self.dimension:
+            raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
+        return self._vectors["event"].centroid_similarity(groups, vector)
 
     def _vector_loader(self, node: NodeKind) -> Loader:
         table = schema.VECTOR_TABLES[node].table
@@ -510,7 +516,7 @@ class KuzuGraph:
         present = 0
         with self._transaction() as conn:
             for name in dict.fromkeys(names):
-                present += len(_existing(conn, "Entity", "name", [name]))
+                present += len(w.existing(conn, "Entity", "name", [name]))
                 schema.execute(conn, lc.DELETE_ENTITY, {"name": name})
                 schema.execute(conn, lc.DELETE_ENTITY_VEC, {"name": name})
         self._entity_names.deleted(names)
@@ -537,81 +543,3 @@ class KuzuGraph:
 
 
 # --- helpers (run inside a write transaction or on a reader) -------------------------------
-
-
-def _touch_params(ids: Sequence[str], at: float) -> list[dict[str, Any]]:
-    return [{"id": key, "at": at} for key in dict.fromkeys(ids)]
-
-
-CHECKPOINT_TIMED_OUT = "Timeout waiting for active transactions"
-
-
-def _commit(conn: kuzu.Connection) -> None:
-    """COMMIT; a checkpoint that could not wait for readers does not undo it.
-
-    Kuzu 0.11.3 forces a checkpoint when a transaction that wrote a vector-indexed table
-    commits, after the commit is durable in its log.  If a reader holds a transaction past
-    the checkpoint's wait (~5 s) the COMMIT statement raises, yet the rows are there
-    (measured: the count read right after includes them) and the next commit checkpoints.
-    Raising would make a worker job fail and retry work that is already stored."""
-    try:
-        schema.execute(conn, "COMMIT")
-    except StorageError as exc:
-        if CHECKPOINT_TIMED_OUT not in str(exc):
-            raise
-        log.info("graph committed; its checkpoint waits for readers: %s", exc)
-
-
-def _rollback(conn: kuzu.Connection) -> None:
-    # A failed statement already rolls the transaction back in Kuzu; ROLLBACK then errors.
-    with suppress(RuntimeError):
-        conn.execute("ROLLBACK")
-
-
-def _existing(conn: kuzu.Connection, table: str, key: str, ids: list[str]) -> set[str]:
-    rows = schema.execute(
-        conn, f"MATCH (n:{table}) WHERE n.{key} IN $ids RETURN n.{key}", {"ids": ids}
-    )
-    return {str(r[0]) for r in rows}
-
-
-def _merge_sessions(conn: kuzu.Connection, events: list[EventRecord]) -> None:
-    first: dict[str, EventRecord] = {}
-    for event in sorted(events, key=lambda e: e.ts):
-        first.setdefault(event.session_id, event)
-    rows = [
-        {"id": sid, "created_at": e.ts, "user_id": e.user_id, "agent_id": e.agent_id}
-        for sid, e in first.items()
-    ]
-    schema.execute(conn, q.MERGE_SESSIONS, {"rows": rows})
-
-
-def _insert_events(conn: kuzu.Connection, events: list[EventRecord]) -> None:
-    if len(events) >= COPY_THRESHOLD:
-        schema.execute(conn, "COPY Event FROM $t", {"t": q.events_arrow(events)})
-        schema.execute(conn, "COPY IN_SESSION FROM $t", {"t": q.in_session_arrow(events)})
-        return
-    schema.execute(conn, q.CREATE_EVENTS, {"rows": [q.event_row(e) for e in events]})
-    schema.execute(conn, q.LINK_SESSIONS, {"ids": [e.id for e in events]})
-
-
-def _sync_next_chains(conn: kuzu.Connection, session_ids: set[str]) -> None:
-    """Make NEXT follow (ts, iteration, segment) order in these sessions, touching only diffs.
-
-    Recomputing the whole session keeps the chain right when imported or late events land
-    between existing ones; appends (the common case) change one or two edges.
-    """
-    params = {"sids": sorted(session_ids)}
-    order = q.chain_order(schema.execute(conn, q.SESSION_EVENTS, params))
-    wanted = {(a, b) for ids in order.values() for a, b in pairwise(ids)}
-    present = {(str(r[0]), str(r[1])) for r in schema.execute(conn, q.SESSION_NEXT, params)}
-    stale = [list(p) for p in present - wanted]
-    missing = [list(p) for p in wanted - present]
-    if stale:
-        schema.execute(conn, q.DELETE_NEXT, {"pairs": stale})
-    if len(missing) >= COPY_EDGES_THRESHOLD:
-        # UNWIND + MATCH by id scans the Event table per pair here (quadratic in bulk
-        # imports: 2,000 events into 6,000 took 2.2 s); COPY resolves ids by primary key.
-        schema.execute(conn, "COPY NEXT FROM $t", {"t": q.pairs_arrow(missing)})
-    elif missing:
-        schema.execute(conn, q.CREATE_NEXT, {"pairs": missing})

@@ -171,6 +171,11 @@ class EmbeddedStore:
     def vector_search(self, node: NodeKind, vector: Sequence[float], limit: int) -> list[Scored]:
         return self.graph.vector_search(node, vector, limit)
 
+    def run_similarity(self, run_ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
+        # The mirror lists a run's turns (it is backfilled when the store opens); the vectors
+        # are the in-memory copy the vector search reads.
+        return self.graph.centroid_similarity(self.event_rows.run_members(run_ids), vector)
+
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         return self.keywords.search(query, limit)
 

@@ -172,6 +172,24 @@ def vector_search(
 RowEstimate = Callable[[Conn, str], float]
 
 
+def run_similarity(
+    conn: Conn, run_ids: Sequence[str], vector: Sequence[float], dimension: int
+) -> dict[str, float]:
+    """Per run, the cosine between ``vector`` and the mean of its turns' unit vectors (the
+    embedded store's :meth:`~shiyi.index.vector_cache.VectorCache.centroid_similarity`)."""
+    if not run_ids:
+        return {}
+    if len(vector) != dimension:
+        raise StorageError(f"query vector has dimension {len(vector)}, not {dimension}")
+    rows = conn.execute(
+        "SELECT run_id, 1 - (avg(l2_normalize(embedding)) <=> %(q)s::vector) FROM events"
+        " WHERE run_id = ANY(%(runs)s) AND embedding IS NOT NULL GROUP BY run_id",
+        {"q": vector_literal(vector), "runs": list(dict.fromkeys(run_ids))},
+    ).fetchall()
+    # A centroid of zero length (turns that cancel out) has no direction: NaN, read as 0.0.
+    return {str(run): float(s) if s == s else 0.0 for run, s in rows}
+
+
 def nearest(
     conn: Conn, table: str, key: str, query: str, limit: int, *, exact: bool
 ) -> list[Scored]:

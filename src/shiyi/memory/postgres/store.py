@@ -263,6 +263,10 @@ class PostgresStore:
                 conn, node, vector, limit, self.dimension, self._estimated_rows
             )
 
+    def run_similarity(self, run_ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
+        with self._tx() as conn:
+            return reads.run_similarity(conn, run_ids, vector, self.dimension)
+
     def _estimated_rows(self, conn: Conn, table: str) -> float:
         """The planner's row count of ``table``, re-read at most every ``_ESTIMATE_TTL`` s:
         it only picks exact scan or HNSW, and is a query per search otherwise."""

@@ -91,6 +91,9 @@ class Boosts:
     bridge: bool = True
     """Two hops through the graph (:mod:`shiyi.memory.recall.retriever`): the best matches' entities
     lead to other turns that mention them."""
+    run_similarity: bool = True
+    """In a user–assistant memory, a run whose turns, averaged, lie nearer the query gains
+    (:func:`~shiyi.memory.recall.boosts.run_similarity_bonus`)."""
     spread: bool = True
     """In a user–assistant memory, one task does not fill the top k
     (:func:`~shiyi.memory.recall.scoring.one_per_run`: every run enters once before any

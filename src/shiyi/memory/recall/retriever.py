@@ -30,7 +30,7 @@ from shiyi.memory.models import (
     Scored,
 )
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.recall.boosts import apply_boosts
+from shiyi.memory.recall.boosts import apply_boosts, run_similarity_bonus
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
@@ -77,6 +77,8 @@ class Retriever:
         self.fusion: Fusion = fusion
         self.boosts = Boosts() if boosts is None else boosts
         self._touching: Future[None] | None = None
+        self._last_vector: tuple[str, list[float]] | None = None
+        """The last query and its embedding (one tuple: replaced whole, safe across threads)."""
 
     def search(
         self,
@@ -111,7 +113,7 @@ class Retriever:
         abstain = _unscored(found, records, shown)
         tasks = self.boosts.spread and len(MODE_PATHS[mode]) > 1 and _runs_are_tasks(records, shown)
         scores, ranks = self._fuse(
-            ranked, records, signals, abstain, single=len(ranked) == 1, tasks=tasks
+            query, ranked, records, signals, abstain, single=len(ranked) == 1, tasks=tasks
         )
         archives = 1.0 if asks_about_runs(query) else ARCHIVE_WEIGHT
         hits = [
@@ -135,6 +137,7 @@ class Retriever:
 
     def _fuse(
         self,
+        query: str,
         ranked: dict[str, list[Scored]],
         records: Records,
         signals: QuerySignals,
@@ -153,7 +156,9 @@ class Retriever:
         which runs hold more of the question's words, which is what ranks runs.  RealMem dev
         recall@5/10/20, one turn per run first: 0.584 / 0.706 / 0.808 without coverage,
         0.588 / 0.711 / 0.820 with; with the episodes share as well 0.586 / 0.713 / 0.818.
-        (LoCoMo dev: not a task memory, both stay; the share is worth 0.025 there.)
+        (LoCoMo dev: not a task memory, both stay; the share is worth 0.025 there.)  Runs
+        that are tasks are also ranked by their mean vector's similarity to the query
+        (``Boosts.run_similarity``).
         """
         if self.fusion == "rrf":
             return rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
@@ -164,10 +169,31 @@ class Retriever:
             facts = {f.id: f for f in records.facts_in(ids)}
             boosts = replace(self.boosts, episodes=False) if tasks else self.boosts
             apply_boosts(scores, events, facts, signals, boosts)
+            if tasks and self.boosts.run_similarity:
+                self._run_similarity(query, scores, events)
             if self.boosts.bridge:
                 self._bridge(scores, ranks, records, events, signals)
         # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
         return {key: math.exp(value) for key, value in scores.items()}, ranks
+
+    def _run_similarity(
+        self, query: str, scores: dict[str, float], events: dict[str, EventRecord]
+    ) -> None:
+        if self.embedder is None or not query.strip():
+            return
+        vector = self._query_vector(query)
+        runs = sorted({event.run_id for event in events.values()})
+        run_similarity_bonus(scores, events, self.store.run_similarity(runs, vector))
+
+    def _query_vector(self, query: str) -> list[float]:
+        """The query's embedding, computed once per search (the vector path asks first)."""
+        assert self.embedder is not None
+        last = self._last_vector
+        if last is not None and last[0] == query:
+            return last[1]
+        vector = self.embedder.embed([query])[0]
+        self._last_vector = (query, vector)
+        return vector
 
     def count_access(self, hits: Sequence[MemoryHit]) -> None:
         """Count a retrieval of ``hits`` that did not search (a cached answer)."""
@@ -209,7 +235,7 @@ class Retriever:
     def _vector(self, query: str) -> Found:
         if self.embedder is None or not query.strip():
             return Found([])
-        vector = self.embedder.embed([query])[0]
+        vector = self._query_vector(query)
         events = self.store.vector_search("event", vector, self.candidates)
         facts = self.store.vector_search("fact", vector, self.candidates)
         merged = sorted(events + facts, key=lambda s: s.score, reverse=True)
