@@ -181,8 +181,10 @@ def run_similarity(
         return {}
     if len(vector) != dimension:
         raise StorageError(f"query vector has dimension {len(vector)}, not {dimension}")
+    # The sum, not avg(): the cosine is the same and pgvector's avg accumulates in float8
+    # arrays (72 runs of 50 turns: 16 ms against 9.5 ms).
     rows = conn.execute(
-        "SELECT run_id, 1 - (avg(l2_normalize(embedding)) <=> %(q)s::vector) FROM events"
+        "SELECT run_id, 1 - (sum(l2_normalize(embedding)) <=> %(q)s::vector) FROM events"
         " WHERE run_id = ANY(%(runs)s) AND embedding IS NOT NULL GROUP BY run_id",
         {"q": vector_literal(vector), "runs": list(dict.fromkeys(run_ids))},
     ).fetchall()
