@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from per_unit import print_per_unit
 from realmem_baselines import Item, OnlineBaselines
 
 from shiyi.config import load_settings
@@ -48,6 +49,7 @@ class Query:
     text: str
     category: str
     evidence: set[str]
+    persona: str = ""
 
 
 @dataclass
@@ -86,7 +88,8 @@ def _session(persona: str, raw: dict[str, Any]) -> Session:
             evidence = set(turns[index + 1].get("memory_session_uuids") or [])
             if evidence:
                 category = str(turn.get("category_name", "?"))
-                session.queries.append(Query(str(turn["content"]), category, evidence))
+                query = Query(str(turn["content"]), category, evidence, persona)
+                session.queries.append(query)
     return session
 
 
@@ -108,6 +111,7 @@ class Tally:
     ks: tuple[int, ...]
     recalls: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     by_category: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    by_persona: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     latencies: list[float] = field(default_factory=list)
 
     def add(self, found: Sequence[str], query: Query) -> None:
@@ -116,6 +120,7 @@ class Tally:
             self.recalls[k].append(len(query.evidence & owners) / len(query.evidence))
             if k == 10:
                 self.by_category[query.category].append(self.recalls[k][-1])
+                self.by_persona[query.persona].append(self.recalls[k][-1])
 
 
 def open_memory(home: Path, model: str) -> Memory:
@@ -270,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         times = "".join(f"  {percentile(tally.latencies, q) * 1000:6.1f}" for q in (0.5, 0.95))
         print(f"{name:<40}{row}{per}{times if tally.latencies else ''}"
               f"   ({len(tally.recalls[ks[0]])} queries)")  # fmt: skip
+    print_per_unit(rows, "persona", lambda tally: tally.by_persona)
     return 0
 
 

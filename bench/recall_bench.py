@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from per_unit import print_per_unit
 
 from shiyi.config import load_settings
 from shiyi.memory.recall.config import MODES, Boosts, RerankWeights
@@ -67,9 +68,12 @@ class Tally:
         default_factory=lambda: defaultdict(list)
     )
     by_intent: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    by_conversation: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     latencies: list[float] = field(default_factory=list)
 
-    def add(self, found: Sequence[str], evidence: set[str], qa: QAItem, intent: str) -> None:
+    def add(
+        self, found: Sequence[str], evidence: set[str], qa: QAItem, intent: str, unit: str = ""
+    ) -> None:
         wanted = {_session_of(turn) for turn in evidence}
         for k in self.ks:
             self.recalls[k].append(len(evidence & set(found[:k])) / len(evidence))
@@ -81,6 +85,7 @@ class Tally:
         at10 = len(evidence & set(found[:10])) / len(evidence)
         self.by_category[qa.category].append(at10)
         self.by_intent[intent].append(at10)
+        self.by_conversation[unit].append(at10)
 
     def mean(self, k: int) -> float:
         return statistics.mean(self.recalls[k]) if self.recalls[k] else 0.0
@@ -246,7 +251,7 @@ def evaluate_conversation(
                 started = time.perf_counter()
                 found = rank(qa)
                 tally.latencies.append((time.perf_counter() - started) * 1000)
-                tally.add(found, evidence, qa, intent)
+                tally.add(found, evidence, qa, intent, conversation.session_id)
     finally:
         memory.close()
 
@@ -301,6 +306,14 @@ def report(tallies: dict[str, Tally], ks: tuple[int, ...]) -> None:
         f"\nneighbour expansion: hybrid R@5 {hybrid.mean(5):.3f}; the same 5 hits with the"
         f" turns before and after them (up to 15 turns) R@5+nb {expanded.mean(max(ks)):.3f}"
     )
+    shown = {
+        name: tally
+        for name, tally in tallies.items()
+        if not name.startswith("shiyi hybrid top")
+        and "bare text" not in name
+        and name not in ("shiyi recent", "shiyi graph")
+    }
+    print_per_unit(shown, "conversation", lambda tally: tally.by_conversation)
     print("\nhybrid recall@10 per detected intent (questions):")
     for intent, values in sorted(hybrid.by_intent.items()):
         print(f"  {intent:<10} {statistics.mean(values):.3f}  ({len(values)})")
