@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.config import load_settings
+from shiyi.index.cache_stats import RESULT, counter
 from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
@@ -157,3 +158,16 @@ def test_a_task_nearer_the_question_as_a_whole_ranks_higher(assistant_memory: Me
 def test_a_days_chat_is_not_ranked_by_its_mean(chat_memory: Memory) -> None:
     # A day between people is about many things: its mean vector says little.
     assert scores(chat_memory.retriever) == scores(without(chat_memory, "run_similarity"))
+
+
+def test_a_repeated_search_of_a_users_memory_is_answered_from_the_cache(
+    assistant_memory: Memory, memory_store: str
+) -> None:
+    # Run similarity reads the store: were it counted as a write, every hybrid search of a
+    # user's memory would empty the result cache.  (PostgreSQL has no result cache: other
+    # processes write to it too.)
+    before = counter(RESULT).hits
+    first = assistant_memory.search(QUESTION, mode="hybrid", limit=3)
+    second = assistant_memory.search(QUESTION, mode="hybrid", limit=3)
+    assert counter(RESULT).hits == before + (1 if memory_store == "embedded" else 0)
+    assert [hit.id for hit in second] == [hit.id for hit in first]
