@@ -76,15 +76,9 @@ class VectorCache:
             return len(self._ids)
 
     def search(self, vector: Sequence[float], limit: int) -> list[Scored]:
-        import numpy as np
-
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
-        if norm:
-            query = query / norm
+        query = _unit(vector)
         with self._lock:
-            self._ensure_loaded()
-            self._flush()
+            self._ensure_current()
             if not self._ids or limit <= 0:
                 return []
             rows, rounded = self._rows.search(query, limit)
@@ -97,15 +91,9 @@ class VectorCache:
         """Per group of ids (a run's turns), the cosine between ``vector`` and the mean of the
         group's unit vectors: how near the query is to what the group is about as a whole.
         Ids without a vector are skipped; a group with none is left out."""
-        import numpy as np
-
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
-        if norm:
-            query = query / norm
+        query = _unit(vector)
         with self._lock:
-            self._ensure_loaded()
-            self._flush()
+            self._ensure_current()
             row = self._row.get
             rows = {
                 name: [at for at in map(row, keys) if at is not None]
@@ -116,6 +104,11 @@ class VectorCache:
         return dict(zip(named, similarities, strict=True))
 
     # --- internals (called with the lock held) ----------------------------------------
+
+    def _ensure_current(self) -> None:
+        """Loaded, and every upsert since applied."""
+        self._ensure_loaded()
+        self._flush()
 
     def _ensure_loaded(self) -> None:
         if self._loaded:
@@ -176,3 +169,12 @@ class VectorCache:
         self._ids = [self._ids[i] for i in keep]
         self._row = {key: i for i, key in enumerate(self._ids)}
         self._rows.keep(keep)
+
+
+def _unit(vector: Sequence[float]) -> Matrix:
+    """``vector`` as a float32 row of length one (a zero vector stays zero)."""
+    import numpy as np
+
+    query = np.asarray(vector, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(query))
+    return query / norm if norm else query
