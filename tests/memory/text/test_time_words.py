@@ -64,3 +64,43 @@ def test_a_turn_that_does_not(text: str) -> None:
 def test_only_the_opening_of_a_long_text_is_read() -> None:
     assert says_when("I started yesterday. " + "x " * MAX_CHARS)
     assert not says_when("x " * MAX_CHARS + "I started yesterday.")
+
+
+# The same in Chinese, from everyday speech.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "上周六我终于跑完了第一个十公里。",
+        "我们两个月前搬进了新公寓。",
+        "2019年的时候我还住在奥斯陆。",
+        "我五月份报了个陶艺班。",
+        "5月7号拿到了结果，一切正常。",
+        "我学大提琴已经六年了。",  # how long
+        "我刚搬到成都。",  # just moved: news of now
+        "下个月我要去上海出差。",
+        "这周末我们去露营了。",
+        "这个月我开始学游泳。",
+        "礼拜天我去教堂了。",
+        "周三去看了牙医，没有蛀牙。",
+        "十多天前碰到了以前的老师。",
+    ],
+)
+def test_a_chinese_turn_placing_an_event_in_time(text: str) -> None:
+    assert says_when(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我喜欢陶艺，它让我平静。",
+        "我有两天假，还没计划。",  # a span, not a time
+        "五月天的歌真好听。",  # a band, not May
+        "每周一开例会是我们的习惯。",  # a habit
+        "这一周过得很充实。",
+        "刚好我也想去。",  # 刚好: "as it happens"
+        "他住在3号楼。",
+        "这周围的餐厅都不错。",  # 周围: the surroundings
+    ],
+)
+def test_a_chinese_turn_that_does_not(text: str) -> None:
+    assert not says_when(text)

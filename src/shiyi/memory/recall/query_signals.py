@@ -4,7 +4,8 @@ Seed 001 section 3.3 (adaptive retrieval by intent): the retriever changes what 
 what the question is, found with patterns in well under a millisecond, never an LLM call.
 
 * **names**: every word of the query, lower-cased, so a speaker (``caroline``) or an entity
-  named anywhere in it ("What did Caroline's sister say?") can be matched against events.
+  named anywhere in it ("What did Caroline's sister say?") can be matched against events;
+  in Chinese, which has no spaces, every two to four characters ("小明上周…" names 小明).
 * **people**: the capitalised words inside its sentences that may name a person, matched
   against speakers through nicknames and spellings (:mod:`shiyi.memory.text.people`).
 * **windows**: time ranges the question is about, on event time: "on May 3, 2023",
@@ -12,7 +13,8 @@ what the question is, found with patterns in well under a millisecond, never an 
   and July 2023", "in 2022", "early 2022", "yesterday", "last Saturday", "last
   week/month/year", "a couple of weeks ago", "the week before August 3, 2023", "two days
   after May 5, 2023".  Relative ones count back from an explicit date in the question when
-  there is one, else from ``now`` (for an imported history, its newest turn).
+  there is one, else from ``now`` (for an imported history, its newest turn).  The same
+  in Chinese ("2023年5月7日", "上周", "三天前", ...): :mod:`shiyi.memory.recall.chinese_time`.
 * **months**: a month named without a year ("camping in June", "on May 7th"): that month
   in any year.
 * **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
@@ -32,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal, TypeAlias
 
 from shiyi.index.text import tokenize
+from shiyi.memory.recall import chinese_time
 from shiyi.memory.recall.intent import favoured_kinds
 from shiyi.memory.text.people import query_names
 
@@ -94,7 +97,7 @@ _AFTER = re.compile(
 )
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _COUNTS |= {"a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
-_YESTERDAY = re.compile(r"\b(yesterday|昨天)\b")
+_YESTERDAY = re.compile(r"\byesterday\b")  # 昨天: :mod:`chinese_time`
 _RECENT = re.compile(
     r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now)\b"
     r"|最近|最新|现在|目前"
@@ -112,7 +115,9 @@ _TEMPORAL = re.compile(
     r"|\bthe\s+date\s+of\b|\btimeline\b|\bbefore\s+or\s+after\b"
     r"|\b(?:came|happened)\s+first\b|\bwhich\s+was\s+first\b"
     rf"|\b{_SEASON}\s+or\s+{_SEASON}\b"
-    r"|什么时候|哪天|哪一年|哪年|哪个月|几月|几号|何时|多久|多长时间|多少年|先后"
+    r"|什么时候|啥时候|什么时间|哪天|哪一天|哪一年|哪年|哪个月|几月|几号|几点|何时|多久|多长时间"
+    r"|多少年|几年|几个月|几个星期|几周|几天|几岁|多少岁|多大的时候|哪个季节|什么季节|先后"
+    r"|之前还是之后|前还是后|哪个先|谁先"
 )
 _MULTI_HOP = re.compile(
     r"\bboth\b|\bin common\b|\ball\s+the\b"
@@ -132,6 +137,7 @@ _HISTORY = re.compile(
     r"|以前|之前|原来|过去|曾经|以往|历史"
 )
 _WORD = re.compile(r"[^\W\d_]+")
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
 _RELATIVE = re.compile(
     "|".join(p.pattern for p in (_YESTERDAY, _BEFORE, _LAST, _LAST_WEEKDAY, _THIS, _AGO))
 )
@@ -245,6 +251,19 @@ def _relative(text: str, anchor: datetime) -> list[tuple[datetime, datetime]]:
     return found
 
 
+def _relative_windows(text: str, anchor: datetime) -> list[tuple[datetime, datetime]]:
+    return _relative(text, anchor) + chinese_time.relative(text, anchor)
+
+
+def _han_names(text: str) -> frozenset[str]:
+    """Every two to four characters of the query's Chinese runs: Chinese has no spaces, so
+    a speaker "小明" is named inside "小明上周去哪了" without being a word of its own."""
+    grams: set[str] = set()
+    for run in _HAN_RUN.findall(text):
+        grams.update(run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1))
+    return frozenset(grams)
+
+
 def _what_done(text: str) -> bool:
     """ "what has X done" (``text`` is one line: :func:`understand` joins it)."""
     what = _WHAT_HAS.search(text)
@@ -269,17 +288,20 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
     """The signals of ``query``; ``now`` (epoch seconds, or a function giving them, called
     only when the query has a relative time) anchors relative times."""
     text = " ".join(query.lower().split())
-    days = _explicit_days(text)
-    windows = days or _explicit_periods(text)
+    days = _explicit_days(text) + chinese_time.explicit_days(text)
+    windows = days or _explicit_periods(text) + chinese_time.explicit_periods(text)
     if days:
-        windows += _relative(text, days[0][0]) + _after(text, days[0][0])
-    elif _RELATIVE.search(text):
+        windows += _relative_windows(text, days[0][0]) + _after(text, days[0][0])
+        windows += chinese_time.after(text, days[0][0])
+    elif _RELATIVE.search(text) or chinese_time.has_relative(text):
         moment = now() if callable(now) else now
-        windows += _relative(text, datetime.fromtimestamp(moment, UTC))
-    months = set() if windows else {_month(m[1]) for m in _MONTH_ALONE.finditer(text)}
+        windows += _relative_windows(text, datetime.fromtimestamp(moment, UTC))
+    months = set()
+    if not windows:
+        months = {_month(m[1]) for m in _MONTH_ALONE.finditer(text)} | chinese_time.months(text)
     intent = _intent(text, bool(windows or months))
     return QuerySignals(
-        names=frozenset(_WORD.findall(text)),
+        names=frozenset(_WORD.findall(text)) | _han_names(text),
         people=query_names(query),
         windows=tuple((a.timestamp(), b.timestamp()) for a, b in windows),
         months=frozenset(months),

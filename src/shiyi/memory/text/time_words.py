@@ -59,7 +59,21 @@ _TRIGGERS = (
     | {"day", "weekend", "holiday", "holidays", "just", "since"}
 )
 """Words one of the rules of :func:`_placed_at` starts from (besides years)."""
-_CJK = re.compile(r"昨天|前天|上周|上个月|去年|今天|刚才|\d+\s*(?:天|周|个月|年)前")
+_CJK_NUMBER = r"(?:[0-9]{1,3}|[一二两三四五六七八九十几半]{1,3})"
+_CJK = re.compile(
+    r"大前天|前天|昨天|昨晚|今天|今早|今晚|刚才|刚刚|明天|后天|去年|前年|今年|明年"
+    r"|(?:[上下]{1,2}|这|本)个?(?:周(?!围)|星期|礼拜|月)"
+    r"|(?:星期|礼拜)[一二三四五六日天]|(?<![0-9一二两三四五六七八九十几每])周[一二三四五六日]"
+    r"|(?:19|20)[0-9]{2}\s*年"
+    r"|(?<![0-9一二三四五六七八九十个几每上下这本])(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})\s*月"
+    r"(?:份|初|中旬|底|[0-9一二三四五六七八九十]{1,3}\s*[日号])"
+    rf"|{_CJK_NUMBER}\s*多?\s*个?\s*多?\s*(?:天|周|星期|礼拜|个月|年)\s*多?"
+    r"(?:以前|之前|前|以后|之后|后|了|来)"
+    r"|刚(?:买|搬|到|回|开始|拿到|收到|结婚|完成|换了|找到|考完|报名|加入|生了|去了)"
+)
+"""Chinese places an event by the same means: 昨天, 上周六, 三年前, 学了三年了 (how long),
+2019年, 五月份, 5月7号, 刚搬家 (just moved).  A month needs 份/初/底 or its day ("五月天" is a
+band), "周" a weekday after it ("一周" is a span)."""
 
 
 @lru_cache(maxsize=8192)

@@ -1,0 +1,84 @@
+"""Recall on a Chinese conversation (LoCoMo format, two people, dated sessions): a question
+placed in time the ways Chinese speakers write it ("2023年5月8日", "上个月", "上周") and naming
+a speaker inside an unspaced sentence finds its turn.  Both backends, the real embedding model,
+the real importer; each case also fails without the mechanism (the same words asked without
+the date or of the other speaker)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shiyi.config import Settings, load_settings
+from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.service import Memory
+from shiyi.memory.transfer.importers import load_locomo
+from tests.support.records import seed
+
+SESSIONS = {
+    "1:56 pm on 8 May, 2023": [
+        ("小明", "最近怎么样？"),
+        ("小红", "我今天早上画了一幅湖边的日出，很满意。"),
+        ("小明", "真厉害！我还在学做饭。"),
+    ],
+    "10:20 am on 9 June, 2023": [
+        ("小红", "这周我画了一幅女儿的肖像。"),
+        ("小明", "好想看看！我报了一个游泳班。"),
+    ],
+    "4:05 pm on 20 July, 2023": [
+        ("小明", "我上周去了成都出差，吃了很多火锅。"),
+        ("小红", "我上周去了杭州出差，逛了西湖。"),
+        ("小明", "下次一起去旅行吧。"),
+    ],
+}
+
+
+def locomo_file(path: Path) -> Path:
+    conversation: dict[str, object] = {"speaker_a": "小明", "speaker_b": "小红"}
+    for number, (date, turns) in enumerate(SESSIONS.items(), start=1):
+        conversation[f"session_{number}_date_time"] = date
+        conversation[f"session_{number}"] = [
+            {"speaker": who, "dia_id": f"D{number}:{i}", "text": text}
+            for i, (who, text) in enumerate(turns, start=1)
+        ]
+    sample = {"sample_id": "chat", "conversation": conversation, "qa": []}
+    path.write_text(json.dumps([sample], ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    settings: Settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    settings.memory.store = memory_store
+    settings.memory.lifecycle.extraction = False
+    opened = Memory.open(settings, start_worker=False)
+    (conversation,) = load_locomo(locomo_file(tmp_path / "chat.json"))
+    seed(opened, conversation.events)
+    yield opened
+    opened.close()
+
+
+def top(retriever: Retriever, question: str, k: int = 1) -> list[str]:
+    return [hit.id for hit in retriever.search(question, limit=k, touch=False)]
+
+
+def test_a_chinese_date_tells_two_paintings_apart(memory: Memory) -> None:
+    assert top(memory.retriever, "小红在2023年5月8日画了什么？") == ["chat:D1:2"]
+    assert top(memory.retriever, "小红在2023年6月9日画了什么？") == ["chat:D2:1"]
+    assert top(memory.retriever, "小红二〇二三年六月九号画了什么？") == ["chat:D2:1"]
+
+
+def test_a_relative_chinese_time_counts_back_from_the_conversations_clock(
+    memory: Memory,
+) -> None:
+    # the newest turn is from 20 July 2023: "上个月" reaches June, not May
+    assert top(memory.retriever, "小红上个月画了什么？") == ["chat:D2:1"]
+
+
+def test_a_speaker_named_inside_an_unspaced_question_is_matched(memory: Memory) -> None:
+    # both turns say "我上周去了…出差": only who asks tells them apart
+    assert top(memory.retriever, "小明上周去哪里出差了？") == ["chat:D3:1"]
+    assert top(memory.retriever, "小红上周去哪里出差了？") == ["chat:D3:2"]

@@ -1,0 +1,158 @@
+"""Time in Chinese questions, read as the English ones are: phrasings written from everyday
+usage (not from any data set).  NOW is Wednesday 16 August 2023."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from shiyi.memory.recall.chinese_time import number
+from shiyi.memory.recall.query_signals import understand
+
+NOW = datetime(2023, 8, 16, 12, tzinfo=UTC).timestamp()
+
+
+def windows(query: str) -> list[tuple[str, str]]:
+    def show(ts: float) -> str:
+        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+
+    return [(show(a), show(b)) for a, b in understand(query, NOW).windows]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # a day, however written
+        ("我2023年5月7日去了哪里？", [("2023-05-07", "2023-05-08")]),
+        ("2023年5月7号那天我们聊了什么", [("2023-05-07", "2023-05-08")]),
+        ("二〇二三年五月七日他说了什么？", [("2023-05-07", "2023-05-08")]),
+        ("２０２３年５月７日的会议", [("2023-05-07", "2023-05-08")]),  # full-width digits
+        ("2023年12月31日的晚饭", [("2023-12-31", "2024-01-01")]),
+        # a month or a year with its year
+        ("2022年12月我捐了什么？", [("2022-12-01", "2023-01-01")]),
+        ("2022年十二月份的旅行", [("2022-12-01", "2023-01-01")]),
+        ("我2022年去了几次海边？", [("2022-01-01", "2023-01-01")]),
+        ("2022年夏天她在学什么？", [("2022-01-01", "2023-01-01")]),
+        ("2023年2月30日", [("2023-02-01", "2023-03-01")]),  # no such day: its month
+        # counted back from now, each including today
+        ("我昨天吃了什么？", [("2023-08-15", "2023-08-17")]),
+        ("昨晚看的电影叫什么", [("2023-08-15", "2023-08-17")]),
+        ("前天他去哪儿了", [("2023-08-14", "2023-08-17")]),
+        ("大前天的会议", [("2023-08-13", "2023-08-17")]),
+        ("今天早上我说过什么", [("2023-08-16", "2023-08-17")]),
+        ("我上周说的那家餐厅叫什么？", [("2023-08-02", "2023-08-17")]),
+        ("上个星期谁来过？", [("2023-08-02", "2023-08-17")]),
+        ("上礼拜买的书", [("2023-08-02", "2023-08-17")]),
+        ("上上周的计划", [("2023-07-26", "2023-08-17")]),
+        ("上周末我们去哪儿了", [("2023-08-10", "2023-08-17")]),
+        ("上个月的会议说了什么", [("2023-06-15", "2023-08-17")]),
+        ("这周我做了什么", [("2023-08-09", "2023-08-17")]),
+        ("本月的开销", [("2023-07-16", "2023-08-17")]),
+        ("今年读了哪些书", [("2022-08-15", "2023-08-17")]),
+        ("去年她搬到哪里了", [("2021-08-14", "2023-08-17")]),
+        ("前年的工作", [("2020-08-13", "2022-08-15")]),
+        # a weekday: "上周六" read both ways (the latest Saturday, last week's Saturday)
+        ("上周六我们去哪儿了", [("2023-08-12", "2023-08-17")]),
+        ("上星期天打了球", [("2023-08-13", "2023-08-17")]),
+        ("上周一开会说了什么", [("2023-08-07", "2023-08-17")]),
+        ("这周一谁请假了", [("2023-08-14", "2023-08-17")]),
+        # so long ago, give or take one unit
+        ("三天前我去了哪里", [("2023-08-12", "2023-08-14")]),
+        ("两个星期前买的鞋", [("2023-07-26", "2023-08-09")]),
+        ("一个多月前认识的朋友", [("2023-06-15", "2023-08-16")]),
+        ("半年前的体检结果", [("2022-08-15", "2023-08-16")]),
+        ("两年前他在哪里工作", [("2020-08-13", "2022-08-15")]),
+        ("前两天说的那本书", [("2023-08-14", "2023-08-17")]),
+        # from a date in the question: before and after it
+        (
+            "2023年5月5日两天后她做了什么",
+            [("2023-05-05", "2023-05-06"), ("2023-05-05", "2023-05-08")],
+        ),
+        (
+            "2023年5月20日的前一周",
+            [("2023-05-20", "2023-05-21"), ("2023-05-13", "2023-05-21")],
+        ),
+    ],
+)
+def test_chinese_times_are_read_however_people_write_them(
+    query: str, expected: list[tuple[str, str]]
+) -> None:
+    assert windows(query) == expected
+    assert understand(query, NOW).intent == "temporal"
+
+
+@pytest.mark.parametrize(
+    ("query", "month"),
+    [
+        ("五月份我读了哪本书？", 5),
+        ("5月7号那天", 5),
+        ("十二月去哪儿旅行了", 12),
+        ("她三月初搬的家", 3),
+    ],
+)
+def test_a_month_without_a_year_is_that_month_of_any_year(query: str, month: int) -> None:
+    signals = understand(query, NOW)
+    assert (signals.windows, signals.months) == ((), {month})
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "三个月的学习计划",  # a span, not a time
+        "我每月存多少钱？",  # every month
+        "这周围有什么好吃的？",  # 周围: the surroundings
+        "这周天气怎么样",  # 天 after 周 is the weather, not Sunday
+        "三天后我要去哪",  # the future: memory does not hold it
+        "五月前要交的报告",  # before May, not five months ago
+        "我以前住在哪？",
+        "前面说的那个方案",
+    ],
+)
+def test_words_that_look_like_time_but_are_not_a_window(query: str) -> None:
+    assert windows(query) == []
+
+
+def test_now_is_asked_for_only_when_a_chinese_query_counts_back() -> None:
+    asked: list[bool] = []
+
+    def now() -> float:
+        asked.append(True)
+        return NOW
+
+    understand("小王喜欢什么运动？", now)
+    assert asked == []
+    understand("小王上个月喜欢什么运动？", now)
+    assert asked == [True]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "她啥时候回来的？",
+        "我们是哪一天见的面？",
+        "会议是几点开始的？",
+        "他几岁开始学钢琴？",
+        "你们在一起几年了？",
+        "搬家是在结婚之前还是之后？",
+        "他们哪个季节去的北海道？",
+    ],
+)
+def test_chinese_questions_about_time_are_temporal(query: str) -> None:
+    assert understand(query, NOW).intent == "temporal"
+
+
+def test_a_name_inside_an_unspaced_chinese_sentence_is_among_the_names() -> None:
+    names = understand("小明上周去哪里出差了？", NOW).names
+    assert {"小明", "上周", "出差"} <= names
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        *[("7", 7), ("七", 7), ("十", 10), ("十二", 12), ("二十一", 21), ("三十", 30)],
+        *[("两", 2), ("几", 3), ("半", 0.5), ("二〇二三", 2023), ("一九九八", 1998), ("多", None)],
+    ],
+)
+def test_numbers_in_digits_or_chinese_numerals(text: str, value: float | None) -> None:
+    assert number(text) == value
