@@ -85,3 +85,18 @@ def test_warm_up_runs_in_background() -> None:
     thread = warm_up()
     thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_a_word_jieba_guessed_also_yields_its_dictionary_pieces() -> None:
+    # jieba's HMM glues "画" to a neighbour in some texts ("这周画了" -> "周画", "9日画了"
+    # -> "日画"): the pieces keep "画" findable either way
+    assert "画" in tokenize("我这周画了一幅女儿的肖像")
+    assert "画" in tokenize("李小红在2023年6月9日画了什么")
+    # an unknown name stays whole, and its characters match a text segmented otherwise
+    terms = tokenize("李小红二〇二三年六月九号画了什么")
+    assert {"李", "小", "红", "画", "六月"} <= set(terms)
+    assert {"李小红", "李", "小", "红"} <= set(tokenize("李小红说她画了画"))
+
+
+def test_dictionary_words_are_not_split_further() -> None:
+    assert tokenize("我们明天部署新版本") == ["明天", "部署", "新", "版本"]

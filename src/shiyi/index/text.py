@@ -32,6 +32,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_RUN = re.compile(f"[{_HAN}]+")
@@ -228,7 +229,25 @@ def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
 
 
 def _han_terms(run: str) -> Iterator[str]:
-    yield from _segmenter()(run)
+    """jieba's words and, for a word it guessed (not in its dictionary: its HMM joins unknown
+    characters), that word's dictionary pieces too.  The guess keeps names whole ("李小红")
+    but also glues a character to its neighbour in one text and not in another ("这周画了"
+    -> "周画", "9日画了" -> "日画", while "画" alone is the query's word): with the pieces,
+    both still share "画", and a name still matches when segmented otherwise ("李小红二")."""
+    for word in _segmenter()(run):
+        yield word
+        if len(word) > 1:
+            yield from _guessed_pieces(word)
+
+
+@lru_cache(maxsize=65536)
+def _guessed_pieces(word: str) -> tuple[str, ...]:
+    """The dictionary pieces of a word jieba guessed; nothing for a word in its dictionary."""
+    import jieba
+
+    if jieba.dt.FREQ.get(word):
+        return ()
+    return tuple(jieba.lcut(word, HMM=False))
 
 
 def _chunks(text: str) -> Iterator[tuple[bool, str]]:

@@ -61,6 +61,25 @@ def test_naming_every_speaker_or_none_changes_nothing() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("李小红画了什么？", "r1"),  # the whole name, inside an unspaced sentence
+        ("小红画了什么？", "r1"),  # the given name
+        ("老王画了什么？", "w1"),  # 老 and the surname
+        ("王老师画了什么？", "w1"),  # the surname and a title
+        ("阿明画了什么？", "w1"),  # 阿 and the given name's last character
+    ],
+)
+def test_a_chinese_question_names_a_speaker_as_people_address_each_other(
+    query: str, named: str
+) -> None:
+    events = [turn("w1", "王小明", "s1", 0), turn("r1", "李小红", "s1", 1)]
+    with_aliases = replace(ONLY_SPEAKERS, aliases=True)
+    out = boosted({"w1": 1.0, "r1": 1.0}, events, query, with_aliases)
+    assert out == {key: 1.0 + (SPEAKER_BONUS if key == named else 0.0) for key in out}
+
+
 def test_turns_inside_the_questions_time_window_gain() -> None:
     events = [turn("may", "maria", "s1", 0, MAY_8), turn("june", "maria", "s2", 0, JUNE_9)]
     out = boosted(

@@ -1,6 +1,7 @@
 """Recall on a Chinese conversation (LoCoMo format, two people, dated sessions): a question
 placed in time the ways Chinese speakers write it ("2023年5月8日", "上个月", "上周") and naming
-a speaker inside an unspaced sentence finds its turn.  Both backends, the real embedding model,
+a speaker inside an unspaced sentence, or as people address each other ("小明", "老李"), finds
+its turn.  Both backends, the real embedding model,
 the real importer; each case also fails without the mechanism (the same words asked without
 the date or of the other speaker)."""
 
@@ -20,24 +21,29 @@ from tests.support.records import seed
 
 SESSIONS = {
     "1:56 pm on 8 May, 2023": [
-        ("小明", "最近怎么样？"),
-        ("小红", "我今天早上画了一幅湖边的日出，很满意。"),
-        ("小明", "真厉害！我还在学做饭。"),
+        ("王小明", "最近怎么样？"),
+        ("李小红", "我今天早上画了一幅湖边的日出，挺满意的。"),
+        ("王小明", "真厉害！我还在学做饭，昨天做了红烧肉。"),
+        ("李小红", "红烧肉好吃吗？下次教教我。"),
+        ("王小明", "没问题，周末来我家吧。"),
     ],
     "10:20 am on 9 June, 2023": [
-        ("小红", "这周我画了一幅女儿的肖像。"),
-        ("小明", "好想看看！我报了一个游泳班。"),
+        ("李小红", "我这周画了一幅女儿的肖像，她很喜欢。"),
+        ("王小明", "好想看看！我报了一个游泳班。"),
+        ("李小红", "游泳班每周几次课？"),
+        ("王小明", "每周两次，周二和周四晚上。"),
     ],
     "4:05 pm on 20 July, 2023": [
-        ("小明", "我上周去了成都出差，吃了很多火锅。"),
-        ("小红", "我上周去了杭州出差，逛了西湖。"),
-        ("小明", "下次一起去旅行吧。"),
+        ("王小明", "我上周去成都出差了。"),
+        ("李小红", "我上周去杭州出差了。"),
+        ("王小明", "下次一起去旅行吧。"),
+        ("李小红", "好啊，秋天去云南怎么样？"),
     ],
 }
 
 
 def locomo_file(path: Path) -> Path:
-    conversation: dict[str, object] = {"speaker_a": "小明", "speaker_b": "小红"}
+    conversation: dict[str, object] = {"speaker_a": "王小明", "speaker_b": "李小红"}
     for number, (date, turns) in enumerate(SESSIONS.items(), start=1):
         conversation[f"session_{number}_date_time"] = date
         conversation[f"session_{number}"] = [
@@ -65,20 +71,39 @@ def top(retriever: Retriever, question: str, k: int = 1) -> list[str]:
     return [hit.id for hit in retriever.search(question, limit=k, touch=False)]
 
 
-def test_a_chinese_date_tells_two_paintings_apart(memory: Memory) -> None:
-    assert top(memory.retriever, "小红在2023年5月8日画了什么？") == ["chat:D1:2"]
-    assert top(memory.retriever, "小红在2023年6月9日画了什么？") == ["chat:D2:1"]
-    assert top(memory.retriever, "小红二〇二三年六月九号画了什么？") == ["chat:D2:1"]
+@pytest.mark.parametrize(
+    ("question", "turn"),
+    [
+        ("李小红二〇二三年五月八日画了什么？", "chat:D1:2"),
+        ("李小红二〇二三年六月九号画了什么？", "chat:D2:1"),
+        ("李小红在2023年5月8日画了什么？", "chat:D1:2"),
+        ("李小红在2023年6月9日画了什么？", "chat:D2:1"),
+    ],
+)
+def test_a_chinese_date_tells_two_paintings_apart(memory: Memory, question: str, turn: str) -> None:
+    # the same words ask for either painting; only the date tells them apart
+    assert top(memory.retriever, question) == [turn]
 
 
 def test_a_relative_chinese_time_counts_back_from_the_conversations_clock(
     memory: Memory,
 ) -> None:
     # the newest turn is from 20 July 2023: "上个月" reaches June, not May
-    assert top(memory.retriever, "小红上个月画了什么？") == ["chat:D2:1"]
+    assert top(memory.retriever, "李小红上个月画了什么？") == ["chat:D2:1"]
 
 
-def test_a_speaker_named_inside_an_unspaced_question_is_matched(memory: Memory) -> None:
-    # both turns say "我上周去了…出差": only who asks tells them apart
-    assert top(memory.retriever, "小明上周去哪里出差了？") == ["chat:D3:1"]
-    assert top(memory.retriever, "小红上周去哪里出差了？") == ["chat:D3:2"]
+@pytest.mark.parametrize(
+    ("question", "turn"),
+    [
+        ("王小明上周去哪里出差了？", "chat:D3:1"),  # the name, inside an unspaced sentence
+        ("李小红上周去哪里出差了？", "chat:D3:2"),
+        ("小明上周去哪里出差了？", "chat:D3:1"),  # the given name
+        ("老李上周去哪里出差了？", "chat:D3:2"),  # 老 and the surname
+        ("阿明上周去哪里出差了？", "chat:D3:1"),
+    ],
+)
+def test_a_speaker_named_as_chinese_speakers_address_each_other_is_matched(
+    memory: Memory, question: str, turn: str
+) -> None:
+    # both turns say "我上周去了…出差": only whom the question names tells them apart
+    assert top(memory.retriever, question) == [turn]

@@ -83,3 +83,35 @@ def test_in_a_group_chat_whom_a_greeting_addresses_is_not_known() -> None:
     assert called([("rebecca", "Just call me Bex.")], {"ana", "ben", "rebecca"}) == {
         "rebecca": {"bex"}
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "speakers", "found"),
+    [
+        ("小明", {"王小明", "李小红"}, {"王小明"}),  # the given name
+        ("老王", {"王小明", "李小红"}, {"王小明"}),  # 老 / 小 and the surname
+        ("小李", {"王小明", "李小红"}, {"李小红"}),
+        ("阿明", {"王小明", "李小红"}, {"王小明"}),  # 阿 and the given name's last character
+        ("王老师", {"王小明", "李小红"}, {"王小明"}),  # the surname and a title
+        ("李姐", {"王小明", "李小红"}, {"李小红"}),
+        ("老王", {"王明", "李红"}, {"王明"}),  # two characters: the first is the surname
+        ("娜娜", {"欧阳娜娜", "李红"}, {"欧阳娜娜"}),  # a compound surname
+        ("阿明", {"小明", "小红"}, {"小明"}),  # a nickname speaker: its other nicknames
+        # not the same person
+        ("老王", {"王小明", "王大力"}, set()),  # both are 王: names neither
+        ("小姐", {"小明", "小红"}, set()),  # "miss": a word, not 小明's or 小红's name
+        ("明明", {"王小明", "李小红"}, set()),  # "clearly": a word, not a name
+        ("明上", {"王小明", "李小红"}, set()),  # a piece of "小明上周…"
+        ("王小明上", {"王小明", "李小红"}, set()),  # no short forms or near-spellings in Han
+    ],
+)
+def test_a_chinese_name_names_a_speaker_as_people_address_each_other(
+    name: str, speakers: set[str], found: set[str]
+) -> None:
+    assert named_speakers({name}, speakers) == found
+
+
+def test_every_few_characters_of_a_chinese_question_may_be_a_name() -> None:
+    names = query_names("老王上周去哪里出差了？")
+    assert {"老王", "上周", "出差"} <= names
+    assert "老王上周去" not in names  # at most four characters

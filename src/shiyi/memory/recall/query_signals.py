@@ -36,7 +36,7 @@ from typing import Literal, TypeAlias
 from shiyi.index.text import tokenize
 from shiyi.memory.recall import chinese_time
 from shiyi.memory.recall.intent import favoured_kinds
-from shiyi.memory.text.people import query_names
+from shiyi.memory.text.people import han_grams, query_names
 
 Intent: TypeAlias = Literal["temporal", "multi_hop", "preference", "procedure", "history", "lookup"]
 INTENTS: tuple[Intent, ...] = (
@@ -137,7 +137,6 @@ _HISTORY = re.compile(
     r"|以前|之前|原来|过去|曾经|以往|历史"
 )
 _WORD = re.compile(r"[^\W\d_]+")
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
 _RELATIVE = re.compile(
     "|".join(p.pattern for p in (_YESTERDAY, _BEFORE, _LAST, _LAST_WEEKDAY, _THIS, _AGO))
 )
@@ -255,15 +254,6 @@ def _relative_windows(text: str, anchor: datetime) -> list[tuple[datetime, datet
     return _relative(text, anchor) + chinese_time.relative(text, anchor)
 
 
-def _han_names(text: str) -> frozenset[str]:
-    """Every two to four characters of the query's Chinese runs: Chinese has no spaces, so
-    a speaker "小明" is named inside "小明上周去哪了" without being a word of its own."""
-    grams: set[str] = set()
-    for run in _HAN_RUN.findall(text):
-        grams.update(run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1))
-    return frozenset(grams)
-
-
 def _what_done(text: str) -> bool:
     """ "what has X done" (``text`` is one line: :func:`understand` joins it)."""
     what = _WHAT_HAS.search(text)
@@ -301,7 +291,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         months = {_month(m[1]) for m in _MONTH_ALONE.finditer(text)} | chinese_time.months(text)
     intent = _intent(text, bool(windows or months))
     return QuerySignals(
-        names=frozenset(_WORD.findall(text)) | _han_names(text),
+        names=frozenset(_WORD.findall(text)) | han_grams(text),
         people=query_names(query),
         windows=tuple((a.timestamp(), b.timestamp()) for a, b in windows),
         months=frozenset(months),

@@ -16,6 +16,13 @@ that is not a question or function word) names a speaker when
 * the conversation calls that speaker so: another speaker addresses them by it ("Thanks,
   Bex!", "Hey Mel, ...") or they say it of themselves ("call me Bex").
 
+Chinese names have no capitals and no spaces: every two to four characters of a question's
+Chinese text may be a name, and names a speaker only as one of the forms people address each
+other by (:func:`chinese_forms`): the given name ("小明" for 王小明), 老/小 and the surname
+("老王"), 阿/小 and the given name's last character or that character twice ("阿明", "明明"),
+or the surname and a title ("王老师", "王总", "李姐").  The Latin rules (short forms,
+near-spellings) do not apply to them: "王小明上" is no short form of anyone.
+
 A name that matches two speakers by any rule but the exact one names neither: guessing between
 them would favour a wrong person's turns.
 """
@@ -58,6 +65,14 @@ _SELF_CUES = ("call me", "calls me", "known as", "go by")
 me Bex", "I go by Bex"."""
 _LOOK_BEHIND = 24
 """Characters before a name read for one of the cues above."""
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_COMPOUND_SURNAMES = frozenset(
+    ("欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "慕容", "令狐", "尉迟", "公孙", "长孙", "夏侯")
+)
+_NICKNAME_PREFIXES = ("小", "阿", "老")
+_TITLES = ("老师", "总", "哥", "姐", "先生", "女士", "师傅", "医生", "经理")
+"""What follows a surname when people address someone by it: "王老师", "王总", "李姐"."""
 
 
 def query_names(query: str) -> frozenset[str]:
@@ -73,7 +88,16 @@ def query_names(query: str) -> frozenset[str]:
         word = match.group().lower().removesuffix("'s")
         if word not in _NOT_NAMES:
             names.add(word)
-    return frozenset(names)
+    return frozenset(names) | han_grams(query)
+
+
+def han_grams(text: str) -> frozenset[str]:
+    """Every two to four characters of ``text``'s Chinese runs: Chinese has no spaces, so
+    a name ("小明") is inside "小明上周去哪了" without being a word of its own."""
+    grams: set[str] = set()
+    for run in _HAN_RUN.findall(text):
+        grams.update(run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1))
+    return frozenset(grams)
 
 
 def called(turns: Iterable[tuple[str, str]], speakers: Iterable[str]) -> dict[str, set[str]]:
@@ -139,6 +163,11 @@ def named_speakers(
         if name in everyone:
             found.add(name)
             continue
+        if _HAN.fullmatch(name):
+            matches = {s for s in everyone if name in chinese_forms(s)}
+            if len(matches) == 1:
+                found |= matches
+            continue
         matches = {s for s in everyone if _same_person(name, s)}
         if not matches and called_names is not None:
             if callable(called_names):
@@ -147,6 +176,25 @@ def named_speakers(
         if len(matches) == 1:
             found |= matches
     return found
+
+
+@cache
+def chinese_forms(speaker: str) -> frozenset[str]:
+    """The forms a Chinese ``speaker`` name is addressed by: 王小明 -> 小明, 老王, 小王, 阿明,
+    王老师, 王总, ...; a two-character name counts its first character as the surname
+    (王明 -> 老王, 阿明), unless it is a nickname already (小明, 阿明, 老王 -> each other's
+    阿/小 forms only).  The doubled character ("明明") is left out: it is also the common
+    word for "clearly".  Empty for a name that is not two to four Chinese characters."""
+    if not (2 <= len(speaker) <= 4 and _HAN.fullmatch(speaker)):
+        return frozenset()
+    if len(speaker) == 2 and speaker[0] in _NICKNAME_PREFIXES:
+        forms = {prefix + speaker[1] for prefix in _NICKNAME_PREFIXES}
+        return frozenset(forms - {speaker})
+    surname = speaker[:2] if len(speaker) == 4 or speaker[:2] in _COMPOUND_SURNAMES else speaker[0]
+    given = speaker[len(surname) :]
+    forms = {f"老{surname}", f"小{surname}", *(surname + title for title in _TITLES)}
+    forms |= {f"阿{given[-1]}", f"小{given[-1]}"} | ({given} if len(given) >= 2 else set())
+    return frozenset(forms - {speaker})
 
 
 def _same_person(name: str, speaker: str) -> bool:
