@@ -156,3 +156,35 @@ def test_a_name_inside_an_unspaced_chinese_sentence_is_among_the_names() -> None
 )
 def test_numbers_in_digits_or_chinese_numerals(text: str, value: float | None) -> None:
     assert number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        ("What did I eat yesterday?", "我昨天吃了什么？"),
+        ("Where did I go last week?", "我上周去了哪里？"),
+        ("What did we plan last month?", "我们上个月计划了什么？"),
+        ("Where did she move last year?", "她去年搬到哪里了？"),
+        ("What did I buy three days ago?", "我三天前买了什么？"),
+        ("What did I do this week?", "我这周做了什么？"),
+        ("Who called on May 7, 2023?", "2023年5月7日谁打来电话？"),
+        ("Where did we travel in May 2023?", "2023年5月我们去哪里旅行了？"),
+        ("What did she learn in 2022?", "她2022年学了什么？"),
+        ("What happened two days after May 5, 2023?", "2023年5月5日两天后发生了什么？"),
+        ("What did John do the week before August 3, 2023?", "2023年8月3日的前一周做了什么？"),
+    ],
+)
+def test_a_chinese_question_gets_the_windows_of_its_english_twin(
+    english: str, chinese: str
+) -> None:
+    assert windows(chinese) == windows(english)
+
+
+def test_a_month_without_a_year_reads_as_its_english_twin() -> None:
+    english = understand("When did Melanie go camping in June?", NOW)
+    chinese = understand("Melanie六月什么时候去露营的？", NOW)
+    assert (chinese.windows, chinese.months, chinese.intent) == (
+        english.windows,
+        english.months,
+        english.intent,
+    )
