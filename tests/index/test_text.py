@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.index.text import query_terms, tokenize, warm_up
+from shiyi.index.text import MAX_HAN_RUN, query_terms, tokenize, warm_up
 
 
 @pytest.mark.parametrize(
@@ -100,3 +100,12 @@ def test_a_word_jieba_guessed_also_yields_its_dictionary_pieces() -> None:
 
 def test_dictionary_words_are_not_split_further() -> None:
     assert tokenize("我们明天部署新版本") == ["明天", "部署", "新", "版本"]
+
+
+def test_a_long_unbroken_han_run_is_segmented_in_pieces_and_loses_no_text() -> None:
+    run = "部署新版本" * 200  # 1,000 characters without punctuation
+    terms = tokenize(run)
+    # cut every MAX_HAN_RUN characters: at most one word per cut is split
+    cuts = len(run) // MAX_HAN_RUN
+    assert 200 - cuts <= terms.count("部署") <= 200
+    assert 200 - cuts <= terms.count("版本") <= 200

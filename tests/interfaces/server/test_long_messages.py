@@ -43,3 +43,18 @@ def test_a_blob_in_one_turn_does_not_hold_up_anyone_elses(live: LiveFactory) -> 
         session_b = b.post("/v1/sessions", json={"title": "note"}).json()["id"]
         stream_events(b, session_b, f"remember {MARK_B} please")
         assert remembered_event(b, MARK_B)  # within remembered_event's 20 s
+
+
+def test_an_unbroken_chinese_paste_does_not_hold_up_anyone_elses(live: LiveFactory) -> None:
+    # 100,000 characters without punctuation, of one character jieba pairs with itself
+    # ("上上"): jieba's time grew with the square of such a run (40 s for this one, in the
+    # reply path's search and again in the worker) until runs were cut into pieces
+    paste = "上" * 100_000
+    server = live([brain], repeat_last=True, users=users())
+    with client_for(server, A_TOKEN) as a, client_for(server, B_TOKEN) as b:
+        session_a = a.post("/v1/sessions", json={"title": "paste"}).json()["id"]
+        stream_events(a, session_a, f"昨天我见了老王，{MARK_A}：{paste}")
+        assert remembered_event(a, MARK_A)
+        session_b = b.post("/v1/sessions", json={"title": "note"}).json()["id"]
+        stream_events(b, session_b, f"remember {MARK_B} please")
+        assert remembered_event(b, MARK_B)  # within remembered_event's 20 s

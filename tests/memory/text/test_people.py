@@ -115,3 +115,9 @@ def test_every_few_characters_of_a_chinese_question_may_be_a_name() -> None:
     names = query_names("老王上周去哪里出差了？")
     assert {"老王", "上周", "出差"} <= names
     assert "老王上周去" not in names  # at most four characters
+
+
+def test_only_a_texts_opening_is_read_for_chinese_names() -> None:
+    # a pasted page would give three candidate names per character
+    assert "小明" in query_names("小明" + "好" * 2000)
+    assert "小明" not in query_names("好" * 2000 + "小明")

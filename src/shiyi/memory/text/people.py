@@ -66,6 +66,9 @@ me Bex", "I go by Bex"."""
 _LOOK_BEHIND = 24
 """Characters before a name read for one of the cues above."""
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+MAX_NAMED_TEXT = 1000
+"""Characters of a text read for Chinese names: a question names people in its own words, and
+a pasted page would give three names per character."""
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _COMPOUND_SURNAMES = frozenset(
     ("欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "慕容", "令狐", "尉迟", "公孙", "长孙", "夏侯")
@@ -95,7 +98,7 @@ def han_grams(text: str) -> frozenset[str]:
     """Every two to four characters of ``text``'s Chinese runs: Chinese has no spaces, so
     a name ("小明") is inside "小明上周去哪了" without being a word of its own."""
     grams: set[str] = set()
-    for run in _HAN_RUN.findall(text):
+    for run in _HAN_RUN.findall(text[:MAX_NAMED_TEXT]):
         grams.update(run[i : i + n] for n in (2, 3, 4) for i in range(len(run) - n + 1))
     return frozenset(grams)
 
