@@ -19,8 +19,8 @@ that is not a question or function word) names a speaker when
 Chinese names have no capitals and no spaces: every two to four characters of a question's
 Chinese text may be a name, and names a speaker only as one of the forms people address each
 other by (:func:`chinese_forms`): the given name ("小明" for 王小明), 老/小 and the surname
-("老王"), 阿/小 and the given name's last character or that character twice ("阿明", "明明"),
-or the surname and a title ("王老师", "王总", "李姐").  The Latin rules (short forms,
+("老王"), 阿/小 and the given name's last character ("阿明"), or the surname and a title
+("王老师", "王总", "李姐").  The Latin rules (short forms,
 near-spellings) do not apply to them: "王小明上" is no short form of anyone.
 
 A name that matches two speakers by any rule but the exact one names neither: guessing between
@@ -185,9 +185,10 @@ def named_speakers(
 def chinese_forms(speaker: str) -> frozenset[str]:
     """The forms a Chinese ``speaker`` name is addressed by: 王小明 -> 小明, 老王, 小王, 阿明,
     王老师, 王总, ...; a two-character name counts its first character as the surname
-    (王明 -> 老王, 阿明), unless it is a nickname already (小明, 阿明, 老王 -> each other's
-    阿/小 forms only).  The doubled character ("明明") is left out: it is also the common
-    word for "clearly".  Empty for a name that is not two to four Chinese characters."""
+    (王明 -> 老王, 阿明), unless it is a nickname already: then its other prefixed forms
+    (小明 -> 阿明, 老明).  The doubled character ("明明") is left out: it is also the common
+    word for "clearly", as "小姐" ("miss") is why a nickname gets no titles.  Empty for a
+    name that is not two to four Chinese characters."""
     if not (2 <= len(speaker) <= 4 and _HAN.fullmatch(speaker)):
         return frozenset()
     if len(speaker) == 2 and speaker[0] in _NICKNAME_PREFIXES:
