@@ -5,7 +5,7 @@ import pytest
 from shiyi.index.fusion import rrf
 from shiyi.memory.models import Anchor, MemoryHit, Scored
 from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
-from shiyi.memory.recall.scoring import one_per_run, rerank, score_fusion
+from shiyi.memory.recall.scoring import newest_of_equals, one_per_run, rerank, score_fusion
 
 DAY = 86400.0
 
@@ -170,3 +170,27 @@ def test_one_run_alone_keeps_its_order() -> None:
     hits = [_turn("a", "one", 1.0), _turn("b", "one", 0.95), _turn("c", "one", 0.8)]
     assert [h.id for h in one_per_run(hits)] == ["a", "b", "c"]
     assert one_per_run([]) == []
+
+
+def _said(key: str, ts: float, score: float) -> MemoryHit:
+    anchor = Anchor("s", key, 1, 0, "user", ts)
+    return MemoryHit(id=key, node="event", text=key, ts=ts, score=score, anchor=anchor)
+
+
+def test_turns_holding_the_same_words_of_the_question_come_newest_first() -> None:
+    # "budget of 2,000" (day 1) scored above "budget is now 2,500" (day 9); "dates" between
+    hits = [_said("old", 1 * DAY, 5.0), _said("dates", 5 * DAY, 4.0), _said("new", 9 * DAY, 3.0)]
+    same = frozenset({"budget", "portug", "trip"})
+    order = newest_of_equals(hits, {"old": same, "new": same, "dates": frozenset({"trip"})})
+    assert [h.id for h in order] == ["new", "dates", "old"]  # the pair swaps places
+    assert [h.score for h in order] == [3.0, 4.0, 5.0]  # scores untouched
+
+
+def test_turns_holding_different_words_or_none_keep_their_order() -> None:
+    hits = [_said("old", 1 * DAY, 5.0), _said("new", 9 * DAY, 3.0), _said("x", 10 * DAY, 1.0)]
+    words = {"old": frozenset({"budget", "agre"}), "new": frozenset({"budget", "now"})}
+    assert [h.id for h in newest_of_equals(hits, words)] == ["old", "new", "x"]
+    fact = MemoryHit(id="f", node="fact", text="budget", ts=20 * DAY, score=0.5)
+    same = frozenset({"budget", "trip"})
+    order = newest_of_equals([hits[0], fact], {"old": same, "f": same})
+    assert [h.id for h in order] == ["old", "f"]  # facts have their own versions

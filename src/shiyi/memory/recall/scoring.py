@@ -142,3 +142,31 @@ def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
 
 def _run_of(hit: MemoryHit) -> str:
     return hit.anchor.run_id if hit.anchor is not None else ""
+
+
+def newest_of_equals(
+    hits: Sequence[MemoryHit], matched: Mapping[str, frozenset[str]]
+) -> list[MemoryHit]:
+    """``hits`` with the turns that match the same words of the question put newest first,
+    in the places they held.  ``matched``: the question's words each turn holds (a turn left
+    out holds too few of them to count as an answer).
+
+    Meant for a user–assistant memory, where a plan or a value is stated and later changed
+    ("a budget of 2,000 euros" ... "my budget is now 2,500 euros"): when the question's words
+    cannot tell two answers apart, the newer one is the current one, and what decided their
+    scores (length, a closer embedding) says nothing about which is current.  Questions about
+    the past keep the scored order (the caller does not reorder them).  Only the order
+    changes, and the caller passes the hits it shows, so recall does not move (RealMem dev
+    R@5 / R@10 / R@20 0.600 / 0.722 / 0.826 before and after; over every candidate, a newer
+    turn from below the cut took an older session's place: 0.597 / 0.718 / 0.822)."""
+    groups: dict[frozenset[str], list[int]] = {}
+    for position, hit in enumerate(hits):
+        words = matched.get(hit.id)
+        if hit.node == "event" and words:
+            groups.setdefault(words, []).append(position)
+    order = list(hits)
+    for positions in groups.values():
+        newest = sorted((hits[p] for p in positions), key=lambda h: h.ts, reverse=True)
+        for position, hit in zip(positions, newest, strict=True):
+            order[position] = hit
+    return order
