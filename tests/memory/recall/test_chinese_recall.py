@@ -7,17 +7,13 @@ the date or of the other speaker)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from shiyi.config import Settings, load_settings
-from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
-from shiyi.memory.transfer.importers import load_locomo
-from tests.support.records import seed
+from tests.support.conversations import locomo_chat, open_seeded, top_ids
 
 SESSIONS = {
     "1:56 pm on 8 May, 2023": [
@@ -42,33 +38,12 @@ SESSIONS = {
 }
 
 
-def locomo_file(path: Path) -> Path:
-    conversation: dict[str, object] = {"speaker_a": "王小明", "speaker_b": "李小红"}
-    for number, (date, turns) in enumerate(SESSIONS.items(), start=1):
-        conversation[f"session_{number}_date_time"] = date
-        conversation[f"session_{number}"] = [
-            {"speaker": who, "dia_id": f"D{number}:{i}", "text": text}
-            for i, (who, text) in enumerate(turns, start=1)
-        ]
-    sample = {"sample_id": "chat", "conversation": conversation, "qa": []}
-    path.write_text(json.dumps([sample], ensure_ascii=False), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    settings: Settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = memory_store
-    settings.memory.lifecycle.extraction = False
-    opened = Memory.open(settings, start_worker=False)
-    (conversation,) = load_locomo(locomo_file(tmp_path / "chat.json"))
-    seed(opened, conversation.events)
+    chat = locomo_chat(tmp_path / "chat.json", ("王小明", "李小红"), SESSIONS)
+    opened = open_seeded(tmp_path, memory_store, chat)
     yield opened
     opened.close()
-
-
-def top(retriever: Retriever, question: str, k: int = 1) -> list[str]:
-    return [hit.id for hit in retriever.search(question, limit=k, touch=False)]
 
 
 @pytest.mark.parametrize(
@@ -82,14 +57,14 @@ def top(retriever: Retriever, question: str, k: int = 1) -> list[str]:
 )
 def test_a_chinese_date_tells_two_paintings_apart(memory: Memory, question: str, turn: str) -> None:
     # the same words ask for either painting; only the date tells them apart
-    assert top(memory.retriever, question) == [turn]
+    assert top_ids(memory.retriever, question) == [turn]
 
 
 def test_a_relative_chinese_time_counts_back_from_the_conversations_clock(
     memory: Memory,
 ) -> None:
     # the newest turn is from 20 July 2023: "上个月" reaches June, not May
-    assert top(memory.retriever, "李小红上个月画了什么？") == ["chat:D2:1"]
+    assert top_ids(memory.retriever, "李小红上个月画了什么？") == ["chat:D2:1"]
 
 
 @pytest.mark.parametrize(
@@ -106,4 +81,4 @@ def test_a_speaker_named_as_chinese_speakers_address_each_other_is_matched(
     memory: Memory, question: str, turn: str
 ) -> None:
     # both turns say "我上周去了…出差": only whom the question names tells them apart
-    assert top(memory.retriever, question) == [turn]
+    assert top_ids(memory.retriever, question) == [turn]

@@ -5,18 +5,15 @@ off, the wrong turn wins."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from shiyi.config import Settings, load_settings
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
-from shiyi.memory.transfer.importers import load_locomo
-from tests.support.records import seed
+from tests.support.conversations import locomo_chat, open_seeded, top_ids
 
 SESSIONS = {
     "1:56 pm on 8 May, 2023": [
@@ -45,33 +42,12 @@ SESSIONS = {
 }
 
 
-def locomo_file(path: Path) -> Path:
-    conversation: dict[str, object] = {"speaker_a": "Caroline", "speaker_b": "Melanie"}
-    for number, (date, turns) in enumerate(SESSIONS.items(), start=1):
-        conversation[f"session_{number}_date_time"] = date
-        conversation[f"session_{number}"] = [
-            {"speaker": who, "dia_id": f"D{number}:{i}", "text": text}
-            for i, (who, text) in enumerate(turns, start=1)
-        ]
-    sample = {"sample_id": "chat", "conversation": conversation, "qa": []}
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    settings: Settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = memory_store
-    settings.memory.lifecycle.extraction = False
-    opened = Memory.open(settings, start_worker=False)
-    (conversation,) = load_locomo(locomo_file(tmp_path / "chat.json"))
-    seed(opened, conversation.events)
+    chat = locomo_chat(tmp_path / "chat.json", ("Caroline", "Melanie"), SESSIONS)
+    opened = open_seeded(tmp_path, memory_store, chat)
     yield opened
     opened.close()
-
-
-def top(retriever: Retriever, question: str, k: int = 1) -> list[str]:
-    return [hit.id for hit in retriever.search(question, limit=k, touch=False)]
 
 
 def without_boosts(memory: Memory) -> Retriever:
@@ -82,28 +58,28 @@ def without_boosts(memory: Memory) -> Retriever:
 def test_a_question_naming_a_speaker_finds_what_that_speaker_said(memory: Memory) -> None:
     question = "When did Caroline go to the support group?"
     # Melanie's turn says "support group" twice and names Caroline: text alone prefers it
-    assert top(without_boosts(memory), question) == ["chat:D1:2"]
-    assert top(memory.retriever, question) == ["chat:D1:3"]
+    assert top_ids(without_boosts(memory), question) == ["chat:D1:2"]
+    assert top_ids(memory.retriever, question) == ["chat:D1:3"]
 
 
 def test_a_question_about_a_month_finds_the_turn_from_that_month(memory: Memory) -> None:
     question = "What did Melanie paint in June 2023?"
-    assert top(memory.retriever, question) == ["chat:D2:1"]
-    assert top(memory.retriever, "What did Melanie paint on 8 May, 2023?") == ["chat:D1:6"]
+    assert top_ids(memory.retriever, question) == ["chat:D2:1"]
+    assert top_ids(memory.retriever, "What did Melanie paint on 8 May, 2023?") == ["chat:D1:6"]
 
 
 def test_a_date_written_with_slashes_finds_that_days_turn(memory: Memory) -> None:
     # the same words ask for either painting; only the date tells them apart
-    assert top(memory.retriever, "What did Melanie paint on 6/9/2023?") == ["chat:D2:1"]
-    assert top(memory.retriever, "What did Melanie paint on 2023/05/08?") == ["chat:D1:6"]
+    assert top_ids(memory.retriever, "What did Melanie paint on 6/9/2023?") == ["chat:D2:1"]
+    assert top_ids(memory.retriever, "What did Melanie paint on 2023/05/08?") == ["chat:D1:6"]
 
 
 def test_a_two_hop_question_reaches_the_turn_through_a_shared_entity(memory: Memory) -> None:
     # "the puppy Melanie's sister adopted" is Biscuit (D2:3); what it damaged is told in
     # another session, in a turn that names Biscuit but neither the sister nor a puppy
     question = "What did the puppy that Melanie's sister adopted damage?"
-    assert "chat:D3:1" not in top(without_boosts(memory), question, k=2)
-    assert sorted(top(memory.retriever, question, k=2)) == ["chat:D2:3", "chat:D3:1"]
+    assert "chat:D3:1" not in top_ids(without_boosts(memory), question, k=2)
+    assert sorted(top_ids(memory.retriever, question, k=2)) == ["chat:D2:3", "chat:D3:1"]
 
 
 def test_query_memory_text_shows_each_turns_date_and_speaker(memory: Memory) -> None:

@@ -10,14 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.config import load_settings
 from shiyi.index.cache_stats import RESULT, counter
-from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
-from tests.support.records import seed
+from tests.support.conversations import open_seeded, task_runs
 
-DAY = 86400.0
 # A trip planned with an assistant over three sessions: the first talks about the trip at
 # length, the later ones settle one thing each.
 RUNS = {
@@ -38,46 +35,20 @@ RUNS = {
     ],
 }
 QUESTION = "What have we planned for my Portugal trip so far?"
-
-
-def events(roles: dict[str, str]) -> list[EventRecord]:
-    made = []
-    for day, (run, turns) in enumerate(RUNS.items()):
-        for index, (role, text) in enumerate(turns):
-            made.append(
-                EventRecord(
-                    id=f"{run}-{index}",
-                    session_id="trip",
-                    run_id=run,
-                    ts=1_700_000_000 + day * 7 * DAY + index * 60,
-                    role=roles.get(role, role),
-                    content=text,
-                    segment_type="imported",
-                    iteration=index,
-                )
-            )
-    return made
-
-
-def opened(tmp_path: Path, store: str, roles: dict[str, str]) -> Memory:
-    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = store
-    settings.memory.lifecycle.extraction = False
-    memory = Memory.open(settings, start_worker=False)
-    seed(memory, events(roles))
-    return memory
+CHAT_ROLES = {"user": "ana", "assistant": "ben"}
+"""The same turns as a chat between two people."""
 
 
 @pytest.fixture
 def assistant_memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    memory = opened(tmp_path, memory_store, {})
+    memory = open_seeded(tmp_path, memory_store, task_runs(RUNS, {}))
     yield memory
     memory.close()
 
 
 @pytest.fixture
 def chat_memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    memory = opened(tmp_path, memory_store, {"user": "ana", "assistant": "ben"})
+    memory = open_seeded(tmp_path, memory_store, task_runs(RUNS, CHAT_ROLES))
     yield memory
     memory.close()
 

@@ -10,13 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.config import load_settings
-from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
-from tests.support.records import seed
+from tests.support.conversations import open_seeded, task_runs, top_ids
 
-DAY = 86400.0
 # A trip planned with an assistant over four sessions; the budget set in the second is
 # raised in the fourth.
 RUNS = {
@@ -39,47 +36,20 @@ RUNS = {
 }
 
 
-def opened(tmp_path: Path, store: str, roles: dict[str, str]) -> Memory:
-    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = store
-    settings.memory.lifecycle.extraction = False
-    memory = Memory.open(settings, start_worker=False)
-    seed(
-        memory,
-        [
-            EventRecord(
-                id=f"{run}-{index}",
-                session_id="trip",
-                run_id=run,
-                ts=1_700_000_000 + week * 7 * DAY + index * 60,
-                role=roles.get(role, role),
-                content=text,
-                segment_type="imported",
-                iteration=index,
-            )
-            for week, (run, turns) in enumerate(RUNS.items())
-            for index, (role, text) in enumerate(turns)
-        ],
-    )
-    return memory
-
-
 @pytest.fixture
 def assistant_memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    memory = opened(tmp_path, memory_store, {})
+    memory = open_seeded(tmp_path, memory_store, task_runs(RUNS, {}))
     yield memory
     memory.close()
 
 
 @pytest.fixture
 def chat_memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    memory = opened(tmp_path, memory_store, {"user": "ana", "assistant": "ben"})
+    memory = open_seeded(
+        tmp_path, memory_store, task_runs(RUNS, {"user": "ana", "assistant": "ben"})
+    )
     yield memory
     memory.close()
-
-
-def top(retriever: Retriever, question: str, k: int = 2) -> list[str]:
-    return [hit.id for hit in retriever.search(question, limit=k, touch=False)]
 
 
 @pytest.mark.parametrize(
@@ -89,7 +59,7 @@ def top(retriever: Retriever, question: str, k: int = 2) -> list[str]:
 def test_the_later_statement_of_a_changed_value_ranks_first(
     assistant_memory: Memory, question: str
 ) -> None:
-    assert top(assistant_memory.retriever, question) == ["new-budget-0", "budget-0"]
+    assert top_ids(assistant_memory.retriever, question, k=2) == ["new-budget-0", "budget-0"]
 
 
 def test_the_scores_alone_put_the_old_value_first(assistant_memory: Memory) -> None:
@@ -109,7 +79,7 @@ def test_a_question_about_the_past_keeps_the_scored_order(assistant_memory: Memo
 
 def test_words_the_later_turn_lacks_keep_the_scored_order(assistant_memory: Memory) -> None:
     # "agreed" is said only of the first budget
-    assert top(assistant_memory.retriever, "What budget did we agree for Portugal?") == [
+    assert top_ids(assistant_memory.retriever, "What budget did we agree for Portugal?", k=2) == [
         "budget-0",
         "new-budget-0",
     ]
@@ -122,5 +92,5 @@ def test_a_chat_between_two_people_keeps_the_scored_order(chat_memory: Memory) -
         boosts=replace(base.boosts, spread=False),
     )  # fmt: skip
     question = "What's the budget for my Portugal trip?"
-    assert top(base, question, k=4) == top(unspread, question, k=4)
-    assert top(base, question)[0] == "budget-0"
+    assert top_ids(base, question, k=4) == top_ids(unspread, question, k=4)
+    assert top_ids(base, question) == ["budget-0"]
