@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shiyi.memory.recall.chinese_time import number
 from shiyi.memory.recall.query_signals import understand
 
 NOW = datetime(2023, 8, 16, 12, tzinfo=UTC).timestamp()
@@ -145,17 +144,6 @@ def test_chinese_questions_about_time_are_temporal(query: str) -> None:
 def test_a_name_inside_an_unspaced_chinese_sentence_is_among_the_names() -> None:
     names = understand("小明上周去哪里出差了？", NOW).names
     assert {"小明", "上周", "出差"} <= names
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        *[("7", 7), ("七", 7), ("十", 10), ("十二", 12), ("二十一", 21), ("三十", 30)],
-        *[("两", 2), ("几", 3), ("半", 0.5), ("二〇二三", 2023), ("一九九八", 1998), ("多", None)],
-    ],
-)
-def test_numbers_in_digits_or_chinese_numerals(text: str, value: float | None) -> None:
-    assert number(text) == value
 
 
 @pytest.mark.parametrize(

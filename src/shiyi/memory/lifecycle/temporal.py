@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from shiyi.memory.text.chinese_numbers import NUMERAL, number
+
 _WEEKDAYS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
     "sunday": 6, "mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6,
@@ -17,8 +19,6 @@ _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3,
 }  # fmt: skip
-_CJK_NUMBERS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-                "九": 9, "十": 10, "几": 3}  # fmt: skip
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _CJK_UNIT_DAYS = {
     "天": 1,
@@ -59,8 +59,10 @@ _LAST_UNIT = re.compile(r"\b(last|next)\s+(week|month|year)\b", re.IGNORECASE)
 _CJK_SIMPLE = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "今天": 0, "今晚": 0,
                "明天": 1, "后天": 2, "大后天": 3}  # fmt: skip
 _CJK_WEEKDAY = re.compile(r"(上上|上|这|本|下下|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
-_CJK_AGO = re.compile(  # (?<!\d): from inside a run of digits it would rescan the run
-    r"((?<!\d)\d+|[一两二三四五六七八九十几])\s*(个星期|个月|星期|天|日|周|月|年)(前|以前|之前|后|以后|之后)"
+# (?<!\d): from inside a run of digits it would rescan the run.  Months only as "个月":
+# "五月前" / "十一月后" are before May and after November.
+_CJK_AGO = re.compile(
+    rf"((?<!\d)\d+|{NUMERAL})\s*(个星期|个月|星期|天|日|周|年)(前|以前|之前|后|以后|之后)"
 )
 _CJK_LAST_UNIT = re.compile(r"(上|下)(?:个)?(周|星期|月)(?![一二三四五六日天])|(去年|明年|今年)")
 
@@ -77,11 +79,11 @@ def _day(ts: float) -> date:
     return datetime.fromtimestamp(ts, UTC).date()
 
 
-def _count(word: str) -> int:
+def _count(word: str) -> float:
     word = word.lower()
     if word.isdigit():
         return int(word)
-    return _NUMBERS.get(word, _CJK_NUMBERS.get(word, 1))
+    return _NUMBERS.get(word) or number(word) or 1
 
 
 def _weekday(anchor: date, target: int, relation: str) -> date:

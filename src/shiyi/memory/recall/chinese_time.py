@@ -24,16 +24,16 @@ import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
 
+from shiyi.memory.text.chinese_numbers import NUMERAL, number
+
 Window = tuple[datetime, datetime]
 
 _SPANS = {"天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7, "月": 31, "年": 366}
 """Days per unit, as the English reading counts them ("a month": 31 days)."""
-_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-           "七": 7, "八": 8, "九": 9}  # fmt: skip
 _WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 _NUM = r"([0-9]{1,2}|[一二三四五六七八九十]{1,3})"
-_COUNT = r"([0-9]{1,3}|[一二两三四五六七八九十几半]{1,3})"
+_COUNT = rf"([0-9]{{1,3}}|{NUMERAL})"
 _UNIT = r"(天|日|周|星期|礼拜|月|年)"
 _WEEK = r"(?:周|星期|礼拜)"
 _YEAR = r"((?:19|20)[0-9]{2}|[一二][〇零一二三四五六七八九]{3})\s*年"
@@ -72,24 +72,6 @@ _RELATIVE = re.compile(
 def normal(text: str) -> str:
     """Full-width digits ("２０２３年５月") read as ASCII ones."""
     return unicodedata.normalize("NFKC", text)
-
-
-def number(text: str) -> float | None:
-    """ "7", "七", "十二", "二十一", "两", "几" (a few: 3), "半" (0.5), "二〇二三"; None for
-    anything else."""
-    if text.isascii() and text.isdigit():
-        return int(text)
-    if text in ("半", "几"):
-        return 0.5 if text == "半" else 3
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        high = _DIGITS.get(tens) if tens else 1
-        low = _DIGITS.get(ones) if ones else 0
-        return None if high is None or low is None else high * 10 + low
-    digits = [_DIGITS.get(char) for char in text]
-    if not digits or any(d is None for d in digits):
-        return None
-    return int("".join(str(d) for d in digits))
 
 
 def _day(year: float, month: float, day: float) -> Window | None:

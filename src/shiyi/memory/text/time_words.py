@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from shiyi.memory.text.chinese_numbers import NUMERAL
+
 MAX_CHARS = 1000
 """Only a text's opening is read: a turn tells when in its first sentences."""
 
@@ -59,7 +61,7 @@ _TRIGGERS = (
     | {"day", "weekend", "holiday", "holidays", "just", "since"}
 )
 """Words one of the rules of :func:`_placed_at` starts from (besides years)."""
-_CJK_NUMBER = r"(?:[0-9]{1,3}|[一二两三四五六七八九十几半]{1,3})"
+_CJK_NUMBER = rf"(?:[0-9]{{1,3}}|{NUMERAL})"
 _CJK = re.compile(
     r"大前天|前天|昨天|昨晚|今天|今早|今晚|刚才|刚刚|明天|后天|去年|前年|今年|明年"
     r"|(?:[上下]{1,2}|这|本)个?(?:周(?!围)|星期|礼拜|月)"
