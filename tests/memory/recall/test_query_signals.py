@@ -92,7 +92,7 @@ def test_an_impossible_day_falls_back_to_its_month() -> None:
         ),
         ("What did Ana do on 13/7/2023?", [("2023-07-13", "2023-07-14")]),
         ("What did Ana do in early 2023?", [("2023-01-01", "2024-01-01")]),
-        ("What did Ana do over Christmas 2022?", [("2022-01-01", "2023-01-01")]),
+        ("What did Ana do over Christmas 2022?", [("2022-12-25", "2022-12-26")]),
         (
             "What did Ana do between May and July 2023?",
             [("2023-05-01", "2023-08-01"), ("2023-07-01", "2023-08-01")],
@@ -114,10 +114,7 @@ def test_an_impossible_day_falls_back_to_its_month() -> None:
         ("What did Ana do last Fri?", [("2023-08-11", "2023-08-17")]),
         ("What did Ana do a couple of weeks ago?", [("2023-07-26", "2023-08-09")]),
         ("What did Ana do a few days ago?", [("2023-08-12", "2023-08-14")]),
-        (
-            "What did Ana do the day before yesterday?",
-            [("2023-08-14", "2023-08-17"), ("2023-08-15", "2023-08-17")],
-        ),
+        ("What did Ana do the day before yesterday?", [("2023-08-14", "2023-08-17")]),
     ],
 )
 def test_times_are_read_however_people_write_them(

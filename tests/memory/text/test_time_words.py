@@ -34,6 +34,9 @@ from shiyi.memory.text.time_words import MAX_CHARS, says_when
         "I just got accepted into the nursing program!",  # "just" + done: news of now
         "We've just moved to Leeds.",
         "So much has happened since we last spoke.",
+        "We spent Christmas with my parents in Leeds.",  # a holiday is a date
+        "For Halloween the kids dressed up as pirates.",
+        "A fortnight in Crete did me good.",
     ],
 )
 def test_a_turn_placing_an_event_in_time(text: str) -> None:

@@ -24,7 +24,11 @@ def _set(words: str) -> frozenset[str]:
 
 
 _WORD = re.compile(r"[a-z]+|\d+")
-_ALONE = _set("yesterday tonight today tomorrow recently lately ago")
+_ALONE = _set(
+    "yesterday tonight today tomorrow recently lately ago fortnight christmas xmas easter"
+    " thanksgiving halloween"
+)
+"""A holiday is a date ("we spent Christmas with my parents")."""
 _UNITS = _set(
     "minute minutes hour hours day days night nights week weeks weekend weekends month months "
     "year years decade decades"
