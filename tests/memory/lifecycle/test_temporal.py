@@ -1,5 +1,6 @@
-"""A fact's relative dates in Chinese resolved against when they were said: counts written
-in numerals of more than one character (十二, 二十) and half units."""
+"""A fact's relative dates resolved against when they were said: Chinese counts written in
+numerals of more than one character (十二, 二十) and half units; English phrases people use
+every day ("last night", "a fortnight ago")."""
 
 from __future__ import annotations
 
@@ -30,3 +31,15 @@ def test_a_count_in_numerals_is_read_whole(text: str, phrase: str, day: str) -> 
 def test_a_month_named_before_or_after_is_no_span(text: str) -> None:
     # before November, before May, after March: not "eleven months ago"
     assert find_dates(text, SAID) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "day"),
+    [
+        ("I watched Dune last night", "last night", "2026-11-22"),
+        ("We moved in a fortnight ago", "a fortnight ago", "2026-11-09"),
+        ("My sister visits in a fortnight", "in a fortnight", "2026-12-07"),
+    ],
+)
+def test_everyday_english_phrases_are_dated(text: str, phrase: str, day: str) -> None:
+    assert [(d.phrase, d.day.isoformat()) for d in find_dates(text, SAID)] == [(phrase, day)]

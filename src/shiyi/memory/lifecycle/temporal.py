@@ -19,7 +19,7 @@ _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3,
 }  # fmt: skip
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 _CJK_UNIT_DAYS = {
     "天": 1,
     "日": 1,
@@ -33,13 +33,15 @@ _CJK_UNIT_DAYS = {
 
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _SIMPLE = re.compile(
-    r"\b(today|tonight|this morning|this afternoon|this evening|yesterday|tomorrow|"
+    r"\b(today|tonight|this morning|this afternoon|this evening|yesterday|last night|"
+    r"tomorrow|"
     r"the day before yesterday|the day after tomorrow)\b",
     re.IGNORECASE,
 )
 _SIMPLE_OFFSETS = {
     "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
-    "yesterday": -1, "tomorrow": 1, "the day before yesterday": -2, "the day after tomorrow": 2,
+    "yesterday": -1, "last night": -1, "tomorrow": 1, "the day before yesterday": -2,
+    "the day after tomorrow": 2,
 }  # fmt: skip
 _WEEKDAY_PHRASE = re.compile(
     r"\b(last|this|next|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
@@ -47,12 +49,12 @@ _WEEKDAY_PHRASE = re.compile(
 )
 _AGO = re.compile(
     r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
-    r"(day|week|month|year)s?\s+ago\b",
+    r"(day|week|fortnight|month|year)s?\s+ago\b",
     re.IGNORECASE,
 )
 _IN = re.compile(
     r"\bin\s+(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
-    r"(day|week|month|year)s?\b",
+    r"(day|week|fortnight|month|year)s?\b",
     re.IGNORECASE,
 )
 _LAST_UNIT = re.compile(r"\b(last|next)\s+(week|month|year)\b", re.IGNORECASE)
@@ -124,7 +126,7 @@ def find_dates(text: str, ts: float) -> list[ResolvedDate]:
         except ValueError:
             continue
     for m in _SIMPLE.finditer(text):
-        add(m, anchor + timedelta(days=_SIMPLE_OFFSETS[m.group(1).lower()]))
+        add(m, anchor + timedelta(days=_SIMPLE_OFFSETS[" ".join(m.group(1).lower().split())]))
     for m in _WEEKDAY_PHRASE.finditer(text):
         add(m, _weekday(anchor, _WEEKDAYS[m.group(2).lower()], m.group(1)))
     for m in _AGO.finditer(text):
