@@ -41,7 +41,23 @@ def test_the_words_that_may_name_a_person(question: str, names: set[str]) -> Non
         ("carolin", {"caroline", "melanie"}, {"caroline"}),
         ("katharine", {"katherine", "paul"}, {"katherine"}),
         ("deborah", {"debora", "paul"}, {"debora"}),
+        # spellings English names vary by, made one (c/k, ch/k, ph/v, y/i, soft g/j)
+        ("catherine", {"katherine", "paul"}, {"katherine"}),
+        ("kristopher", {"christopher", "dana"}, {"christopher"}),
+        ("steven", {"stephen", "mary"}, {"stephen"}),
+        ("jeffrey", {"geoffrey", "ann"}, {"geoffrey"}),
+        ("carolyn", {"caroline", "ben"}, {"caroline"}),
+        ("nikolas", {"nicholas", "ann"}, {"nicholas"}),
+        ("cara", {"kara", "ben"}, {"kara"}),
+        ("katie", {"katherine", "paul"}, {"katherine"}),  # Kathryn's nickname, spelled alike
+        ("zoe", {"zoë", "ben"}, {"zoë"}),  # typed without the accent
+        ("renee", {"renée", "ben"}, {"renée"}),
+        # a plain rule before the nickname table's breadth: "chris" and "ann" are both
+        # nicknames of Christiana there, but "chris" begins "christopher"
+        ("chris", {"christopher", "ann"}, {"christopher"}),
         # not the same person
+        ("tim", {"tom", "ann"}, set()),
+        ("karen", {"corinne", "ben"}, set()),
         ("ja", {"jane", "ben"}, set()),  # too short for a short form
         ("al", {"alan", "ben"}, {"alan"}),  # but a nickname
         ("sarah", {"paul", "ben"}, set()),

@@ -12,7 +12,10 @@ that is not a question or function word) names a speaker when
 * it is a short form: one name begins with the other and the shorter has 3+ letters
   (``Mel`` / ``Melanie``, ``Chris`` / ``Christopher``);
 * it is a near-spelling: same first letter, 4+ letters, one edit apart (a letter missing,
-  added, changed or two swapped: ``Jonh`` / ``John``, ``Carolin`` / ``Caroline``);
+  added, changed or two swapped: ``Jonh`` / ``John``, ``Carolin`` / ``Caroline``), or the
+  same once the letters English spells a name's sounds with are made one (``Catherine`` /
+  ``Katherine``, ``Kristopher`` / ``Christopher``, ``Steven`` / ``Stephen``, ``Carolyn`` /
+  ``Caroline``); accents never count (``Zoe`` / ``Zoë``);
 * the conversation calls that speaker so: another speaker addresses them by it ("Thanks,
   Bex!", "Hey Mel, ...") or they say it of themselves ("call me Bex").
 
@@ -24,12 +27,15 @@ other by (:func:`chinese_forms`): the given name ("小明" for 王小明), 老/�
 near-spellings) do not apply to them: "王小明上" is no short form of anyone.
 
 A name that matches two speakers by any rule but the exact one names neither: guessing between
-them would favour a wrong person's turns.
+them would favour a wrong person's turns.  A plain rule (a short form, a nickname of the name
+itself, one letter off) comes before the table's wider links and the spellings made one:
+"Chris" names Christopher, not Ann, though the table has both as nicknames of Christiana.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
@@ -171,7 +177,9 @@ def named_speakers(
             if len(matches) == 1:
                 found |= matches
             continue
-        matches = {s for s in everyone if _same_person(name, s)}
+        closeness = {s: _same_person(name, s) for s in everyone}
+        nearest = max(closeness.values(), default=0)
+        matches = {s for s, close in closeness.items() if close and close == nearest}
         if not matches and called_names is not None:
             if callable(called_names):
                 called_names = called_names()
@@ -201,21 +209,81 @@ def chinese_forms(speaker: str) -> frozenset[str]:
     return frozenset(forms - {speaker})
 
 
-def _same_person(name: str, speaker: str) -> bool:
-    if _nicknamed(name, speaker):
-        return True
+@lru_cache(maxsize=8192)
+def _same_person(name: str, speaker: str) -> int:
+    """How plainly ``name`` names ``speaker``: 2 directly (the name without accents, a short
+    form, a nickname of it, one letter off), 1 through the nickname table's shared given
+    names or spellings made one ("Chris" and "Ann" are both nicknames of Christiana: "Chris"
+    still names Christopher before Ann), 0 not at all."""
+    name, speaker = _unaccented(name), _unaccented(speaker)
     short, long = sorted((name, speaker), key=len)
     if len(short) >= MIN_SHORT_FORM and long.startswith(short):
+        return 2
+    if name in _given_names(speaker) or speaker in _given_names(name):
+        return 2
+    near = min(len(name), len(speaker)) >= MIN_NEAR_SPELLING and name[0] == speaker[0]
+    if near and _one_edit_apart(name, speaker):
+        return 2
+    return 1 if _nicknamed(name, speaker) or _spelled_alike(name, speaker) else 0
+
+
+def _spelled_alike(a: str, b: str) -> bool:
+    """One name spelled as the other, or one letter off: the same first letter and one edit
+    apart ("Jonh" / "John"), or the same once the spellings English names vary by are made
+    one ("Catherine" / "Katherine", "Kristopher" / "Christopher", "Steven" / "Stephen",
+    "Carolyn" / "Caroline", "Jeffrey" / "Geoffrey")."""
+    if min(len(a), len(b)) < MIN_NEAR_SPELLING:
+        return False
+    if a[0] == b[0] and _one_edit_apart(a, b):
         return True
-    return (
-        min(len(name), len(speaker)) >= MIN_NEAR_SPELLING
-        and name[0] == speaker[0]
-        and _one_edit_apart(name, speaker)
+    sound_a, sound_b = _spelling(a), _spelling(b)
+    return sound_a == sound_b or (
+        min(len(sound_a), len(sound_b)) >= MIN_NEAR_SPELLING and _one_edit_apart(sound_a, sound_b)
     )
 
 
+_SPELLINGS = (
+    (re.compile(r"ph"), "f"),
+    (re.compile(r"^chr|ck|q"), lambda m: "kr" if m.group() == "chr" else "k"),
+    (re.compile(r"c(?=[eiy])"), "s"),
+    (re.compile(r"c"), "k"),
+    (re.compile(r"([kt])h"), r"\1"),
+    (re.compile(r"^g(?=[eiy])"), "j"),
+    (re.compile(r"v"), "f"),
+    (re.compile(r"y"), "i"),
+    (re.compile(r"(\w)\1+"), r"\1"),
+    (re.compile(r"(?<=\w{3})e$"), ""),
+)
+"""Letters English spells a name's sounds with, made one: ph/v as f, c/ch/ck/q as k (c as s
+before e, i, y), th as t, a soft g at the start as j, y as i, double letters single, a
+final silent e dropped."""
+
+
+@cache
+def _spelling(name: str) -> str:
+    for pattern, replacement in _SPELLINGS:
+        name = pattern.sub(replacement, name)
+    return name
+
+
+@cache
+def _unaccented(name: str) -> str:
+    """``name`` without its accents ("zoë" -> "zoe"): people type names without them."""
+    if name.isascii():
+        return name
+    parts = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in parts if not unicodedata.combining(c))
+
+
 def _nicknamed(a: str, b: str) -> bool:
-    return bool(_given_names(a) & _given_names(b))
+    """Nicknames of the same given name, or of given names spelled alike ("Katie" is Kathryn's
+    in the table, and Kathryn is spelled as Katherine is)."""
+    given_a, given_b = _given_names(a), _given_names(b)
+    if given_a & given_b:
+        return True
+    return any(_spelled_alike(x, y) for x in given_a - {a} for y in given_b) or any(
+        _spelled_alike(a, y) for y in given_b - {b}
+    )
 
 
 @cache
