@@ -119,8 +119,10 @@ def event(i: int) -> EventRecord:
     )
 
 
-def memory_settings() -> MemorySettings:
-    settings = MemorySettings(embedder="none", embed_model=HASH_MODEL)
+def memory_settings(url: str) -> MemorySettings:
+    # the store's URL, as a deployment's settings name it: with other writers (the worker
+    # processes) the querying process keeps no result cache, so none wraps the store
+    settings = MemorySettings(store=url, embedder="none", embed_model=HASH_MODEL)
     settings.lifecycle.extraction = False  # no LLM in a throughput bench
     return settings
 
@@ -129,7 +131,7 @@ def open_memory(url: str) -> Memory:
     """The memory of one worker (or of the querying process): hashing embedder."""
     store = PostgresStore(url, dimension=DIMENSION, embedding_model=HASH_MODEL)
     jobs = PostgresJobQueue(url)
-    return Memory(store, jobs, HashEmbedder(), memory_settings())
+    return Memory(store, jobs, HashEmbedder(), memory_settings(url))
 
 
 # --- worker processes --------------------------------------------------------------------
