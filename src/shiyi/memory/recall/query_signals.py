@@ -14,8 +14,9 @@ what the question is, found with patterns in well under a millisecond, never an 
   "last night", "the week before last", "two Fridays ago", "over the weekend", "last
   summer" (:mod:`shiyi.memory.recall.english_time`).  The same in Chinese ("2023年5月7日",
   "上周", "三天前", ...): :mod:`shiyi.memory.recall.chinese_time`.
-* **months**: a month, season or holiday named without a year ("camping in June", "in late
-  May", "over the summer", "on Christmas"): those months in any year.
+* **months**: a month or holiday named without a year ("camping in June", "in late May",
+  "on Christmas"): those months in any year (a season alone names none: which months it
+  means depends on the hemisphere).
 * **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
   which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
@@ -88,6 +89,7 @@ _REQUEST = re.compile(
     r"|remember|summari[sz]e|give|look\s+up)\b|(?:请|帮我)?(?:告诉|提醒|找|列出|回忆|总结)"
 )
 """A sentence asking for something ("Remind me what we did last weekend.")."""
+
 INTENT_KINDS: dict[Intent, tuple[str, ...]] = {
     "procedure": ("procedural",),
     "preference": ("preference",),
