@@ -37,6 +37,47 @@ from shiyi.memory.text.time_words import MAX_CHARS, says_when
         "We spent Christmas with my parents in Leeds.",  # a holiday is a date
         "For Halloween the kids dressed up as pirates.",
         "A fortnight in Crete did me good.",
+        # how a life is told: an age, a stage, an occasion
+        "I started painting when I was ten.",
+        "When we were kids we spent summers at the lake.",
+        "As a teenager I worked at a bakery.",
+        "Growing up, we never had a dog.",
+        "I picked up the guitar at age 12.",
+        "I learned to swim at the age of six.",
+        "Back in college I played in a band.",
+        "I've been vegetarian since high school.",
+        "Ever since I was little I wanted a horse.",
+        "After university I moved to Glasgow.",
+        "On my birthday we had a picnic.",
+        "For our anniversary we went to Paris.",
+        "At my 18th birthday we danced all night.",
+        "On New Year's Eve we watched the fireworks.",
+        "In the 90s my dad ran a shop.",
+        "Back in the day we rode bikes everywhere.",
+        # spans with words between the count and the unit
+        "We're moving in a few weeks.",
+        "I've been running for a couple of years now.",
+        "A couple of weeks later the offer came.",
+        "Over the past few months I've been learning Spanish.",
+        "In the last two weeks I read three books.",
+        "For several years I lived in Berlin.",
+        "I've been with the company for over a decade.",
+        "It took me two years to finish the quilt.",
+        "It's been a month since I adopted Luna.",
+        "Wow, it's been three years.",
+        "Three weeks in, I'm loving the new job.",
+        # a month, a season, a part of a day, a day of the month
+        "Last March I finally visited Lisbon.",
+        "In the spring we planted tomatoes.",
+        "During the summer I volunteered at a camp.",
+        "Friday night we went dancing.",
+        "Saturday morning I ran a half marathon.",
+        "At the weekend we went to the coast.",  # British
+        "On the weekend I built a birdhouse.",
+        "The night before the exam I couldn't sleep.",
+        "The morning after the party I slept in.",
+        "I got the keys on the 5th.",
+        "I met her a while back at a conference.",
     ],
 )
 def test_a_turn_placing_an_event_in_time(text: str) -> None:
@@ -58,6 +99,17 @@ def test_a_turn_placing_an_event_in_time(text: str) -> None:
         "I just love that song.",
         "Since you asked, the blue one.",
         "It took ages for me to learn this.",
+        "This may take a while.",  # "this may", not May
+        "I love summer, it's my favourite season.",
+        "When I was tired I listened to music.",  # a mood, not an age
+        "As a rule I don't drink coffee.",
+        "Back in Paris, the food is better.",  # a place
+        "I'm growing tomatoes on the balcony.",
+        "I love the fall colors here.",
+        "That's a lot of years of work.",
+        "I have two kids in school.",
+        "My birthday cake recipe is the best.",
+        "I'm usually free in the afternoon.",
     ],
 )
 def test_a_turn_that_does_not(text: str) -> None:
