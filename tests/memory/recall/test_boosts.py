@@ -64,6 +64,20 @@ def test_naming_every_speaker_or_none_changes_nothing() -> None:
 @pytest.mark.parametrize(
     ("query", "named"),
     [
+        ("What did Caroline tell Melanie about the adoption?", "c1"),
+        ("According to Melanie, what is Caroline good at?", "m1"),
+        ("What did Mel say about Caroline's painting?", "m1"),  # a nickname, with aliases
+    ],
+)
+def test_naming_every_speaker_the_one_asked_about_gains(query: str, named: str) -> None:
+    events = [turn("c1", "caroline", "s1", 0), turn("m1", "melanie", "s1", 1)]
+    out = boosted({"c1": 1.0, "m1": 1.0}, events, query, replace(ONLY_SPEAKERS, aliases=True))
+    assert out == {key: 1.0 + (SPEAKER_BONUS if key == named else 0.0) for key in out}
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
         ("李小红画了什么？", "r1"),  # the whole name, inside an unspaced sentence
         ("小红画了什么？", "r1"),  # the given name
         ("老王画了什么？", "w1"),  # 老 and the surname

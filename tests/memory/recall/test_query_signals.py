@@ -138,6 +138,28 @@ def test_the_day_after_an_event_is_not_a_window_without_a_date() -> None:
     assert windows("What did Mark do the day after the party?") == []
 
 
+# Of two people named, the one asked about as speaker or actor (written from general usage).
+@pytest.mark.parametrize(
+    ("query", "subject"),
+    [
+        ("What did Priya tell Tom about the move?", "priya"),
+        ("What gift did Tom give to Priya?", "tom"),
+        ("How did Priya react to Tom's news?", "priya"),
+        ("According to Tom, why did Priya quit?", "tom"),
+        ("What does Priya think of Tom's band?", "priya"),
+        ("Which recipe did Tom share with Priya?", "tom"),
+        ("What advice did Tom get from Priya?", "tom"),
+        ("What did Tom and Priya cook?", ""),  # together
+        ("Did Priya and Tom both go?", ""),
+        ("What did Priya's brother tell Tom?", ""),  # her brother spoke
+        ("What did Tom ask?", ""),  # one person: the speaker boost's own case
+        ("What did they say to Tom and Priya?", ""),  # both objects
+    ],
+)
+def test_the_person_a_question_asks_about_among_several(query: str, subject: str) -> None:
+    assert understand(query, NOW).subject == subject
+
+
 def test_names_are_every_word_lower_cased() -> None:
     signals = understand("What did Caroline's sister paint?", NOW)
     assert {"caroline", "sister", "paint"} <= signals.names

@@ -100,11 +100,25 @@ def _speaker_bonus(
     if aliases and signals.people - speakers and speakers:
         turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
         named |= named_speakers(signals.people, speakers, lambda: called(turns, speakers))
+    if named == speakers and signals.subject:
+        named = _the_subject(signals.subject, speakers, events, aliases)
     if not named or named == speakers:
         return
     for key, event in events.items():
         if event.role in named:
             scores[key] += SPEAKER_BONUS
+
+
+def _the_subject(
+    subject: str, speakers: set[str], events: Mapping[str, EventRecord], aliases: bool
+) -> set[str]:
+    """The speaker a question naming every speaker asks about ("What did Jon tell Gina?")."""
+    if subject in speakers:
+        return {subject}
+    if not aliases:
+        return set()
+    turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
+    return named_speakers([subject], speakers, lambda: called(turns, speakers))
 
 
 def _time_bonus(

@@ -8,6 +8,9 @@ what the question is, found with patterns in well under a millisecond, never an 
   in Chinese, which has no spaces, every two to four characters ("小明上周…" names 小明).
 * **people**: the capitalised words inside its sentences that may name a person, matched
   against speakers through nicknames and spellings (:mod:`shiyi.memory.text.people`).
+* **subject**: of several people named, the one the question asks about as the one who
+  spoke or acted ("What did *Jon* say about Gina's store?", "According to *Gina*, what makes
+  Jon a mentor?"); none when they are asked about together ("Jon and Gina both").
 * **windows**: time ranges the question is about, on event time: a day ("on May 3, 2023",
   "Christmas 2022"), a period ("in December 2023", "in 2022"), or counted back from a date in
   the question, else from ``now`` (for an imported history, its newest turn): "yesterday",
@@ -109,6 +112,7 @@ class QuerySignals:
     kinds: tuple[str, ...] = field(default=())
     terms: frozenset[str] = frozenset()
     """The query's search terms with their stems, as the keyword index reads them."""
+    subject: str = ""
 
     @property
     def timed(self) -> bool:
@@ -143,11 +147,12 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
     """The signals of ``query``; ``now`` (epoch seconds, or a function giving them, called
     only when the query has a relative time) anchors relative times."""
     text = " ".join(query.lower().split())
+    people = query_names(query)
     windows, months = _times(_asked(query), now)
     intent = _intent(text, bool(windows or months))
     return QuerySignals(
         names=frozenset(_WORD.findall(text)) | han_grams(text),
-        people=query_names(query),
+        people=people,
         windows=tuple((a.timestamp(), b.timestamp()) for a, b in windows),
         months=frozenset(months),
         recent=bool(_RECENT.search(text)),
@@ -155,7 +160,52 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         history=bool(_HISTORY.search(english_time.without_relative(text))),
         kinds=INTENT_KINDS.get(intent, ()) or favoured_kinds(query),
         terms=frozenset(tokenize(query, stems=True)),
+        subject=_subject(_WORD.findall(text), people),
     )
+
+
+_NOT_SUBJECT_AFTER = frozenset(
+    [
+        "to",
+        "with",
+        "from",
+        "about",
+        "for",
+        "by",
+        "at",
+        "of",
+        "and",
+        "or",
+        "nor",
+        "like",
+        "than",
+        "as",
+        "towards",
+        "toward",
+        "between",
+    ]
+)
+"""A name after these is an object ("tell *to* Gina", "share *with* Gina")."""
+_TOGETHER = frozenset(["both", "together", "each", "either", "neither"])
+
+
+def _subject(words: list[str], people: frozenset[str]) -> str:
+    """Of two or more ``people`` in ``words`` (the lower-cased query's words), the one it
+    asks about as speaker or actor: the first named, unless that name is an object or a
+    possessive ("What did Gina's mentor tell Jon?" has none) or the people are asked about
+    together ("Jon and Gina", "both"); after "according to", the one named there."""
+    places = [(i, word) for i, word in enumerate(words) if word in people]
+    if len({word for _, word in places}) < 2 or _TOGETHER.intersection(words):
+        return ""
+    for i, word in places:
+        if words[i - 2 : i] == ["according", "to"]:
+            return word
+    first, name = places[0]
+    before = words[first - 1] if first else ""
+    after = words[first + 1] if first + 1 < len(words) else ""
+    if before in _NOT_SUBJECT_AFTER or after in ("and", "or", "nor", "s"):
+        return ""
+    return name
 
 
 def _asked(query: str) -> str:
