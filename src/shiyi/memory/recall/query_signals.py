@@ -165,28 +165,11 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
 
 
 _NOT_SUBJECT_AFTER = frozenset(
-    [
-        "to",
-        "with",
-        "from",
-        "about",
-        "for",
-        "by",
-        "at",
-        "of",
-        "and",
-        "or",
-        "nor",
-        "like",
-        "than",
-        "as",
-        "towards",
-        "toward",
-        "between",
-    ]
+    {"to", "with", "from", "about", "for", "by", "at", "of", "and", "or", "nor", "like"}
+    | {"than", "as", "towards", "toward", "between"}
 )
 """A name after these is an object ("tell *to* Gina", "share *with* Gina")."""
-_TOGETHER = frozenset(["both", "together", "each", "either", "neither"])
+_TOGETHER = frozenset({"both", "together", "each", "either", "neither"})
 
 
 def _subject(words: list[str], people: frozenset[str]) -> str:
