@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.index.text import MAX_HAN_RUN, query_terms, tokenize, warm_up
+from shiyi.index.text import MAX_HAN_RUN, query_terms, stem_word, tokenize, warm_up
 
 
 @pytest.mark.parametrize(
@@ -109,3 +109,54 @@ def test_a_long_unbroken_han_run_is_segmented_in_pieces_and_loses_no_text() -> N
     cuts = len(run) // MAX_HAN_RUN
     assert 200 - cuts <= terms.count("部署") <= 200
     assert 200 - cuts <= terms.count("版本") <= 200
+
+
+@pytest.mark.parametrize(
+    ("british", "american"),
+    [
+        ("favourite", "favorite"),
+        ("colours", "colors"),
+        ("organised", "organized"),
+        ("realise", "realize"),
+        ("theatre", "theater"),
+        ("centre", "center"),
+        ("grey", "gray"),
+        ("travelling", "traveling"),
+        ("neighbours", "neighbors"),
+        ("programme", "program"),
+        ("jewellery", "jewelry"),
+        ("apologise", "apologize"),
+    ],
+)
+def test_a_british_spelling_stems_as_the_american_one(british: str, american: str) -> None:
+    assert stem_word(british) == stem_word(american)
+    assert stem_word(british.capitalize()) == stem_word(american)
+    assert set(tokenize(f"my {british}", stems=True)) & set(tokenize(american, stems=True))
+
+
+def test_words_with_one_spelling_keep_their_own_stem() -> None:
+    assert stem_word("painting") == "paint"
+    assert stem_word("color") == "color"
+    # without stems (the knowledge base's exact words) the spelling is left alone
+    assert tokenize("favourite colour") == ["favourite", "colour"]
+
+
+@pytest.mark.parametrize(
+    ("hyphenated", "joined"),
+    [
+        ("I run to de-stress.", "How do you destress?"),
+        ("My co-workers threw a party.", "What did the coworkers do?"),
+        ("Her well-being comes first.", "wellbeing"),
+        ("Send me an e-mail.", "email"),
+        ("We run a non-profit.", "nonprofit"),
+    ],
+)
+def test_a_hyphenated_word_meets_the_same_word_written_as_one(hyphenated: str, joined: str) -> None:
+    for stems in (False, True):
+        shared = set(tokenize(hyphenated, stems=stems)) & set(query_terms(joined, stems=stems))
+        assert shared - {"de", "co", "well", "e", "non"}
+
+
+def test_identifiers_and_numbers_are_not_joined() -> None:
+    assert "user3" not in tokenize("user-3 on 2024-05-01")
+    assert "20240501" not in tokenize("user-3 on 2024-05-01")

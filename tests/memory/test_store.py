@@ -376,3 +376,28 @@ def test_relations_are_kept_per_owner_and_walked_only_as_allowed(small_graph: Me
         ["kuzu"], 2, 10, follows=Viewer("carol").relations(configured)
     )
     assert walked.relations == [] and walked.entities == ["kuzu"]
+
+
+def said(eid: str, text: str) -> EventRecord:
+    return EventRecord(id=eid, session_id="s1", run_id="r1", ts=1.0, role="user", content=text,
+                       segment_type="user_message", iteration=0)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("What is my favorite color?", "british"),  # American words find the British turn
+        ("my favourite colour", "american"),  # and the other way round
+        ("the theatre programme", "american"),
+    ],
+)
+def test_keyword_search_matches_british_and_american_spellings(
+    store: MemoryStore, query: str, found: str
+) -> None:
+    store.add_events([
+        said("british", "My favourite colour is teal, and I organised a theatre night."),
+        said("american", "Her favorite color is red; the theater program starts at eight."),
+        said("other", "We walked the dog along the river."),
+    ])  # fmt: skip
+    assert found in [hit.id for hit in store.keyword_search(query, 5)]
+    assert "other" not in [hit.id for hit in store.keyword_search(query, 5)]

@@ -6,7 +6,9 @@ ourselves; the keyword index stores them space-joined and only splits on spaces.
 
 A compound term (a date, a path, ``snake_case``, ``camelCase``) is emitted whole *and* as its
 parts: the whole term is rare, so BM25 ranks exact matches first, while the parts still let a
-partial query (``main.py``, ``camel``) find it.
+partial query (``main.py``, ``camel``) find it.  A hyphenated word is also emitted joined
+("de-stress" -> ``destress``, "well-being" -> ``wellbeing``): both are written (on the dev
+sets "de-stress" and "destress", "start-up" and "startup", "non-profit" and "nonprofit").
 
 Chinese is segmented with jieba's *search* mode (``lcut_for_search``): it yields the
 dictionary words plus their shorter in-dictionary sub-words (``中华人民共和国`` also gives
@@ -20,6 +22,13 @@ English word is also emitted as its Snowball stem when that differs (``painted``
 stays, so exact forms still rank first and an index written before stems existed keeps
 matching. Measured on the LoCoMo dev conversations (BM25 alone, R@10): words only 0.606,
 stems replacing words 0.647, word plus stem 0.641 (kept: no re-index of old stores).
+
+A British spelling is stemmed as its American one (``favourite`` -> ``favorit``, the stem of
+``favorite``; ``colour`` -> ``color``; ``organised`` -> ``organiz``): people who write one
+spelling talk with people, and models, who write the other, and a user's "my favourite
+colour" must be found by "favorite color".  The table is breame's 1,730 British words with
+their American spelling (the word-by-word list of dual spellings, Apache-2.0); a word in one
+spelling only, or in both, stays as it is.
 
 jieba loads its dictionary on first use (~0.5-1 s); call :func:`warm_up` at start-up to pay
 that in a background thread instead of on the first message.
@@ -75,6 +84,7 @@ _STEMMABLE = re.compile(r"[a-z]{4,}")
 # Shorter words are left alone ("was" is not "wa").
 _stemmer_lock = threading.Lock()
 _stem_words: Callable[[str], str] | None = None
+_american: dict[str, str] | None = None
 _jieba_lock = threading.Lock()
 _cut_for_search: Callable[[str], list[str]] | None = None
 
@@ -206,14 +216,29 @@ def _stemmer() -> Callable[[str], str]:
     return _stem_words
 
 
+def _spelled_american(lower: str) -> str:
+    """The American spelling of a British word ("colour" -> "color"); others as they are."""
+    global _american
+    if _american is None:
+        from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+
+        _american = BRITISH_ENGLISH_SPELLINGS
+    return _american.get(lower, lower)
+
+
+def _root(lower: str) -> str:
+    """The stem of a lower-case word of four letters or more, spelled the American way."""
+    return _stemmer()(_spelled_american(lower))
+
+
 def stem_word(word: str) -> str:
-    """The Snowball stem of an English word, lower-cased (short words stay whole)."""
+    """The Snowball stem of an English word, lower-cased (short words stay whole), British
+    spellings stemmed as American ones ("favourite" and "favorite" both give "favorit")."""
     lower = word.lower()
-    return _stemmer()(lower) if _STEMMABLE.fullmatch(lower) else lower
+    return _root(lower) if _STEMMABLE.fullmatch(lower) else lower
 
 
 def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
-    stem = _stemmer() if stems else None
     for match in _TOKEN.finditer(chunk):
         kind = match.lastgroup or "word"
         # Case is needed to split camelCase, so lower-case only after expanding.
@@ -222,10 +247,26 @@ def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
             yield term.lower()
         # Only plain words ("Painted", "studies"): identifiers and their parts stay exact.
         plain = kind == "word" and _STEMMABLE.fullmatch(word.lower()) and word[1:].islower()
-        if stem is not None and plain:
-            root = stem(word.lower())
+        if stems and plain:
+            root = _root(word.lower())
             if root != word.lower():
                 yield root
+        if kind == "word" and "-" in word:
+            yield from _joined(word.lower(), stems)
+
+
+def _joined(word: str, stems: bool) -> Iterator[str]:
+    """A hyphenated word written as one ("de-stress" -> "destress", "co-workers" ->
+    "coworkers" and its stem): people write both, and the parts alone ("de", "co") miss."""
+    parts = word.split("-")
+    if len(parts) < 2 or not all(part.isalpha() and part.isascii() for part in parts):
+        return
+    joined = "".join(parts)
+    yield joined
+    if stems and _STEMMABLE.fullmatch(joined):
+        root = _root(joined)
+        if root != joined:
+            yield root
 
 
 def _han_terms(run: str) -> Iterator[str]:
@@ -275,7 +316,8 @@ def _chunks(text: str) -> Iterator[tuple[bool, str]]:
 
 def tokenize(text: str, *, stems: bool = False) -> list[str]:
     """Lower-cased search terms of ``text`` in order, repeats kept (they feed BM25's tf);
-    with ``stems``, each plain English word is followed by its stem when that differs."""
+    with ``stems``, each plain English word is followed by its stem when that differs (a
+    British spelling's stem is its American spelling's)."""
     # NFKC folds full-width digits and letters ("２０２４", "ＡＰＩ") to ASCII.
     normal = unicodedata.normalize("NFKC", text)
     terms: list[str] = []
