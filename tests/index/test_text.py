@@ -160,3 +160,19 @@ def test_a_hyphenated_word_meets_the_same_word_written_as_one(hyphenated: str, j
 def test_identifiers_and_numbers_are_not_joined() -> None:
     assert "user3" not in tokenize("user-3 on 2024-05-01")
     assert "20240501" not in tokenize("user-3 on 2024-05-01")
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [("children", "child"), ("wives", "wife"), ("women", "woman"), ("men", "man"),
+     ("teeth", "tooth"), ("knives", "knife")],
+)  # fmt: skip
+def test_an_irregular_plural_meets_its_singular(plural: str, singular: str) -> None:
+    assert stem_word(plural) == stem_word(singular)
+    said = set(tokenize(f"Her {plural} were there.", stems=True))
+    assert said & set(query_terms(f"Where was her {singular}?", stems=True))
+
+
+def test_a_plural_that_is_also_a_verb_keeps_the_verb() -> None:
+    # "she lives in Oslo" must still meet "where does she live"
+    assert stem_word("lives") == stem_word("live")
