@@ -176,3 +176,20 @@ def test_an_irregular_plural_meets_its_singular(plural: str, singular: str) -> N
 def test_a_plural_that_is_also_a_verb_keeps_the_verb() -> None:
     # "she lives in Oslo" must still meet "where does she live"
     assert stem_word("lives") == stem_word("live")
+
+
+@pytest.mark.parametrize(
+    ("chat", "question"),
+    [
+        ("My kids loved the museum.", "What did her children love?"),
+        ("The kid was thrilled.", "How was the child?"),
+        ("My mom gave me this necklace.", "What did her mother give her?"),
+        ("Grandma taught me to knit.", "Who taught her grandmother's craft?"),
+        ("My dad fixed the bike.", "What did her father fix?"),
+        ("My hubby cooked dinner.", "What did her husband cook?"),
+    ],
+)
+def test_family_words_people_chat_in_meet_the_plain_ones(chat: str, question: str) -> None:
+    said = set(tokenize(chat, stems=True))
+    asked = set(query_terms(question, stems=True))
+    assert said & asked - {"museum", "bike", "dinner", "necklace"}
