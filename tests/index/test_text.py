@@ -157,9 +157,11 @@ def test_a_hyphenated_word_meets_the_same_word_written_as_one(hyphenated: str, j
         assert shared - {"de", "co", "well", "e", "non"}
 
 
-def test_identifiers_and_numbers_are_not_joined() -> None:
+def test_identifiers_numbers_and_reduplications_are_not_joined() -> None:
     assert "user3" not in tokenize("user-3 on 2024-05-01")
     assert "20240501" not in tokenize("user-3 on 2024-05-01")
+    assert "soso" not in tokenize("It was so-so.")
+    assert "halhal" not in tokenize("hal-hal kecil")  # Indonesian plural: things
 
 
 @pytest.mark.parametrize(

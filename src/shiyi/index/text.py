@@ -312,6 +312,8 @@ def _joined(word: str, stems: bool) -> Iterator[str]:
     parts = word.split("-")
     if len(parts) < 2 or not all(part.isalpha() and part.isascii() for part in parts):
         return
+    if len(set(parts)) == 1:
+        return  # a reduplication ("so-so"; Indonesian "hal-hal", things) is never one word
     joined = "".join(parts)
     yield joined
     if stems and _stemmable(joined):
