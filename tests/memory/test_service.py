@@ -147,6 +147,22 @@ def test_relink_brings_turns_stored_without_links_into_the_graph(memory: Memory)
     assert ids(memory.search("Biscuit", mode="graph"))[:2] in (["e0", "e5"], ["e5", "e0"])
 
 
+def test_relink_indexes_the_words_of_turns_and_facts_stored_before_again(
+    memory: Memory,
+) -> None:
+    # A store from before keyword search stemmed family words and British spellings: its
+    # keyword entries hold only what the older version read (simulated: fewer words).
+    memory.store.add_events([event(41, "My kids finally got their favourite colour bikes.")])
+    fact = memory.remember("Grandma's recipe uses two eggs", kind="semantic")
+    memory.store.index_keywords([("e41", "event", "bikes")])
+    memory.store.index_keywords([(fact.id, "fact", "recipe")])
+    assert "e41" not in ids(memory.search("children favorite color", mode="keyword"))
+    assert fact.id not in ids(memory.search("grandmother eggs", mode="keyword"))
+    memory.relink()
+    assert ids(memory.search("children favorite color", mode="keyword"))[0] == "e41"
+    assert ids(memory.search("grandmother eggs", mode="keyword"))[0] == fact.id
+
+
 def test_expand_returns_neighbouring_turns(memory: Memory) -> None:
     around = memory.expand("run_a:2:0", window=1)
     assert [e.id for e in around] == ["e1", "e2", "e3"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from shiyi.index.types import Embedder as Embedder  # memory code names it from here too
 from shiyi.memory.models import (
@@ -42,6 +42,10 @@ class MemoryStore(Protocol):
     def set_embeddings(
         self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]
     ) -> None: ...
+    def index_keywords(self, items: Sequence[tuple[str, Literal["event", "fact"], str]]) -> int:
+        """Index (id, node, text) for keyword search again, replacing an id's earlier terms
+        (after an upgrade that reads text differently: ``shiyi memory relink``)."""
+        ...
 
     def upsert_entities(self, entities: Sequence[EntityRecord]) -> None: ...
     def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:

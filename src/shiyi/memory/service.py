@@ -13,6 +13,7 @@ from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
+from shiyi.memory.intake.relink import relink as relink_store
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
@@ -56,9 +57,6 @@ from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, cla
 
 log = logging.getLogger(__name__)
 REINDEX_CHUNK = 5000
-RELINK_CHUNK = 1000
-"""Turns linked per step of :meth:`Memory.relink`: what the worker links at once (16 jobs of
-64), large enough for the graph's bulk edge insert."""
 
 
 class Memory:
@@ -553,18 +551,9 @@ class Memory:
         return done
 
     def relink(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Link every stored turn to its names and topics again; returns how many turns.
-
-        For a store written before the graph linked more (topics joined on 2026-11-24):
-        its older turns reach the graph path only after this.  Idempotent, so an
-        interrupted relink is simply run again.  ``progress(done, total)`` after each chunk.
-        """
-        ids = [event.id for event in self.store.recent_events(10**9)][::-1]
-        for start in range(0, len(ids), RELINK_CHUNK):
-            self.worker.link_events(ids[start : start + RELINK_CHUNK])
-            if progress is not None:
-                progress(min(start + RELINK_CHUNK, len(ids)), len(ids))
-        return len(ids)
+        """Link every stored turn to its names and topics again and index its words again
+        (:mod:`shiyi.memory.intake.relink`); returns how many turns."""
+        return relink_store(self.store, self.worker.link_events, progress)
 
     def stats(self) -> dict[str, int]:
         counts = self.store.counts()

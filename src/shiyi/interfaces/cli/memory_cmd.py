@@ -372,8 +372,9 @@ def reindex(
 
 @memory_app.command("relink")
 def relink(config: ConfigOption = None) -> None:
-    """Link every stored turn to its names and topics again (after an upgrade that links
-    more: older turns reach the graph path only after this)."""
+    """Link every stored turn to its names and topics again and index its words again (after
+    an upgrade that links more or reads text differently: older turns and facts reach the
+    graph and keyword paths as new ones do only after this)."""
     started = time.monotonic()
 
     def progress(done: int, total: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from shiyi.errors import StorageError
 from shiyi.index.keyword import KeywordIndex
@@ -140,6 +141,9 @@ class EmbeddedStore:
 
     def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:
         self.graph.set_embeddings(node, vectors)
+
+    def index_keywords(self, items: Sequence[tuple[str, Literal["event", "fact"], str]]) -> int:
+        return self.keywords.add(items)
 
     def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
         self.graph.upsert_entities(entities)

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import psycopg
@@ -198,6 +199,10 @@ class PostgresStore:
     def set_embeddings(self, node: NodeKind, vectors: Sequence[tuple[str, list[float]]]) -> None:
         with self._tx() as conn:
             writes.set_embeddings(conn, node, vectors, self.dimension)
+
+    def index_keywords(self, items: Sequence[tuple[str, Literal["event", "fact"], str]]) -> int:
+        with self._tx() as conn:
+            return keywords.index(conn, nul_free(list(items)))
 
     def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
         with self._tx() as conn:
