@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -98,8 +98,7 @@ def _speaker_bonus(
     speakers = {e.role for e in events.values() if e.role not in NOT_SPEAKERS}
     named = speakers & signals.names
     if aliases and signals.people - speakers and speakers:
-        turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
-        named |= named_speakers(signals.people, speakers, lambda: called(turns, speakers))
+        named |= named_speakers(signals.people, speakers, _calls(events, speakers))
     if named == speakers and signals.subject:
         named = _the_subject(signals.subject, speakers, events, aliases)
     if not named or named == speakers:
@@ -109,16 +108,25 @@ def _speaker_bonus(
             scores[key] += SPEAKER_BONUS
 
 
+def _calls(
+    events: Mapping[str, EventRecord], speakers: set[str]
+) -> Callable[[], Mapping[str, set[str]]]:
+    """What the candidates' turns call each speaker, read only when a name needs it."""
+
+    def read() -> Mapping[str, set[str]]:
+        turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
+        return called(turns, speakers)
+
+    return read
+
+
 def _the_subject(
     subject: str, speakers: set[str], events: Mapping[str, EventRecord], aliases: bool
 ) -> set[str]:
     """The speaker a question naming every speaker asks about ("What did Jon tell Gina?")."""
     if subject in speakers:
         return {subject}
-    if not aliases:
-        return set()
-    turns = [(e.role, e.content) for e in events.values() if e.role in speakers]
-    return named_speakers([subject], speakers, lambda: called(turns, speakers))
+    return named_speakers([subject], speakers, _calls(events, speakers)) if aliases else set()
 
 
 def _time_bonus(
