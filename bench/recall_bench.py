@@ -16,9 +16,9 @@ own one of the first k hits, as the RealMem protocol counts).  In the same run, 
   bare text and over ``"(day) Speaker: text"``, and RRF(BM25, MiniLM) with k=60;
 * shiyi's modes (hybrid, semantic, keyword, graph, recent) with query p50/p95;
 * hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, no
-  speakers, no time windows, no episodes, no neighbours, no run coverage, no graph bridge,
-  no run spread or run similarity (both only act in a user–assistant memory),
-  the graph path not voting);
+  speakers, no time windows, no told-when (nor told how often), no episodes, no neighbours,
+  no run coverage, no graph bridge, no run spread or run similarity (both only act in a
+  user–assistant memory), the graph path not voting);
 * neighbour expansion: the top 5 hits each bring the turns before and after them, counted
   separately (``R@5+nb``: evidence among the hits and their neighbours);
 * hybrid recall@10 per LoCoMo category and per detected intent.

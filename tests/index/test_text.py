@@ -195,3 +195,33 @@ def test_family_words_people_chat_in_meet_the_plain_ones(chat: str, question: st
     said = set(tokenize(chat, stems=True))
     asked = set(query_terms(question, stems=True))
     assert said & asked - {"museum", "bike", "dinner", "necklace"}
+
+
+@pytest.mark.parametrize(
+    ("chat", "question"),
+    [
+        ("omg happy bday!!", "What did she say on his birthday?"),
+        ("Happy b-day, Jo!", "Who wished Jo a happy birthday?"),
+        ("sending u a pic of the puppy", "Did she share a picture of the puppy?"),
+        ("my bf got me flowers", "What did her boyfriend give her?"),
+        ("my fave band is playing tonite", "What is her favorite band?"),
+        ("had a long convo with my landlord", "What was the conversation with the landlord?"),
+        ("the vacay in Crete was perfect", "Where did she go on vacation?"),
+        ("dinner w the fam", "What did she do with her family?"),
+        ("my bestie moved to Leeds", "Where did her best friend move?"),
+        ("I start uni in the fall", "When does she start university?"),
+    ],
+)
+def test_short_forms_people_type_meet_the_words_questions_ask_with(
+    chat: str, question: str
+) -> None:
+    said = set(tokenize(chat, stems=True))
+    asked = set(query_terms(question, stems=True))
+    shared = {"puppy", "landlord", "crete", "leeds", "band", "jo", "happy", "happi", "fall"}
+    assert said & asked - shared
+
+
+def test_short_forms_with_two_readings_stay_as_typed() -> None:
+    # "doc" is a doctor or a document, "min" a minute or a minimum, "hw" homework or hardware
+    for word in ("doc", "min", "hw", "yr"):
+        assert stem_word(word) == word

@@ -386,6 +386,26 @@ def said(eid: str, text: str) -> EventRecord:
 @pytest.mark.parametrize(
     ("query", "found"),
     [
+        ("What did Sam do for his birthday?", "bday"),
+        ("Did Lea send a picture of her boyfriend?", "pic"),
+    ],
+)
+def test_keyword_search_meets_the_short_forms_people_type(
+    store: MemoryStore, query: str, found: str
+) -> None:
+    store.add_events([
+        said("bday", "best bday dinner ever, thx for coming"),
+        said("pic", "sending u a pic of my bf rn"),
+        said("other", "We walked the dog along the river."),
+    ])  # fmt: skip
+    ids = [hit.id for hit in store.keyword_search(query, 5)]
+    assert ids[:1] == [found]
+    assert "other" not in ids
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
         ("What is my favorite color?", "british"),  # American words find the British turn
         ("my favourite colour", "american"),  # and the other way round
         ("the theatre programme", "american"),

@@ -89,6 +89,8 @@ def test_english_times_are_read_however_people_say_them(
         ("What did Ana cook on Christmas?", {12}),
         ("What did Ana get on Valentine's Day?", {2}),
         ("Where did Ana go over Easter?", {3, 4}),
+        ("What did Ana do between May and July?", {5, 6, 7}),
+        ("Where did Ana live from November to February?", {11, 12, 1, 2}),
     ],
 )
 def test_a_month_season_or_holiday_without_a_year_is_those_months(

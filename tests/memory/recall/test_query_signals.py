@@ -211,6 +211,21 @@ def test_intent_is_recognised_without_a_model(query: str, intent: str) -> None:
         "Tell me when Jordan got promoted.",
         "你还记得我们是哪个月搬家的吗？",
         "小王学吉他多长时间了？",
+        "Has Priya ever been to Lisbon, and if so when?",
+        "What's the date Omar graduated?",
+        "How much time passed between the move and the wedding?",
+        "How much later did Lena start her new job?",
+        "What was the last time Omar went camping?",
+        "What's the time frame for the renovation?",
+        "Over what period did Ken train for the marathon?",
+        "During what part of the year does Ana visit her grandmother?",
+        "At what stage of his life did Leo learn to swim?",
+        "Do you remember roughly when Eli got his first guitar?",
+        "What duration was the course Gus took?",
+        "小王多少天前搬的家？",
+        "你还记得我们是哪段时间去旅行的吗？",
+        "他是在哪个年代出生的？",
+        "她花了多少小时准备考试？",
     ],
 )
 def test_questions_about_time_are_temporal_however_phrased(query: str) -> None:
@@ -225,6 +240,8 @@ def test_questions_about_time_are_temporal_however_phrased(query: str) -> None:
         "How many cats does Ana have?",  # counting things, not time
         "What was first on the agenda?",
         "What point did Raj make about the rent?",
+        "Which stage did the band play on?",  # a platform, not a stage of life
+        "What did Ana cook when her parents visited?",
     ],
 )
 def test_when_as_a_conjunction_or_a_count_is_not_a_time_question(query: str) -> None:
@@ -236,3 +253,20 @@ def test_recency_cues_and_the_kinds_an_intent_prefers() -> None:
     assert not understand("What is John reading?", NOW).recent
     assert understand("How do I release a new version?", NOW).kinds == ("procedural",)
     assert understand("What music do I like?", NOW).kinds == ("preference",)
+
+
+@pytest.mark.parametrize(
+    ("query", "how_often"),
+    [
+        ("How often does Sam go climbing?", True),
+        ("How frequently do they meet?", True),
+        ("How many times a week does Ana swim?", True),
+        ("她多久一次去健身房？", True),
+        ("每周几次跑步？", True),
+        ("How many times has Ana been to Paris?", False),  # a count, not a rate
+        ("When did Sam start climbing?", False),
+        ("Does Sam often climb?", False),
+    ],
+)
+def test_a_question_asking_how_often(query: str, how_often: bool) -> None:
+    assert understand(query, NOW).how_often is how_often

@@ -78,6 +78,17 @@ from shiyi.memory.text.time_words import MAX_CHARS, says_when
         "The morning after the party I slept in.",
         "I got the keys on the 5th.",
         "I met her a while back at a conference.",
+        "I spent the weekend hiking with my cousins.",
+        "Worked all weekend on the deck.",
+        # short forms people type in chats
+        "had the best dinner yday",
+        "party at my place tonite!!",
+        "ran for 2 hrs this morning",
+        "we've been dating for 3 yrs",
+        "went out fri nite w the girls",
+        "on my bday we went bowling",
+        "spent the wknd at the lake",
+        "over the hols we went skiing",
     ],
 )
 def test_a_turn_placing_an_event_in_time(text: str) -> None:
@@ -110,6 +121,9 @@ def test_a_turn_placing_an_event_in_time(text: str) -> None:
         "I have two kids in school.",
         "My birthday cake recipe is the best.",
         "I'm usually free in the afternoon.",
+        "The weekend is my favourite part of the week.",
+        "sent u a pic of my bf",
+        "A weekend trip sounds fun.",
     ],
 )
 def test_a_turn_that_does_not(text: str) -> None:

@@ -81,7 +81,8 @@ class Boosts:
     time: bool = True
     told_when: bool = True
     """A "when" question favours turns that place an event in time
-    (:mod:`shiyi.memory.text.time_words`)."""
+    (:mod:`shiyi.memory.text.time_words`), a "how often" one turns that give a rate
+    (:mod:`shiyi.memory.text.how_often`)."""
     episodes: bool = True
     neighbours: bool = True
     coverage: bool = True

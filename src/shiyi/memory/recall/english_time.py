@@ -8,7 +8,8 @@ The same reading for Chinese is :mod:`shiyi.memory.recall.chinese_time`; both fe
 * **a period**: "December 2022", "between May and July 2023", "in 2022", "early 2023",
   "summer 2022" (the year: which months a season is depends on the hemisphere), "in '22";
 * **a month of any year**: "in June", "in late June", "mid-June", "the end of May",
-  "on May 7th", "on 3rd August"; a holiday without a year ("on Christmas");
+  "on May 7th", "on 3rd August", "between May and July"; a holiday without a year ("on
+  Christmas");
 * **counted back** from the date in the question, else from ``now``: "yesterday",
   "last night", "today", "tonight", "this morning", "the day before yesterday", "the other
   day", "last week/weekend/month/year", "the week before last", "the past few days", "this
@@ -48,6 +49,10 @@ _MONTH_ALONE = re.compile(
     rf"\b(?:(?:in|during|since|by|until|of|on)\s+{_PART}?|{_PART}){MONTH}(?!\w){_YEAR_AHEAD}"
 )
 """A month without a year: "in June", "in late June", "mid-June", "the end of May"."""
+_MONTH_RANGE_ALONE = re.compile(
+    rf"\b(?:between|from)\s+{MONTH}\s+(?:and|to|until|till|through)\s+{MONTH}(?!\w){_YEAR_AHEAD}"
+)
+""""between May and July", "from November to February": every month from one to the other."""
 _DAY_MONTH = re.compile(
     rf"\b(?:(?:on|the)\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th))\s+(?:of\s+)?"
     rf"{MONTH}(?!\w){_YEAR_AHEAD}"
@@ -230,6 +235,9 @@ def months(text: str) -> set[int]:
     """Months of any year: a month or a holiday named without a year."""
     found = {_month(m[1]) for m in _MONTH_ALONE.finditer(text)}
     found |= {_month(m[1]) for m in _DAY_MONTH.finditer(text)}
+    for match in _MONTH_RANGE_ALONE.finditer(text):
+        first, last = _month(match[1]), _month(match[2])
+        found |= {(first - 1 + i) % 12 + 1 for i in range((last - first) % 12 + 1)}
     for match in _HOLIDAY_YEAR.finditer(text):
         if not match[2]:
             found |= _holiday_month(match[1])

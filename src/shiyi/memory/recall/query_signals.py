@@ -50,23 +50,44 @@ _RECENT = re.compile(
     r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now)\b"
     r"|最近|最新|现在|目前"
 )
+_TIME_NOUN = (
+    r"(?:date|day|month|year|time|week|weekend|season|age|decade|period|era|time\s*frame"
+    r"|(?:stage|phase)\s+(?:of|in)|part\s+of\s+the\s+(?:year|day|week|month))\b"
+)
+"""What a "what/which ..." question asks for when it asks about time."""
 # Ways people ask when, how long or in what order, from general usage (not from any data
-# set): "since when", "do you know when", "at what age", "how many weeks", "before or after".
+# set): "since when", "do you know when", "at what age", "how many weeks", "before or after",
+# "and if so, when?", "what's the date", "how much later", "over what period".  "When" asks
+# only where a question is: at the start, before "?" or an auxiliary ("when did"); elsewhere
+# it joins two clauses ("what did Ana cook when her parents visited?").
 _TEMPORAL = re.compile(
     r"^\s*(?:(?:and|so|roughly|about|around|approximately|exactly)\s+)?when\b"
     r"|\b(?:since|until|till|by|from)\s+when\b"
-    r"|\b(?:know|tell\s+me|remind\s+me|remember|recall|ask(?:ed)?|wonder(?:ing)?)\s+when\b"
-    r"|\b(?:what|which)\s+(?:date|day|month|year|time|week|weekend|season|age|decade)\b"
-    r"|\bat\s+what\s+point\b"
+    r"|\b(?:know|tell\s+me|remind\s+me|remember|recall|ask(?:ed)?|wonder(?:ing)?)"
+    r"\s+(?:(?:roughly|about|around|approximately|exactly|just)\s+)?when\b"
+    r"|\bwhen\s*\?|\bwhen\s+(?:did|was|were|is|are|does|do|will|has|have|had)\b"
+    rf"|\b(?:what|which)\s+{_TIME_NOUN}"
+    rf"|\b(?:what|which)(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:\w+\s+)?{_TIME_NOUN}"
+    r"|\bat\s+what\s+point\b|\bthe\s+duration\s+of\b|\bwhat\s+duration\b"
     r"|\bhow\s+(?:long|old|soon|recently)\b"
+    r"|\bhow\s+much\s+(?:time|later|earlier|sooner|longer|older|younger)\b"
     r"|\bhow\s+many\s+(?:minutes|hours|days|nights|weeks|weekends|months|years|decades)\b"
     r"|\bthe\s+date\s+of\b|\btimeline\b|\bbefore\s+or\s+after\b"
     r"|\b(?:came|happened)\s+first\b|\bwhich\s+was\s+first\b"
     rf"|\b{english_time.SEASON}\s+or\s+{english_time.SEASON}\b"
     r"|什么时候|啥时候|什么时间|哪天|哪一天|哪一年|哪年|哪个月|几月|几号|几点|何时|多久|多长时间"
     r"|多少年|几年|几个月|几个星期|几周|几天|几岁|多少岁|多大的时候|哪个季节|什么季节|先后"
+    r"|多少个?(?:天|周|星期|月|小时|钟头|分钟)|哪段时间|哪个时期|什么时期|哪个年代|什么年代"
     r"|之前还是之后|前还是后|哪个先|谁先"
 )
+_HOW_OFTEN = re.compile(
+    r"\bhow\s+(?:often|frequently|regularly)\b"
+    r"|\bhow\s+many\s+times\s+(?:a|an|per|each|every)\s+\w+"
+    r"|\b(?:what|which)\s+frequency\b|\bon\s+what\s+basis\b"
+    r"|多久一次|多长时间一次|隔多久|多经常|频率|(?:一|每)(?:天|周|星期|个月|年)几次|几天一次"
+)
+"""Asking how often: "how often", "how many times a week" (not "how many times has she been
+to Paris", a count)."""
 _MULTI_HOP = re.compile(
     r"\bboth\b|\bin common\b|\ball\s+the\b"
     r"|\bhow many\b|\bwhich\s+\w+\s+(?:has|have)\b|\beach\b|都|共同"
@@ -113,6 +134,8 @@ class QuerySignals:
     terms: frozenset[str] = frozenset()
     """The query's search terms with their stems, as the keyword index reads them."""
     subject: str = ""
+    how_often: bool = False
+    """The question asks how often something happens ("how often does Sam climb?")."""
 
     @property
     def timed(self) -> bool:
@@ -161,6 +184,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         kinds=INTENT_KINDS.get(intent, ()) or favoured_kinds(query),
         terms=frozenset(tokenize(query, stems=True)),
         subject=_subject(_WORD.findall(text), people),
+        how_often=_HOW_OFTEN.search(text) is not None,
     )
 
 

@@ -31,12 +31,13 @@ def _set(words: str) -> frozenset[str]:
 _WORD = re.compile(r"[a-z]+|\d+")
 _ALONE = _set(
     "yesterday tonight today tomorrow recently lately ago fortnight christmas xmas easter"
-    " thanksgiving halloween valentine valentines"
+    " thanksgiving halloween valentine valentines yday tonite tmrw tmr"
 )
-"""A holiday is a date ("we spent Christmas with my parents")."""
+"""A holiday is a date ("we spent Christmas with my parents"); with the short forms people
+type ("yday", "tonite")."""
 _UNITS = _set(
     "minute minutes hour hours day days night nights week weeks weekend weekends month months "
-    "year years decade decades"
+    "year years decade decades hrs mins wks yrs wknd wknds nite nites"
 )
 _WEEKDAYS = _set(
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
@@ -46,7 +47,7 @@ _WEEKDAYS = _set(
 relative word, or before a part of the day ("Friday night"), so "sat" the verb and "the sun"
 are not days."""
 _SEASONS = _set("spring summer autumn fall winter")
-_PARTS = _SEASONS | _set("morning afternoon evening night")
+_PARTS = _SEASONS | _set("morning afternoon evening night nite")
 _MONTHS = _set(
     "january february march april may june july august september october november december"
 )
@@ -84,7 +85,9 @@ _SCHOOLS = _set("college university uni kindergarten")
 _SCHOOL_KINDS = _set("high middle elementary primary secondary grad graduate")
 _AROUND = _set("in since after before during until till through throughout")
 """Before a stage of life that dates something: "in college", "after high school"."""
-_OCCASIONS = _set("birthday anniversary graduation honeymoon retirement wedding")
+_BREAKS = _set("weekend wknd holidays holiday hols")
+_BEFORE_THE_WEEKEND = _set("over during at on spent spend spending")
+_OCCASIONS = _set("birthday bday anniversary graduation honeymoon retirement wedding")
 _POSSESSIVE = _set("my our his her their your s")
 _AT_OCCASION = _set("on for at after before since during until")
 _ORDINAL = _set("st nd rd th")
@@ -98,6 +101,7 @@ _TRIGGERS = (
     | _SEASONS
     | _SCHOOLS
     | _OCCASIONS
+    | _BREAKS
     | {"school", "just", "since", "when", "as", "growing", "age", "aged", "new", "back", "while"}
     | {"morning", "evening"}
 )
@@ -159,7 +163,7 @@ def _placed_at(words: list[str], i: int) -> bool:
         return _school(words, i)
     if word in _OCCASIONS:
         return _occasion(words, i)
-    return word in ("weekend", "holidays", "holiday") and _the_weekend(words, i)
+    return word in _BREAKS and _the_weekend(words, i)
 
 
 def _at(words: list[str], i: int) -> str:
@@ -250,8 +254,11 @@ def _occasion(words: list[str], i: int) -> bool:
 
 
 def _the_weekend(words: list[str], i: int) -> bool:
-    """ "over the weekend", "at the weekend", "on the weekend", "during the holidays"."""
-    return _at(words, i - 1) == "the" and _at(words, i - 2) in ("over", "during", "at", "on")
+    """ "over the weekend", "at the weekend", "spent the weekend", "during the holidays",
+    "all weekend"."""
+    if _at(words, i - 1) == "all":
+        return True
+    return _at(words, i - 1) == "the" and _at(words, i - 2) in _BEFORE_THE_WEEKEND
 
 
 def _day_before(words: list[str], i: int) -> bool:
