@@ -226,6 +226,9 @@ def test_intent_is_recognised_without_a_model(query: str, intent: str) -> None:
         "你还记得我们是哪段时间去旅行的吗？",
         "他是在哪个年代出生的？",
         "她花了多少小时准备考试？",
+        "Did Jon start the job before Gina opened her shop?",
+        "Was Ravi promoted after he moved to Leeds?",
+        "Had Ana visited Rome before she got married?",
     ],
 )
 def test_questions_about_time_are_temporal_however_phrased(query: str) -> None:
@@ -242,6 +245,8 @@ def test_questions_about_time_are_temporal_however_phrased(query: str) -> None:
         "What point did Raj make about the rent?",
         "Which stage did the band play on?",  # a platform, not a stage of life
         "What did Ana cook when her parents visited?",
+        "Did you live in Paris before?",
+        "Did Tom eat before the game?",
     ],
 )
 def test_when_as_a_conjunction_or_a_count_is_not_a_time_question(query: str) -> None:

@@ -55,11 +55,18 @@ _TIME_NOUN = (
     r"|(?:stage|phase)\s+(?:of|in)|part\s+of\s+the\s+(?:year|day|week|month))\b"
 )
 """What a "what/which ..." question asks for when it asks about time."""
+_DONE_VERB = (
+    r"(?:\w+ed|got|went|began|left|met|came|took|bought|won|lost|found|made|had|saw|became"
+    r"|sold|quit|was|were)\b"
+)
+"""A past tense: "did Jon start the job before Gina *opened* her shop?" orders two events."""
 # Ways people ask when, how long or in what order, from general usage (not from any data
 # set): "since when", "do you know when", "at what age", "how many weeks", "before or after",
 # "and if so, when?", "what's the date", "how much later", "over what period".  "When" asks
 # only where a question is: at the start, before "?" or an auxiliary ("when did"); elsewhere
-# it joins two clauses ("what did Ana cook when her parents visited?").
+# it joins two clauses ("what did Ana cook when her parents visited?").  A yes/no question
+# with "before"/"after" and a clause asks which came first ("Did Jon start the job before
+# Gina opened her shop?"); with a plain noun it does not ("Did Tom eat before the game?").
 _TEMPORAL = re.compile(
     r"^\s*(?:(?:and|so|roughly|about|around|approximately|exactly)\s+)?when\b"
     r"|\b(?:since|until|till|by|from)\s+when\b"
@@ -74,6 +81,7 @@ _TEMPORAL = re.compile(
     r"|\bhow\s+many\s+(?:minutes|hours|days|nights|weeks|weekends|months|years|decades)\b"
     r"|\bthe\s+date\s+of\b|\btimeline\b|\bbefore\s+or\s+after\b"
     r"|\b(?:came|happened)\s+first\b|\bwhich\s+was\s+first\b"
+    rf"|^\s*(?:did|was|were|had|has|have)\b[^?]*?\b(?:before|after)\s+(?:\w+\s+){{0,3}}?{_DONE_VERB}"
     rf"|\b{english_time.SEASON}\s+or\s+{english_time.SEASON}\b"
     r"|什么时候|啥时候|什么时间|哪天|哪一天|哪一年|哪年|哪个月|几月|几号|几点|何时|多久|多长时间"
     r"|多少年|几年|几个月|几个星期|几周|几天|几岁|多少岁|多大的时候|哪个季节|什么季节|先后"
