@@ -70,6 +70,9 @@ def windows(query: str, now: float = NOW) -> list[tuple[str, str]]:
         ("What did Ana wear on Halloween 2021?", [("2021-10-31", "2021-11-01")]),
         # a year written short
         ("Where did Ana live in '22?", [("2022-01-01", "2023-01-01")]),
+        # the week a date falls in (Monday on)
+        ("What did Ana do in the week of May 10, 2023?", [("2023-05-08", "2023-05-15")]),
+        ("What happened the week of the 3rd of May 2023?", [("2023-05-01", "2023-05-08")]),
     ],
 )
 def test_english_times_are_read_however_people_say_them(

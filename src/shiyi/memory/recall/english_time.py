@@ -4,7 +4,8 @@ The same reading for Chinese is :mod:`shiyi.memory.recall.chinese_time`; both fe
 :func:`shiyi.memory.recall.query_signals.understand`.  Texts arrive lower-cased, on one line.
 
 * **a day**: "May 3, 2023", "3 May 2023", "the 3rd of May, 2023", "2023-05-03", "5/7/2023"
-  (both readings), a holiday with its year ("Christmas 2022", "New Year's Eve 2022");
+  (both readings), a holiday with its year ("Christmas 2022", "New Year's Eve 2022"); the
+  week of a date ("the week of May 8, 2023": Monday to Sunday);
 * **a period**: "December 2022", "between May and July 2023", "in 2022", "early 2023",
   "summer 2022" (the year: which months a season is depends on the hemisphere), "in '22";
 * **a month of any year**: "in June", "in late June", "mid-June", "the end of May",
@@ -67,6 +68,7 @@ _SHORT_YEAR = re.compile(r"\b(?:in|since|of|by|around|during)\s+['’](\d\d)\b")
 _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})\b")
 _SLASH_DAY = re.compile(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)\b")
 """5/7/2023: May 7 in the US, 5 July elsewhere; both are searched."""
+_WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$")
 _MONTH_RANGE = re.compile(
     rf"\b(?:between|from)\s+{MONTH}\s+(?:and|to|until|till|through)\s+{MONTH},?\s+(\d{{4}})\b"
 )
@@ -199,11 +201,29 @@ def _holiday_month(name: str) -> set[int]:
     return {_holiday(name, 2001).month}
 
 
+def _in_its_week(text: str, match: re.Match[str], day: Window | None) -> Window | None:
+    """The week (Monday on) of a date asked about as "the week of May 8, 2023"."""
+    if day is None or not _WEEK_OF.search(text, max(0, match.start() - 12), match.start()):
+        return day
+    monday = day[0] - timedelta(days=day[0].weekday())
+    return monday, monday + timedelta(days=7)
+
+
 def explicit_days(text: str) -> list[Window]:
-    """One-day windows for the full dates and the holidays with their year in ``text``."""
-    days = [_day_window(int(m[3]), _month(m[2]), int(m[1])) for m in _DAY_FIRST.finditer(text)]
-    days += [_day_window(int(m[3]), _month(m[1]), int(m[2])) for m in _MONTH_FIRST.finditer(text)]
-    days += [_day_window(int(m[1]), int(m[2]), int(m[3])) for m in _ISO_DAY.finditer(text)]
+    """One-day windows for the full dates and the holidays with their year in ``text``; a
+    week's for a date after "the week of"."""
+    days = [
+        _in_its_week(text, m, _day_window(int(m[3]), _month(m[2]), int(m[1])))
+        for m in _DAY_FIRST.finditer(text)
+    ]
+    days += [
+        _in_its_week(text, m, _day_window(int(m[3]), _month(m[1]), int(m[2])))
+        for m in _MONTH_FIRST.finditer(text)
+    ]
+    days += [
+        _in_its_week(text, m, _day_window(int(m[1]), int(m[2]), int(m[3])))
+        for m in _ISO_DAY.finditer(text)
+    ]
     for m in _SLASH_DAY.finditer(text):
         first, second, year = int(m[1]), int(m[2]), int(m[3])
         days += [_day_window(year, first, second)]
