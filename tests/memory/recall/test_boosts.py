@@ -9,6 +9,7 @@ import pytest
 
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.recall.boosts import (
+    ANSWER_SHARE,
     COVERAGE_WEIGHT,
     EPISODE_SHARE,
     NEIGHBOUR_SHARE,
@@ -128,6 +129,47 @@ def test_a_turn_borrows_from_the_best_of_its_episode_and_its_neighbours() -> Non
     assert out["far"] == pytest.approx(EPISODE_SHARE * 3.0)
     assert out["other"] == 0.0
     assert out["q"] == pytest.approx(3.0 + EPISODE_SHARE * 3.0)  # its neighbour scored 0
+
+
+def spoken(key: str, role: str, iteration: int, text: str) -> EventRecord:
+    return EventRecord(key, "conv", "s1", MAY_8, role, text, "imported", iteration)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Any plans for the summer?",
+        "What do you think?! :)",
+        "How was it? [shared an image: a photo of a dog]",
+        "Really? 😂",
+        "你周末去哪儿了？",
+    ],
+)
+def test_a_reply_to_a_question_takes_more_of_the_questions_score(question: str) -> None:
+    events = [
+        spoken("asked", "gina", 0, question),  # the strong match
+        spoken("answer", "jon", 1, "Researching adoption agencies."),
+        spoken("before", "jon", -1, "I'm back from my trip."),  # before it: no answer
+    ]
+    scores = {"asked": 3.0, "answer": 0.0, "before": 0.0}
+    out = boosted(scores, events, "anything", Boosts(speakers=False, time=False, episodes=False))
+    assert out["answer"] == pytest.approx(ANSWER_SHARE * 3.0)
+    assert out["before"] == pytest.approx(NEIGHBOUR_SHARE * 3.0)
+
+
+@pytest.mark.parametrize(
+    ("first", "who"),
+    [
+        ("I went to the lake.", "gina"),  # a statement
+        ("Cool! [shared an image: a photo of a cat?]", "gina"),  # the "?" is the picture's
+        ("Any plans for the summer?", "jon"),  # asked by the same person: no answer to it
+    ],
+)
+def test_a_reply_to_anything_else_takes_a_neighbours_share(first: str, who: str) -> None:
+    events = [spoken("first", who, 0, first), spoken("reply", "jon", 1, "Sure, sounds good.")]
+    scores = {"first": 3.0, "reply": 0.0}
+    out = boosted(scores, events, "anything", Boosts(speakers=False, time=False, episodes=False))
+    assert out["reply"] == pytest.approx(NEIGHBOUR_SHARE * 3.0)
 
 
 def test_all_boosts_off_leaves_the_fused_scores_alone() -> None:
