@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.index.text import MAX_HAN_RUN, query_terms, stem_word, tokenize, warm_up
+from shiyi.index.text import MAX_HAN_RUN, query_terms, stem_word, tokenize, warm_up, word_set
 
 
 @pytest.mark.parametrize(
@@ -173,6 +173,47 @@ def test_an_irregular_plural_meets_its_singular(plural: str, singular: str) -> N
     assert stem_word(plural) == stem_word(singular)
     said = set(tokenize(f"Her {plural} were there.", stems=True))
     assert said & set(query_terms(f"Where was her {singular}?", stems=True))
+
+
+CONTENT = """kayak lisbon spring station final sail half marathon coast bus tiles tile song
+tomatoes tomato trout knit"""
+"""The words told and asked share besides the verb."""
+
+
+@pytest.mark.parametrize(
+    ("told", "asked"),
+    [
+        ("I bought a used kayak last week.", "What did Sam buy?"),
+        ("We went to Lisbon in spring.", "Where did they go in spring?"),
+        ("I met my old roommate at the station.", "Who did she meet at the station?"),
+        ("My team won the regional final!", "Did her team win the final?"),
+        ("He taught me to sail.", "Who did he teach to sail?"),
+        ("I ran my first half marathon.", "When did she run a half marathon?"),
+        ("We saw whales off the coast.", "What did they see off the coast?"),
+        ("I lost my wallet on the bus.", "What did she lose on the bus?"),
+        ("She chose the blue tiles.", "Why did she choose the tiles?"),
+        ("I wrote a song about my grandpa.", "What did he write about?"),
+        ("They've grown tomatoes for years.", "What does she grow?"),
+        ("I caught a huge trout!", "What did he catch?"),
+        ("I learnt to knit.", "When did she learn to knit?"),
+    ],
+)
+def test_an_irregular_past_meets_the_base_form_a_question_asks_with(told: str, asked: str) -> None:
+    said = set(tokenize(told, stems=True))
+    assert said & set(query_terms(asked, stems=True)) - word_set(CONTENT)
+
+
+def test_a_verb_form_with_another_common_reading_is_left_alone() -> None:
+    # "a bit", "a rose", "the ground", "a shot", "fed up", "stuck in traffic"
+    for word in ("bit", "rose", "ground", "shot", "fed", "stuck", "lay"):
+        assert stem_word(word) == word
+
+
+def test_a_word_before_a_negation_is_no_verb_form() -> None:
+    # "won't" is will not: it must not say "win"
+    assert "win" not in tokenize("I won't go, sorry", stems=True)
+    assert "win" not in tokenize("I won\u2019t go, sorry", stems=True)
+    assert "win" in tokenize("We won the cup", stems=True)
 
 
 def test_a_plural_that_is_also_a_verb_keeps_the_verb() -> None:

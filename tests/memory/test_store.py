@@ -406,6 +406,28 @@ def test_keyword_search_meets_the_short_forms_people_type(
 @pytest.mark.parametrize(
     ("query", "found"),
     [
+        ("What did Lea buy at the flea market?", "bought"),
+        ("Where did Sam go after the concert?", "went"),
+        ("Who did Sam meet after the concert?", "met"),
+    ],
+)
+def test_keyword_search_meets_an_irregular_past_through_its_base_form(
+    store: MemoryStore, query: str, found: str
+) -> None:
+    # questions ask with "did" and the base form, people tell it in the past
+    store.add_events([
+        said("bought", "I bought an old brass lamp at the flea market"),
+        said("went", "after the concert we went for noodles"),
+        said("met", "I met Jo backstage after the concert"),
+        said("other", "The market was crowded; Lea's concert tickets are for Friday."),
+    ])  # fmt: skip
+    ids = [hit.id for hit in store.keyword_search(query, 5)]
+    assert ids[:1] == [found]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
         ("What is my favorite color?", "british"),  # American words find the British turn
         ("my favourite colour", "american"),  # and the other way round
         ("the theatre programme", "american"),

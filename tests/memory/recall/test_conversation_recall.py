@@ -56,7 +56,7 @@ def without_boosts(memory: Memory) -> Retriever:
 
 
 def test_a_question_naming_a_speaker_finds_what_that_speaker_said(memory: Memory) -> None:
-    question = "When did Caroline go to the support group?"
+    question = "When was Caroline at the support group?"
     # Melanie's turn says "support group" twice and names Caroline: text alone prefers it
     assert top_ids(without_boosts(memory), question) == ["chat:D1:2"]
     assert top_ids(memory.retriever, question) == ["chat:D1:3"]
