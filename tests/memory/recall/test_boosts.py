@@ -10,6 +10,8 @@ import pytest
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.recall.boosts import (
     ANSWER_SHARE,
+    BURST_GAP,
+    BURST_SHARE,
     COVERAGE_WEIGHT,
     EPISODE_SHARE,
     NEIGHBOUR_SHARE,
@@ -162,7 +164,6 @@ def test_a_reply_to_a_question_takes_more_of_the_questions_score(question: str) 
     [
         ("I went to the lake.", "gina"),  # a statement
         ("Cool! [shared an image: a photo of a cat?]", "gina"),  # the "?" is the picture's
-        ("Any plans for the summer?", "jon"),  # asked by the same person: no answer to it
     ],
 )
 def test_a_reply_to_anything_else_takes_a_neighbours_share(first: str, who: str) -> None:
@@ -170,6 +171,41 @@ def test_a_reply_to_anything_else_takes_a_neighbours_share(first: str, who: str)
     scores = {"first": 3.0, "reply": 0.0}
     out = boosted(scores, events, "anything", Boosts(speakers=False, time=False, episodes=False))
     assert out["reply"] == pytest.approx(NEIGHBOUR_SHARE * 3.0)
+
+
+ONLY_BURSTS = replace(Boosts.none(), bursts=True)
+
+
+def test_a_message_takes_a_share_of_the_best_other_message_of_its_burst() -> None:
+    events = [
+        spoken("lake", "jon", 0, "we went to the lake"),  # the strong match
+        spoken("trout", "jon", 1, "caught 3 trout!!"),
+        spoken("calm", "jon", 2, "so peaceful"),  # two messages on: still the burst
+        spoken("nice", "gina", 3, "omg nice"),  # the other speaker: no piece of it
+        spoken("later", "jon", 4, "anyway, work tomorrow"),  # after her reply: a new burst
+    ]
+    scores = dict.fromkeys(("lake", "trout", "calm", "nice", "later"), 0.0) | {"lake": 3.0}
+    out = boosted(scores, events, "anything", ONLY_BURSTS)
+    assert out["trout"] == out["calm"] == pytest.approx(BURST_SHARE * 3.0)
+    assert out["nice"] == out["later"] == 0.0
+    assert out["lake"] == 3.0  # its burst scored 0
+    alone = boosted(scores, events, "anything", Boosts.none())
+    assert alone["calm"] == 0.0
+
+
+def test_a_burst_ends_at_a_pause_and_holds_no_tool_calls() -> None:
+    pause = [
+        EventRecord("a", "conv", "s1", MAY_8, "jon", "we went to the lake", "imported", 0),
+        EventRecord("b", "conv", "s1", MAY_8 + BURST_GAP + 60, "jon", "hey u there", "imported", 1),
+    ]
+    out = boosted({"a": 3.0, "b": 0.0}, pause, "anything", ONLY_BURSTS)
+    assert out["b"] == 0.0
+    tool = [
+        EventRecord("ask", "conv", "r1", MAY_8, "assistant", "search", "tool_call", 0),
+        EventRecord("said", "conv", "r1", MAY_8, "assistant", "Done.", "response", 1),
+    ]
+    out = boosted({"ask": 3.0, "said": 0.0}, tool, "anything", ONLY_BURSTS)
+    assert out["said"] == 0.0
 
 
 def test_all_boosts_off_leaves_the_fused_scores_alone() -> None:

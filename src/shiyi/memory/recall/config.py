@@ -85,6 +85,9 @@ class Boosts:
     (:mod:`shiyi.memory.text.how_often`)."""
     episodes: bool = True
     neighbours: bool = True
+    bursts: bool = True
+    """A message takes a share of the best other message of its burst (one speaker's messages
+    in a row, as people chat in pieces), beside what it takes of its neighbours."""
     coverage: bool = True
     """A run whose candidate turns together hold the query's rarer words gains
     (:mod:`shiyi.memory.recall.boosts`); in a task memory it ranks the runs that

@@ -1,0 +1,78 @@
+"""Recall of a message sent as one piece of a burst: people chat in pieces ("we finally went
+camping at Lake Tahoe" / "a bear walked right past our tent lol"), and the piece that
+answers may share none of the question's words while another message of the person's shares
+some.  Phrasings written from everyday chat; both backends, the real embedding model, the
+real importer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.service import Memory
+from tests.support.conversations import locomo_chat, open_seeded
+
+PIECE = "chat:D2:4"
+ASIDE = "chat:D3:2"
+
+
+def chat_in_bursts(told: str, piece: str, aside: str) -> dict[str, list[tuple[str, str]]]:
+    return {
+        "3:00 pm on 20 August, 2022": [
+            ("Sam", "Work has been busy, but I finally finished the big report."),
+            ("Lea", "Good for you! I adopted a kitten last week."),
+        ],
+        "5:30 pm on 25 September, 2022": [
+            ("Lea", "heyy how was the weekend"),
+            ("Sam", told),
+            ("Sam", "u won't believe this"),
+            ("Sam", piece),
+            ("Lea", "omg no way"),
+        ],
+        "11:00 am on 10 April, 2023": [("Lea", "How have you been?"), ("Sam", aside)],
+    }
+
+
+CASES = [
+    (
+        "What happened to Sam on the camping trip at Lake Tahoe?",
+        "ok so we finally went on the camping trip to Lake Tahoe",
+        "a bear walked right past our tent at 3am lol",
+        "Camping trips by a lake are fun, but the mosquitoes!",
+    ),
+    (
+        "What did Sam think of the new Thai restaurant downtown?",
+        "tried the new Thai restaurant downtown last night",
+        "honestly the best green curry I've ever had",
+        "Restaurant parking downtown is a nightmare these days.",
+    ),
+]
+
+
+def ranks(memory: Memory, question: str, boosts: Boosts | None = None) -> list[str]:
+    base = memory.retriever
+    retriever = (
+        base
+        if boosts is None
+        else Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+    )
+    return [hit.id for hit in retriever.search(question, limit=8, touch=False)]
+
+
+@pytest.mark.parametrize(("question", "told", "piece", "aside"), CASES)
+def test_a_piece_of_the_burst_that_matches_ranks_above_the_persons_other_turns(
+    tmp_path: Path, memory_store: str, question: str, told: str, piece: str, aside: str
+) -> None:
+    chat = locomo_chat(tmp_path / "chat.json", ("Sam", "Lea"), chat_in_bursts(told, piece, aside))
+    memory: Memory = open_seeded(tmp_path, memory_store, chat)
+    try:
+        with_bursts = ranks(memory, question)
+        assert with_bursts.index(PIECE) < with_bursts.index(ASIDE)
+        without = ranks(memory, question, replace(Boosts(), bursts=False))
+        assert without.index(ASIDE) < without.index(PIECE)  # the burst's share is what lifts it
+    finally:
+        memory.close()
