@@ -97,19 +97,18 @@ def rankers(conversation: ImportedConversation, home: Path) -> tuple[dict[str, R
     texts = indexed_texts(conversation.events)
     bm25, minilm = bm25_ranker(ids, texts), minilm_ranker(memory, ids, texts)
     base = memory.retriever
-    no_bursts = Retriever(
-        base.store,
-        base.embedder,
-        base.weights,
-        base.candidates,
-        boosts=replace(Boosts(), bursts=False),
-    )
+
+    def without(**off: bool) -> Retriever:
+        boosts = replace(Boosts(), **off)
+        return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+
     return {
         "baseline BM25 (day speaker: text)": bm25,
         "baseline MiniLM (day speaker: text)": minilm,
         "baseline RRF(BM25, MiniLM), k=60": rrf_ranker(bm25, minilm),
         "shiyi hybrid": shiyi_ranker(base, "hybrid", max(KS)),
-        "shiyi hybrid, no bursts": shiyi_ranker(no_bursts, "hybrid", max(KS)),
+        "shiyi hybrid, no turns beside": shiyi_ranker(without(beside=False), "hybrid", max(KS)),
+        "shiyi hybrid, no bursts": shiyi_ranker(without(bursts=False), "hybrid", max(KS)),
     }, memory
 
 

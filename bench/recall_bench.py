@@ -18,8 +18,9 @@ own one of the first k hits, as the RealMem protocol counts).  In the same run, 
 * hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, no
   speakers, no time windows, no told-when (nor told how often), no episodes, no neighbours,
   no bursts (a no-op here: no LoCoMo speaker sends two turns in a row; see
-  ``pieces_bench.py``), no run coverage, no graph bridge, no run spread or run similarity
-  (both only act in a user–assistant memory), the graph path not voting);
+  ``pieces_bench.py``), no turns beside the best hits joining the candidates, no run
+  coverage, no graph bridge, no run spread or run similarity (both only act in a
+  user–assistant memory), the graph path not voting);
 * neighbour expansion: the top 5 hits each bring the turns before and after them, counted
   separately (``R@5+nb``: evidence among the hits and their neighbours);
 * hybrid recall@10 per LoCoMo category and per detected intent.
@@ -200,6 +201,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no episodes": like(boosts=replace(every, episodes=False)),
         "hybrid, no neighbours": like(boosts=replace(every, neighbours=False)),
         "hybrid, no bursts": like(boosts=replace(every, bursts=False)),
+        "hybrid, no turns beside": like(boosts=replace(every, beside=False)),
         "hybrid, no run coverage": like(boosts=replace(every, coverage=False)),
         "hybrid, no graph bridge": like(boosts=replace(every, bridge=False)),
         "hybrid, no run spread": like(boosts=replace(every, spread=False)),

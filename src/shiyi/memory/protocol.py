@@ -107,6 +107,11 @@ class MemoryStore(Protocol):
         """The anchored event's run neighbours: ``window`` events before and after."""
         ...
 
+    def turns_around(self, spots: Sequence[tuple[str, int]], reach: int) -> list[EventRecord]:
+        """The events of each ``(run_id, iteration)`` spot's run whose iteration is within
+        ``reach`` of the spot's (recall reads a top hit's neighbours with it)."""
+        ...
+
     def events_missing_embeddings(self, limit: int) -> list[EventRecord]: ...
 
     # --- lifecycle -----------------------------------------------------------------------

@@ -437,6 +437,17 @@ class KuzuGraph:
         at = next((i for i, e in enumerate(events) if (e.iteration, e.segment) >= key), len(events))
         return events[max(at - window, 0) : at + window + 1]
 
+    def turns_around(self, spots: Sequence[tuple[str, int]], reach: int) -> list[EventRecord]:
+        found: dict[str, EventRecord] = {}
+        for run_id, iteration in dict.fromkeys(spots):
+            rows = self._read(
+                f"MATCH (e:Event) WHERE e.run_id = $run AND e.iteration >= $low"
+                f" AND e.iteration <= $high RETURN {q.EVENT_RETURN}",
+                {"run": run_id, "low": iteration - reach, "high": iteration + reach},
+            )
+            found.update((e.id, e) for e in map(q.event_from_row, rows))
+        return list(found.values())
+
     def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
         """Oldest first, so a backfill proceeds in conversation order."""
         rows = self._read(

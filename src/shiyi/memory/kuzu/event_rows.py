@@ -164,6 +164,17 @@ class EventRows:
                     members[str(run_id)] = str(joined).split(_SEPARATOR)
         return members
 
+    def around(self, spots: Sequence[tuple[str, int]], reach: int) -> list[EventRecord]:
+        """The mirrored events of each spot's run within ``reach`` iterations of it."""
+        found: dict[str, EventRecord] = {}
+        with self._file.errors("read the turns around recall hits"):
+            conn = self._file.conn()
+            sql = f"SELECT {_COLUMNS} FROM ev_rows WHERE run_id = ? AND iteration BETWEEN ? AND ?"
+            for run_id, iteration in dict.fromkeys(spots):
+                rows = conn.execute(sql, (run_id, iteration - reach, iteration + reach))
+                found.update((str(r[0]), _record(r)) for r in rows)
+        return list(found.values())
+
     def all(self, batch: int = 5000) -> Iterator[list[EventRecord]]:
         """Every mirrored event, oldest first, in batches (``shiyi doctor``'s rebuilds)."""
         with self._file.errors("read event records"):

@@ -225,6 +225,13 @@ class EmbeddedStore:
     def expand(self, anchor: Anchor, window: int) -> list[EventRecord]:
         return self.graph.expand(anchor, window)
 
+    def turns_around(self, spots: Sequence[tuple[str, int]], reach: int) -> list[EventRecord]:
+        # From the mirror (its run index; the graph has none); an older store's incomplete
+        # mirror leaves it to the graph.
+        if self.event_rows.complete:
+            return self.event_rows.around(spots, reach)
+        return self.graph.turns_around(spots, reach)
+
     def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
         return self.graph.events_missing_embeddings(limit)
 

@@ -119,6 +119,20 @@ def expand(conn: Conn, anchor: Anchor, window: int) -> list[EventRecord]:
     return events[max(at - window, 0) : at + window + 1]
 
 
+def turns_around(conn: Conn, spots: Sequence[tuple[str, int]], reach: int) -> list[EventRecord]:
+    """One query for every spot (``events_run_order`` serves each pair of bounds)."""
+    wanted = list(dict.fromkeys(spots))
+    if not wanted:
+        return []
+    rows = conn.execute(
+        f"SELECT DISTINCT ON (e.id) {EVENT_SELECT} FROM events AS e"
+        " JOIN unnest(%s::text[], %s::int[]) AS s(run_id, iteration) ON e.run_id = s.run_id"
+        " AND e.iteration BETWEEN s.iteration - %s AND s.iteration + %s",
+        ([r for r, _ in wanted], [i for _, i in wanted], reach, reach),
+    ).fetchall()
+    return [event_from_row(r) for r in rows]
+
+
 def events_missing_embeddings(conn: Conn, limit: int) -> list[EventRecord]:
     """Oldest first, so a backfill proceeds in conversation order."""
     rows = conn.execute(

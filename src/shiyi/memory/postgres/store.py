@@ -326,6 +326,10 @@ class PostgresStore:
         with self._tx() as conn:
             return reads.expand(conn, anchor, window)
 
+    def turns_around(self, spots: Sequence[tuple[str, int]], reach: int) -> list[EventRecord]:
+        with self._tx() as conn:
+            return reads.turns_around(conn, spots, reach)
+
     def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
         with self._tx() as conn:
             return reads.events_missing_embeddings(conn, limit)

@@ -88,6 +88,10 @@ class Boosts:
     bursts: bool = True
     """A message takes a share of the best other message of its burst (one speaker's messages
     in a row, as people chat in pieces), beside what it takes of its neighbours."""
+    beside: bool = True
+    """The turns just before and after the best hits, and the rest of their bursts, join the
+    candidates though no path found them (:mod:`shiyi.memory.recall.beside`), so the two
+    above can lift them."""
     coverage: bool = True
     """A run whose candidate turns together hold the query's rarer words gains
     (:mod:`shiyi.memory.recall.boosts`); in a task memory it ranks the runs that

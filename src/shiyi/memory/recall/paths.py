@@ -147,6 +147,12 @@ class Records:
         self.events.update((e.id, e) for e in events)
         self.facts.update((f.id, f) for f in facts)
 
+    def add_events(self, events: Iterable[EventRecord]) -> None:
+        """Records read apart from the paths' (the turns beside the best hits)."""
+        for event in events:
+            self.events.setdefault(event.id, event)
+            self._asked_events.add(event.id)
+
     def events_in(self, ids: Sequence[str]) -> list[EventRecord]:
         """The loaded events among ``ids``, in that order (as ``get_events`` returns them)."""
         return [self.events[i] for i in dict.fromkeys(ids) if i in self.events]

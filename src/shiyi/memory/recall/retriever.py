@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import replace
+from functools import partial
 
 from shiyi.index.fusion import rrf
 from shiyi.index.text import query_terms, stem_word
@@ -30,6 +31,7 @@ from shiyi.memory.models import (
     Scored,
 )
 from shiyi.memory.protocol import Embedder, MemoryStore
+from shiyi.memory.recall.beside import BESIDE_REACH, BESIDE_TOP, turns_beside
 from shiyi.memory.recall.boosts import apply_boosts, run_similarity_bonus
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
@@ -112,8 +114,16 @@ class Retriever:
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
         abstain = _unscored(found, records, shown)
         tasks = self.boosts.spread and len(MODE_PATHS[mode]) > 1 and _runs_are_tasks(records, shown)
+        visible = partial(_showable, records, viewer=who, history=past)
         scores, ranks = self._fuse(
-            query, ranked, records, signals, abstain, single=len(ranked) == 1, tasks=tasks
+            query,
+            ranked,
+            records,
+            signals,
+            abstain,
+            single=len(ranked) == 1,
+            tasks=tasks,
+            visible=visible,
         )
         archives = 1.0 if asks_about_runs(query) else ARCHIVE_WEIGHT
         hits = [
@@ -149,6 +159,7 @@ class Retriever:
         *,
         single: bool,
         tasks: bool,
+        visible: Callable[[list[str]], set[str]] | None = None,
     ) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
         """Fused scores, positive and multiplicative (for :func:`rerank`), with ranks.
 
@@ -162,11 +173,15 @@ class Retriever:
         0.588 / 0.711 / 0.820 with; with the episodes share as well 0.586 / 0.713 / 0.818.
         (LoCoMo dev: not a task memory, both stay; the share is worth 0.025 there.)  Runs
         that are tasks are also ranked by their mean vector's similarity to the query
-        (``Boosts.run_similarity``).
+        (``Boosts.run_similarity``).  ``visible`` (which of some ids the viewer may see): the
+        turns beside the best hits join the candidates (:mod:`~shiyi.memory.recall.beside`).
         """
         if self.fusion == "rrf":
             return rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
         scores, ranks = score_fusion(ranked, self.weights.path_weights, abstain=abstain)
+        if not single and scores and visible is not None and not tasks:
+            # in a task memory a run's second turn waits for every run's first: none would join
+            self._join_beside(scores, ranks, records, visible)
         if not single and scores:
             ids = list(scores)
             events = {e.id: e for e in records.events_in(ids)}
@@ -179,6 +194,29 @@ class Retriever:
                 self._bridge(scores, ranks, records, events, signals)
         # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
         return {key: math.exp(value) for key, value in scores.items()}, ranks
+
+    def _join_beside(
+        self,
+        scores: dict[str, float],
+        ranks: dict[str, dict[str, int]],
+        records: Records,
+        visible: Callable[[list[str]], set[str]],
+    ) -> None:
+        """The turns beside the best hits join the candidates at the lowest fused score,
+        found by no path (their ``ranks`` are empty)."""
+        if not self.boosts.beside or not (self.boosts.neighbours or self.boosts.bursts):
+            return
+        events = records.events_in(list(scores))
+        top = sorted(events, key=lambda e: scores[e.id], reverse=True)[:BESIDE_TOP]
+        if not top:
+            return
+        around = self.store.turns_around([(e.run_id, e.iteration) for e in top], BESIDE_REACH)
+        joining = [e for e in turns_beside(top, around) if e.id not in scores]
+        records.add_events(joining)
+        floor = min(scores.values())
+        for key in visible([e.id for e in joining]):
+            scores[key] = floor
+            ranks[key] = {}
 
     def _run_similarity(
         self, query: str, scores: dict[str, float], events: dict[str, EventRecord]
