@@ -117,7 +117,10 @@ class MemoryHitOut(BaseModel):
     status: str = Field(default="active", description="A fact's: active, superseded, ...")
     confidence: float = 1.0
     entities: list[str] = Field(default_factory=list)
-    paths: list[str] = Field(default_factory=list, description="Recall paths that found it.")
+    paths: list[str] = Field(
+        default_factory=list,
+        description='Recall paths that found it ("beside": next to a best hit, found by none).',
+    )
 
 
 class MemoryHits(BaseModel):

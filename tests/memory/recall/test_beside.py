@@ -101,8 +101,10 @@ def narrow(memory: Memory, **boosts: bool) -> Retriever:
 
 def test_a_reply_no_path_found_joins_beside_the_question(chat: Memory) -> None:
     question = "What did Sam name his new puppy?"
-    found = [h.id for h in narrow(chat).search(question, limit=5, touch=False)]
+    hits = narrow(chat).search(question, limit=5, touch=False)
+    found = [h.id for h in hits]
     assert "answer" in found[:3]
+    assert hits[found.index("answer")].paths == {"beside": 1}  # how it got there, shown
     assert "theirs" not in found  # another user's turn beside a hit never joins
     alone = [h.id for h in narrow(chat, beside=False).search(question, limit=5, touch=False)]
     assert "answer" not in alone

@@ -203,7 +203,7 @@ class Retriever:
         visible: Callable[[list[str]], set[str]],
     ) -> None:
         """The turns beside the best hits join the candidates at the lowest fused score,
-        found by no path (their ``ranks`` are empty)."""
+        found by no path (their ``ranks`` name ``beside``, as the graph bridge's ``bridge``)."""
         if not self.boosts.beside or not (self.boosts.neighbours or self.boosts.bursts):
             return
         events = records.events_in(list(scores))
@@ -216,7 +216,7 @@ class Retriever:
         floor = min(scores.values())
         for key in visible([e.id for e in joining]):
             scores[key] = floor
-            ranks[key] = {}
+            ranks[key] = {"beside": 1}
 
     def _run_similarity(
         self, query: str, scores: dict[str, float], events: dict[str, EventRecord]
