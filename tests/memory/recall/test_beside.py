@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.index.cache_stats import RESULT, counter
+from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.beside import BESIDE_REACH, turns_beside
 from shiyi.memory.recall.boosts import BURST_GAP
@@ -69,6 +71,21 @@ def test_the_store_reads_the_turns_around_spots_of_runs(memory_store: str, tmp_p
         memory.close()
 
 
+def test_the_graph_reads_the_same_turns_as_the_mirror(tmp_path: Path) -> None:
+    """An older store's mirror may be incomplete: then the graph answers, and alike."""
+    events = [said(f"a{i}", "sam", i) for i in range(10)] + [said("b5", "sam", 5, run="r2")]
+    memory = open_seeded(tmp_path, "embedded", events)
+    try:
+        store = memory.store.inner  # under the result cache's write counter
+        assert isinstance(store, EmbeddedStore)
+        spots = [("r1", 5), ("r2", 4)]
+        mirrored = sorted(e.id for e in store.event_rows.around(spots, 1))
+        assert sorted(e.id for e in store.graph.turns_around(spots, 1)) == mirrored
+        assert mirrored == ["a4", "a5", "a6", "b5"]
+    finally:
+        memory.close()
+
+
 FILLER = [
     "The train was late again this morning.",
     "I repainted the fence on Saturday.",
@@ -108,3 +125,17 @@ def test_a_reply_no_path_found_joins_beside_the_question(chat: Memory) -> None:
     assert "theirs" not in found  # another user's turn beside a hit never joins
     alone = [h.id for h in narrow(chat, beside=False).search(question, limit=5, touch=False)]
     assert "answer" not in alone
+
+
+def test_a_repeated_search_of_a_chat_is_answered_from_the_cache(
+    chat: Memory, memory_store: str
+) -> None:
+    # Reading the turns beside the best hits is a read: were it counted as a write, every
+    # hybrid search of a chat would empty the result cache.  (PostgreSQL has no result
+    # cache: other processes write to it too.)
+    question = "What did Sam name his new puppy?"
+    before = counter(RESULT).hits
+    first = chat.search(question, mode="hybrid", limit=3)
+    second = chat.search(question, mode="hybrid", limit=3)
+    assert counter(RESULT).hits == before + (1 if memory_store == "embedded" else 0)
+    assert [hit.id for hit in second] == [hit.id for hit in first]
