@@ -29,7 +29,9 @@ BESIDE_REACH = 4
 
 def turns_beside(top: Sequence[EventRecord], around: Iterable[EventRecord]) -> list[EventRecord]:
     """Of the turns ``around`` the ``top`` hits (their runs' turns near them), the ones that
-    join: a message just before or after a hit, and its speaker's messages in a row with it."""
+    join: the hit's speaker's messages in a row with it (its burst, up to
+    :data:`BESIDE_REACH` turns either way) and the message just before and just after that
+    burst (for a hit alone, its two neighbours)."""
     turns: dict[tuple[str, int], EventRecord] = {}
     for event in around:
         if event.segment_type in BURST_TYPES:
