@@ -11,11 +11,17 @@ categories 1-4.  Two recalls at k, in one run beside BM25, MiniLM and RRF over t
 messages:
 
 * **messages**: the share of the evidence turns' messages among the first k hits (an
-  annotator of a chat marks the messages that say the answer: this counts them all);
+  annotator of a chat marks the messages that say the answer: this counts them all; a hit
+  that shows its burst's pieces with it counts each of them);
 * **turns**: the share of evidence turns with any of their messages among the first k.
 
+A hit showing a burst is more text to read, so the messages the first 10 hits show are
+printed beside them (mean per question).
+
 shiyi hybrid runs with and without bursts (:data:`~shiyi.memory.recall.boosts.BURST_SHARE`:
-a message takes a share of the best other message its speaker sent in the same row).  The
+a message takes a share of the best other message its speaker sent in the same row), and
+with bursts not grouped (:mod:`~shiyi.memory.recall.burst_hits`: a burst's pieces among the
+hits are shown as one hit, so each takes a place of the top k).  The
 rewrite is mechanical (a sentence split), not data written for shiyi: the words, questions
 and evidence are LoCoMo's.
 """
@@ -29,7 +35,7 @@ import statistics
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,14 +48,15 @@ from recall_bench import (
     open_memory,
     questions,
     rrf_ranker,
-    shiyi_ranker,
 )
 
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.text.contextual import indexed_texts
-from shiyi.memory.transfer.importers import ImportedConversation, detect_and_load
+from shiyi.memory.transfer.importers import ImportedConversation, QAItem, detect_and_load
 
+HitRanker = Callable[[QAItem], list[list[str]]]
+"""The messages of each of the first hits (a hit shows its burst's pieces with it)."""
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 KS = (5, 10, 20)
 
@@ -87,7 +94,7 @@ def turn_of(message_id: str) -> str:
     return message_id.rsplit(".", 1)[0]
 
 
-def rankers(conversation: ImportedConversation, home: Path) -> tuple[dict[str, Ranker], Any]:
+def rankers(conversation: ImportedConversation, home: Path) -> tuple[dict[str, HitRanker], Any]:
     memory = open_memory(home)
     if not (home / ".imported").exists():
         memory.import_events(conversation.events)
@@ -103,13 +110,28 @@ def rankers(conversation: ImportedConversation, home: Path) -> tuple[dict[str, R
         return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
 
     return {
-        "baseline BM25 (day speaker: text)": bm25,
-        "baseline MiniLM (day speaker: text)": minilm,
-        "baseline RRF(BM25, MiniLM), k=60": rrf_ranker(bm25, minilm),
-        "shiyi hybrid": shiyi_ranker(base, "hybrid", max(KS)),
-        "shiyi hybrid, no turns beside": shiyi_ranker(without(beside=False), "hybrid", max(KS)),
-        "shiyi hybrid, no bursts": shiyi_ranker(without(bursts=False), "hybrid", max(KS)),
+        "baseline BM25 (day speaker: text)": one_each(bm25),
+        "baseline MiniLM (day speaker: text)": one_each(minilm),
+        "baseline RRF(BM25, MiniLM), k=60": one_each(rrf_ranker(bm25, minilm)),
+        "shiyi hybrid": shiyi_hits(base),
+        "shiyi hybrid, no turns beside": shiyi_hits(without(beside=False)),
+        "shiyi hybrid, bursts not grouped": shiyi_hits(without(grouped=False)),
+        "shiyi hybrid, no bursts": shiyi_hits(without(bursts=False, grouped=False)),
     }, memory
+
+
+def one_each(rank: Ranker) -> HitRanker:
+    return lambda qa: [[found] for found in rank(qa)]
+
+
+def shiyi_hits(retriever: Retriever) -> HitRanker:
+    """Each hit's messages: itself and the pieces of its burst shown with it."""
+
+    def rank(qa: QAItem) -> list[list[str]]:
+        hits = retriever.search(qa.question, mode="hybrid", limit=max(KS), touch=False)
+        return [[hit.id, *hit.joined] for hit in hits]
+
+    return rank
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     raw = json.loads(Path(args.dataset).read_text(encoding="utf-8"))
     messages: dict[str, list[float]] = defaultdict(list)
     turns: dict[str, list[float]] = defaultdict(list)
+    sizes: dict[str, list[int]] = defaultdict(list)  # messages shown in the first 10 hits
     with tempfile.TemporaryDirectory() as tmp:
         split = Path(tmp) / "pieces.json"
         split.write_text(json.dumps(in_pieces(raw)), encoding="utf-8")
@@ -136,19 +159,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for name, rank in ranked.items():
                         found = rank(qa)
                         for k in KS:
-                            messages[f"{name}@{k}"].append(
-                                len(wanted & set(found[:k])) / len(wanted)
-                            )
-                            owners = {turn_of(m) for m in found[:k]}
+                            shown = {message for hit in found[:k] for message in hit}
+                            messages[f"{name}@{k}"].append(len(wanted & shown) / len(wanted))
+                            owners = {turn_of(m) for m in shown}
+                            if k == 10:
+                                sizes[name].append(len(shown))
                             turns[f"{name}@{k}"].append(len(whole & owners) / len(whole))
             finally:
                 memory.close()
     head = "".join(f"  msg R@{k:<3}" for k in KS) + "".join(f"  turn R@{k:<2}" for k in KS)
-    print(f"\n{'system':<38}{head}")
+    print(f"\n{'system':<38}{head}  msgs in 10 hits")
     for name in ranked:
         cells = [statistics.mean(messages[f"{name}@{k}"]) for k in KS]
         cells += [statistics.mean(turns[f"{name}@{k}"]) for k in KS]
-        print(f"{name:<38}" + "".join(f"  {value:9.3f}" for value in cells))
+        shown = statistics.mean(sizes[name])
+        print(f"{name:<38}" + "".join(f"  {value:9.3f}" for value in cells) + f"  {shown:15.1f}")
     return 0
 
 

@@ -121,6 +121,11 @@ class MemoryHitOut(BaseModel):
         default_factory=list,
         description='Recall paths that found it ("beside": next to a best hit, found by none).',
     )
+    joined: list[str] = Field(
+        default_factory=list,
+        description="Ids of the other messages of its burst (one speaker's pieces in a row)"
+        " shown with it; its text holds them all, in the order sent.",
+    )
 
 
 class MemoryHits(BaseModel):

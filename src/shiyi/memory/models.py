@@ -206,6 +206,9 @@ class MemoryHit:
     valid_to: float | None = None
     source: str = ""
     """A fact's source (``archive`` for a run archive); "" for events."""
+    joined: list[str] = field(default_factory=list)
+    """Ids of the other messages of this event's burst shown with it (one speaker's pieces
+    in a row, :mod:`~shiyi.memory.recall.burst_hits`); ``text`` holds them all, in order."""
 
 
 @dataclass(slots=True, frozen=True)

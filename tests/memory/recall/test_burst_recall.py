@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.interfaces.cli.memory_lines import hit_line
+from shiyi.memory.operations.local import LocalMemory
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
@@ -60,7 +62,9 @@ def ranks(memory: Memory, question: str, boosts: Boosts | None = None) -> list[s
         if boosts is None
         else Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
     )
-    return [hit.id for hit in retriever.search(question, limit=8, touch=False)]
+    # a hit showing its burst's pieces shows them in its place
+    hits = retriever.search(question, limit=8, touch=False)
+    return [message for hit in hits for message in (hit.id, *hit.joined)]
 
 
 @pytest.mark.parametrize(("question", "told", "piece", "aside"), CASES)
@@ -72,7 +76,31 @@ def test_a_piece_of_the_burst_that_matches_ranks_above_the_persons_other_turns(
     try:
         with_bursts = ranks(memory, question)
         assert with_bursts.index(PIECE) < with_bursts.index(ASIDE)
-        without = ranks(memory, question, replace(Boosts(), bursts=False))
+        without = ranks(memory, question, replace(Boosts(), bursts=False, grouped=False))
         assert without.index(ASIDE) < without.index(PIECE)  # the burst's share is what lifts it
+    finally:
+        memory.close()
+
+
+BURST = {"chat:D2:2", "chat:D2:3", PIECE}
+
+
+@pytest.mark.parametrize(("question", "told", "piece", "aside"), CASES)
+def test_the_burst_is_one_hit_that_shows_every_piece(
+    tmp_path: Path, memory_store: str, question: str, told: str, piece: str, aside: str
+) -> None:
+    chat = locomo_chat(tmp_path / "chat.json", ("Sam", "Lea"), chat_in_bursts(told, piece, aside))
+    memory: Memory = open_seeded(tmp_path, memory_store, chat)
+    try:
+        # as every interface gets it (CLI, REST, MCP, mem0-shaped API)
+        hits = LocalMemory(memory).search(question, mode="hybrid", limit=4)
+        shown = [h for h in hits if h.id in BURST]
+        assert len(shown) == 1 and set(shown[0].joined) == BURST - {shown[0].id}
+        assert shown[0].text == f"Sam: {told}\nu won't believe this\n{piece}"  # in order sent
+        assert hit_line(shown[0]).endswith("; +2 of its burst)")
+        apart = Retriever(memory.retriever.store, memory.retriever.embedder,
+                          boosts=replace(Boosts(), grouped=False))  # fmt: skip
+        ungrouped = [h.id for h in apart.search(question, limit=4, touch=False)]
+        assert len(BURST & set(ungrouped)) >= 2  # pieces of one thing said, places apart
     finally:
         memory.close()

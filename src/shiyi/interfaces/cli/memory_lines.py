@@ -17,7 +17,7 @@ def hit_line(hit: MemoryHitOut) -> str:
     text = text if len(text) <= 110 else text[:109] + "…"
     age = age_text(hit.ts, time.time())
     state = f" [{hit.status}]" if hit.node == "fact" and hit.status != "active" else ""
-    paths = ",".join(hit.paths)
+    paths = ",".join(hit.paths) + (f"; +{len(hit.joined)} of its burst" if hit.joined else "")
     return f"{hit.score:.4f}  {hit.id:<20} {kind:<12} {age:>9}  {text}{state}{where}  ({paths})"
 
 

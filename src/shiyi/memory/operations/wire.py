@@ -34,6 +34,7 @@ def hit_out(hit: MemoryHit) -> MemoryHitOut:
         confidence=hit.confidence,
         entities=list(hit.entities),
         paths=list(hit.paths),
+        joined=list(hit.joined),
     )
 
 

@@ -244,6 +244,15 @@ def _bursts(turns: list[EventRecord]) -> dict[str, list[EventRecord]]:
     return found
 
 
+def bursts_by_run(events: Iterable[EventRecord]) -> dict[str, list[EventRecord]]:
+    """Each event's burst (id -> its messages in the order sent, itself among them), for the
+    bursts of two or more among ``events`` (see :func:`_bursts`)."""
+    found: dict[str, list[EventRecord]] = {}
+    for turns in _by_run(events).values():
+        found.update(_bursts(turns))
+    return found
+
+
 def _continues(last: EventRecord, event: EventRecord) -> bool:
     return (
         event.iteration == last.iteration + 1

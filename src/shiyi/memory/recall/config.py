@@ -88,6 +88,10 @@ class Boosts:
     bursts: bool = True
     """A message takes a share of the best other message of its burst (one speaker's messages
     in a row, as people chat in pieces), beside what it takes of its neighbours."""
+    grouped: bool = True
+    """A burst's pieces among the hits are shown as one hit, its best piece's place
+    (:mod:`shiyi.memory.recall.burst_hits`), so one thing said in pieces takes one place of
+    the top k."""
     beside: bool = True
     """The turns just before and after the best hits, and the rest of their bursts, join the
     candidates though no path found them (:mod:`shiyi.memory.recall.beside`), so the two

@@ -33,6 +33,7 @@ from shiyi.memory.models import (
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.recall.beside import BESIDE_REACH, BESIDE_TOP, turns_beside
 from shiyi.memory.recall.boosts import apply_boosts, run_similarity_bonus
+from shiyi.memory.recall.burst_hits import group_bursts
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
@@ -97,6 +98,8 @@ class Retriever:
 
         Superseded facts are included when ``history`` is true or, by default, when the query
         asks about the past ("where did I live before?"); current facts still rank first.
+        Between people, a burst's messages (one speaker's pieces in a row) come as one hit
+        (:mod:`~shiyi.memory.recall.burst_hits`).
         """
         if mode not in MODE_PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
@@ -134,6 +137,9 @@ class Retriever:
         order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
         if tasks:
             order = one_per_run(order)
+        elif self.boosts.grouped and len(ranked) > 1:
+            turns = records.events_in([h.id for h in order if h.node == "event"])
+            order = group_bursts(order, {e.id: e for e in turns})
         best = (order if archives == 1.0 else _archives_after_facts(order))[:limit]
         if tasks and not past:
             # among what is shown: a newer turn from below the cut would take an older one's
@@ -248,7 +254,7 @@ class Retriever:
         facts = [h.id for h in hits if h.node == "fact"]
         if facts:
             self.store.touch(facts, at=at)
-        events = [h.id for h in hits if h.node == "event"]
+        events = [i for h in hits if h.node == "event" for i in (h.id, *h.joined)]
         if events:
             self._touching = touch_later(self.store, events, at)
 
