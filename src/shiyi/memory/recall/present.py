@@ -71,9 +71,9 @@ def format_hits(
         for hit in events:
             anchor = f", anchor {hit.anchor.key()}" if hit.anchor and handles else ""
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.ts))
-            lines.append(
-                f"    - [{when}, {age_text(hit.ts, now)}{anchor}] {_clip(hit.text, width)}"
-            )
+            # a burst shown as one hit has the room its pieces would have had apart
+            text = _clip(hit.text, width * (1 + len(hit.joined)))
+            lines.append(f"    - [{when}, {age_text(hit.ts, now)}{anchor}] {text}")
         lines.append("  </recent_episodes>")
     lines.append("</memory>")
     return "\n".join(lines)
