@@ -166,6 +166,23 @@ def test_run_similarity_is_the_query_against_each_runs_mean_vector(
         reopened.run_similarity(["ra"], [1.0, 0.0])
 
 
+def test_run_centroid_is_the_unit_mean_of_the_runs_turns(open_store: StoreFactory) -> None:
+    store = open_store()
+    store.add_events([event("a0", 0.0, run="ra"), event("a1", 1.0, run="ra", it=1),
+                      event("b0", 2.0, run="rb"), event("c0", 3.0, run="rc")])  # fmt: skip
+    store.set_embeddings("event", [("a0", unit(0)), ("a1", [0.0, 3.0, 0, 0, 0, 0, 0, 0]),
+                                   ("b0", unit(2))])  # fmt: skip
+    # each turn counts as a direction: (1, 1, 1) / sqrt(3), whatever a1's length
+    third = 3**-0.5
+    expected = [third, third, third, 0, 0, 0, 0, 0]
+    assert store.run_centroid(["ra", "rb", "nowhere"]) == pytest.approx(expected, abs=1e-6)
+    assert store.run_centroid(["rb"]) == pytest.approx(unit(2), abs=1e-6)
+    assert store.run_centroid(["rc"]) == []  # nothing embedded: no direction
+    assert store.run_centroid([]) == []
+    store.set_embeddings("event", [("c0", [0.0, 0.0, -1.0, 0, 0, 0, 0, 0])])
+    assert store.run_centroid(["rb", "rc"]) == []  # turns that cancel out: none either
+
+
 @pytest.fixture
 def small_graph(store: MemoryStore) -> MemoryStore:
     """kuzu -RELATED_TO-> python -RELATED_TO-> numpy; e1 mentions kuzu, e2 python, e3 numpy."""

@@ -103,6 +103,14 @@ class VectorCache:
             similarities = self._rows.centroid_similarity([rows[n] for n in named], query)
         return dict(zip(named, similarities, strict=True))
 
+    def centroid(self, ids: Sequence[str]) -> list[float]:
+        """The mean of these ids' unit vectors, of unit length; ``[]`` when none has a
+        vector (or they cancel out)."""
+        with self._lock:
+            self._ensure_current()
+            rows = [at for at in map(self._row.get, ids) if at is not None]
+            return self._rows.centroid(rows) if rows else []
+
     # --- internals (called with the lock held) ----------------------------------------
 
     def _ensure_current(self) -> None:

@@ -145,6 +145,14 @@ class VectorRows:
             similarities.append(float(total @ query) / norm if norm else 0.0)
         return similarities
 
+    def centroid(self, rows: list[int]) -> list[float]:
+        """The mean of these rows as a unit vector; ``[]`` if they cancel out."""
+        import numpy as np
+
+        total = self._floats[rows].astype(np.float64).sum(axis=0)
+        norm = float(np.linalg.norm(total))
+        return [float(x) for x in total / norm] if norm else []
+
     def _exact(
         self, rows: npt.NDArray[np.intp], query: npt.NDArray[np.float64]
     ) -> npt.NDArray[np.float64]:

@@ -72,6 +72,11 @@ class MemoryStore(Protocol):
         vectors (what the run is about as a whole); runs with no embedded turn are missing."""
         ...
 
+    def run_centroid(self, run_ids: Sequence[str]) -> list[float]:
+        """The mean of the unit vectors of these runs' embedded turns, of unit length: what
+        they are about together; ``[]`` when none is embedded (or they cancel out)."""
+        ...
+
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         """Events and facts by keywords (numbers, identifiers and CJK words kept)."""
         ...

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shiyi.index.cache_stats import RESULT, counter
+from shiyi.memory.recall.feedback import FEEDBACK_RUNS, moved_query
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 from tests.support.conversations import open_seeded, task_runs
@@ -129,14 +130,34 @@ def test_a_task_nearer_the_question_as_a_whole_ranks_higher(assistant_memory: Me
 def test_a_days_chat_is_not_ranked_by_its_mean(chat_memory: Memory) -> None:
     # A day between people is about many things: its mean vector says little.
     assert scores(chat_memory.retriever) == scores(without(chat_memory, "run_similarity"))
+    assert scores(chat_memory.retriever) == scores(without(chat_memory, "feedback"))
+
+
+def test_a_task_nearer_what_the_best_tasks_are_about_ranks_higher(
+    assistant_memory: Memory,
+) -> None:
+    store = assistant_memory.retriever.store
+    assert assistant_memory.embedder is not None
+    assert len(RUNS) <= FEEDBACK_RUNS  # so the best runs are all of them
+    centroid = store.run_centroid(list(RUNS))
+    vector = assistant_memory.embedder.embed([QUESTION])[0]
+    assert len(centroid) == len(vector)
+    moved = store.run_similarity(list(RUNS), moved_query(vector, centroid))
+    ordered = sorted(moved, key=moved.__getitem__)
+    nearest, farthest = ordered[-1], ordered[0]
+    assert moved[nearest] > moved[farthest]
+    on = scores(assistant_memory.retriever)
+    off = scores(without(assistant_memory, "feedback"))
+    # as with run similarity: the nearer run gains exp(weight * z-score distance) on the other
+    assert run_ratio(on, nearest, farthest) > run_ratio(off, nearest, farthest) * 1.05
 
 
 def test_a_repeated_search_of_a_users_memory_is_answered_from_the_cache(
     assistant_memory: Memory, memory_store: str
 ) -> None:
-    # Run similarity reads the store: were it counted as a write, every hybrid search of a
-    # user's memory would empty the result cache.  (PostgreSQL has no result cache: other
-    # processes write to it too.)
+    # Run similarity and feedback read the store: were either counted as a write, every
+    # hybrid search of a user's memory would empty the result cache.  (PostgreSQL has no
+    # result cache: other processes write to it too.)
     before = counter(RESULT).hits
     first = assistant_memory.search(QUESTION, mode="hybrid", limit=3)
     second = assistant_memory.search(QUESTION, mode="hybrid", limit=3)

@@ -330,6 +330,10 @@ class KuzuGraph:
             raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
         return self._vectors["event"].centroid_similarity(groups, vector)
 
+    def centroid(self, ids: Sequence[str]) -> list[float]:
+        """See :meth:`~shiyi.index.vector_cache.VectorCache.centroid` (events)."""
+        return self._vectors["event"].centroid(ids)
+
     def _vector_loader(self, node: NodeKind) -> Loader:
         table = schema.VECTOR_TABLES[node].table
 

@@ -180,6 +180,10 @@ class EmbeddedStore:
         # are the in-memory copy the vector search reads.
         return self.graph.centroid_similarity(self.event_rows.run_members(run_ids), vector)
 
+    def run_centroid(self, run_ids: Sequence[str]) -> list[float]:
+        members = self.event_rows.run_members(run_ids)
+        return self.graph.centroid([key for keys in members.values() for key in keys])
+
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         return self.keywords.search(query, limit)
 

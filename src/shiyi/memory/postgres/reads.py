@@ -206,6 +206,21 @@ def run_similarity(
     return {str(run): float(s) if s == s else 0.0 for run, s in rows}
 
 
+def run_centroid(conn: Conn, run_ids: Sequence[str]) -> list[float]:
+    """The mean of these runs' turns' unit vectors, of unit length (the embedded store's
+    :meth:`~shiyi.index.vector_cache.VectorCache.centroid`); ``[]`` when none is embedded."""
+    if not run_ids:
+        return []
+    row = conn.execute(
+        "SELECT l2_normalize(sum(l2_normalize(embedding)))::text FROM events"
+        " WHERE run_id = ANY(%(runs)s) AND embedding IS NOT NULL",
+        {"runs": list(dict.fromkeys(run_ids))},
+    ).fetchone()
+    text = row[0] if row else None
+    centroid = [float(x) for x in str(text).strip("[]").split(",")] if text else []
+    return centroid if any(centroid) else []  # turns that cancel out have no direction
+
+
 def nearest(
     conn: Conn, table: str, key: str, query: str, limit: int, *, exact: bool
 ) -> list[Scored]:

@@ -272,6 +272,10 @@ class PostgresStore:
         with self._tx() as conn:
             return reads.run_similarity(conn, run_ids, vector, self.dimension)
 
+    def run_centroid(self, run_ids: Sequence[str]) -> list[float]:
+        with self._tx() as conn:
+            return reads.run_centroid(conn, run_ids)
+
     def _estimated_rows(self, conn: Conn, table: str) -> float:
         """The planner's row count of ``table``, re-read at most every ``_ESTIMATE_TTL`` s:
         it only picks exact scan or HNSW, and is a query per search otherwise."""

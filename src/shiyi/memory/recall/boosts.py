@@ -339,11 +339,14 @@ def _coverage_bonus(
 
 
 def run_similarity_bonus(
-    scores: dict[str, float], events: Mapping[str, EventRecord], similarity: Mapping[str, float]
+    scores: dict[str, float],
+    events: Mapping[str, EventRecord],
+    similarity: Mapping[str, float],
+    weight: float = RUN_SIMILARITY_WEIGHT,
 ) -> None:
-    """Each candidate turn gains :data:`RUN_SIMILARITY_WEIGHT` times its run's z-score among
-    the candidates' runs, by ``similarity`` (run id -> cosine of the query and the run's mean
-    vector); runs without a similarity are left as they are."""
+    """Each candidate turn gains ``weight`` times its run's z-score among the candidates'
+    runs, by ``similarity`` (run id -> cosine of the query and the run's mean vector); runs
+    without a similarity are left as they are."""
     runs = {e.run_id for e in events.values() if e.run_id in similarity}
     if len(runs) < 2:
         return
@@ -354,7 +357,7 @@ def run_similarity_bonus(
         return
     for key, event in events.items():
         if event.run_id in runs and key in scores:
-            scores[key] += RUN_SIMILARITY_WEIGHT * (similarity[event.run_id] - mean) / spread
+            scores[key] += weight * (similarity[event.run_id] - mean) / spread
 
 
 def _searchable(event: EventRecord) -> str:

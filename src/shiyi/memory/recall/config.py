@@ -106,6 +106,9 @@ class Boosts:
     run_similarity: bool = True
     """In a user–assistant memory, a run whose turns, averaged, lie nearer the query gains
     (:func:`~shiyi.memory.recall.boosts.run_similarity_bonus`)."""
+    feedback: bool = True
+    """In a user–assistant memory, the query moved towards what its best runs are about
+    ranks the runs too (:mod:`shiyi.memory.recall.feedback`)."""
     spread: bool = True
     """In a user–assistant memory, one task does not fill the top k
     (:func:`~shiyi.memory.recall.scoring.one_per_run`: every run enters once before any

@@ -28,9 +28,9 @@ TTL_SECONDS = 300.0
 CAPACITY = 512
 
 READS = frozenset({
-    "get_meta", "vector_search", "run_similarity", "keyword_search", "neighbourhood",
-    "recent_events", "get_events", "event_owners", "get_facts", "fact_ids", "find_entities",
-    "expand", "turns_around",
+    "get_meta", "vector_search", "run_similarity", "run_centroid", "keyword_search",
+    "neighbourhood", "recent_events", "get_events", "event_owners", "get_facts", "fact_ids",
+    "find_entities", "expand", "turns_around",
     "events_missing_embeddings", "slot_candidates", "mentioned_entities", "superseded_by",
     "session_window", "facts_derived_from", "fact_groups", "open_conflicts",
     "facts_by_status", "entity_footprint", "user_footprint", "counts", "visible_counts",

@@ -35,6 +35,7 @@ from shiyi.memory.recall.beside import BESIDE_REACH, BESIDE_TOP, turns_beside
 from shiyi.memory.recall.boosts import apply_boosts, run_similarity_bonus
 from shiyi.memory.recall.burst_hits import group_bursts
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
+from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.scoring import newest_of_equals, one_per_run, rerank, score_fusion
@@ -232,6 +233,11 @@ class Retriever:
         vector = self._query_vector(query)
         runs = sorted({event.run_id for event in events.values()})
         run_similarity_bonus(scores, events, self.store.run_similarity(runs, vector))
+        if self.boosts.feedback and len(runs) > 1:
+            centroid = self.store.run_centroid(best_runs(scores, events))
+            if centroid:
+                moved = self.store.run_similarity(runs, moved_query(vector, centroid))
+                run_similarity_bonus(scores, events, moved, FEEDBACK_WEIGHT)
 
     def _query_vector(self, query: str) -> list[float]:
         """The query's embedding, computed once per search (the vector path asks first)."""
