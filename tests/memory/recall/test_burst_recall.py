@@ -6,6 +6,8 @@ real importer."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,31 +57,40 @@ CASES = [
 ]
 
 
-def ranks(memory: Memory, question: str, boosts: Boosts | None = None) -> list[str]:
+def with_boosts(memory: Memory, boosts: Boosts | None) -> Retriever:
     base = memory.retriever
-    retriever = (
-        base
-        if boosts is None
-        else Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
-    )
+    if boosts is None:
+        return base
+    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+
+
+def ranks(memory: Memory, question: str, boosts: Boosts | None = None) -> list[str]:
     # a hit showing its burst's pieces shows them in its place
-    hits = retriever.search(question, limit=8, touch=False)
+    hits = with_boosts(memory, boosts).search(question, limit=8, touch=False)
     return [message for hit in hits for message in (hit.id, *hit.joined)]
+
+
+@contextmanager
+def chat_opened(
+    tmp_path: Path, memory_store: str, told: str, piece: str, aside: str
+) -> Iterator[Memory]:
+    chat = locomo_chat(tmp_path / "chat.json", ("Sam", "Lea"), chat_in_bursts(told, piece, aside))
+    memory: Memory = open_seeded(tmp_path, memory_store, chat)
+    try:
+        yield memory
+    finally:
+        memory.close()
 
 
 @pytest.mark.parametrize(("question", "told", "piece", "aside"), CASES)
 def test_a_piece_of_the_burst_that_matches_ranks_above_the_persons_other_turns(
     tmp_path: Path, memory_store: str, question: str, told: str, piece: str, aside: str
 ) -> None:
-    chat = locomo_chat(tmp_path / "chat.json", ("Sam", "Lea"), chat_in_bursts(told, piece, aside))
-    memory: Memory = open_seeded(tmp_path, memory_store, chat)
-    try:
+    with chat_opened(tmp_path, memory_store, told, piece, aside) as memory:
         with_bursts = ranks(memory, question)
         assert with_bursts.index(PIECE) < with_bursts.index(ASIDE)
         without = ranks(memory, question, replace(Boosts(), bursts=False, grouped=False))
         assert without.index(ASIDE) < without.index(PIECE)  # the burst's share is what lifts it
-    finally:
-        memory.close()
 
 
 BURST = {"chat:D2:2", "chat:D2:3", PIECE}
@@ -89,18 +100,13 @@ BURST = {"chat:D2:2", "chat:D2:3", PIECE}
 def test_the_burst_is_one_hit_that_shows_every_piece(
     tmp_path: Path, memory_store: str, question: str, told: str, piece: str, aside: str
 ) -> None:
-    chat = locomo_chat(tmp_path / "chat.json", ("Sam", "Lea"), chat_in_bursts(told, piece, aside))
-    memory: Memory = open_seeded(tmp_path, memory_store, chat)
-    try:
+    with chat_opened(tmp_path, memory_store, told, piece, aside) as memory:
         # as every interface gets it (CLI, REST, MCP, mem0-shaped API)
         hits = LocalMemory(memory).search(question, mode="hybrid", limit=4)
         shown = [h for h in hits if h.id in BURST]
         assert len(shown) == 1 and set(shown[0].joined) == BURST - {shown[0].id}
         assert shown[0].text == f"Sam: {told}\nu won't believe this\n{piece}"  # in order sent
         assert hit_line(shown[0]).endswith("; +2 of its burst)")
-        apart = Retriever(memory.retriever.store, memory.retriever.embedder,
-                          boosts=replace(Boosts(), grouped=False))  # fmt: skip
+        apart = with_boosts(memory, replace(Boosts(), grouped=False))
         ungrouped = [h.id for h in apart.search(question, limit=4, touch=False)]
         assert len(BURST & set(ungrouped)) >= 2  # pieces of one thing said, places apart
-    finally:
-        memory.close()
