@@ -1,4 +1,4 @@
-"""Feedback from the best runs, in a user's task memory: runs about what they are about gain.
+"""Feedback from the best runs, in a user's task memory: runs near what they are about gain.
 
 A user's question rarely says all that a task is about ("How should I adjust the plan this
 week?"), while the runs it finds best are about that task, and so are the task's other runs
