@@ -73,6 +73,21 @@ def windows(query: str, now: float = NOW) -> list[tuple[str, str]]:
         # the week a date falls in (Monday on)
         ("What did Ana do in the week of May 10, 2023?", [("2023-05-08", "2023-05-15")]),
         ("What happened the week of the 3rd of May 2023?", [("2023-05-01", "2023-05-08")]),
+        # a day of the month alone: the latest one (a month without it is passed over)
+        ("What happened on the 5th?", [("2023-08-05", "2023-08-06")]),
+        ("What did Ana do on the 20th?", [("2023-07-20", "2023-07-21")]),
+        ("What did Ana say on the 31st?", [("2023-07-31", "2023-08-01")]),
+        ("What did Ana do on the 5th when Joe left?", [("2023-08-05", "2023-08-06")]),
+        ("What did Ana buy on the 21st of last month?", [("2023-07-21", "2023-07-22")]),
+        # part of a year counted back: those months, not the whole year
+        ("What did Ana do at the end of last year?", [("2022-11-01", "2023-01-01")]),
+        ("What did Ana do at the beginning of this year?", [("2023-01-01", "2023-03-01")]),
+        # holidays on a weekday of their month, and on fixed days
+        ("What did Ana do last Memorial Day?", [("2023-05-29", "2023-05-30")]),
+        ("What did Ana cook on Father's Day 2022?", [("2022-06-19", "2022-06-20")]),
+        ("Where did Ana go on Labor Day 2022?", [("2022-09-05", "2022-09-06")]),
+        ("Where was Ana on the Fourth of July 2022?", [("2022-07-04", "2022-07-05")]),
+        ("What did Ana drink on St. Patrick's Day 2023?", [("2023-03-17", "2023-03-18")]),
     ],
 )
 def test_english_times_are_read_however_people_say_them(
@@ -94,6 +109,14 @@ def test_english_times_are_read_however_people_say_them(
         ("Where did Ana go over Easter?", {3, 4}),
         ("What did Ana do between May and July?", {5, 6, 7}),
         ("Where did Ana live from November to February?", {11, 12, 1, 2}),
+        ("Where was Ana June 5?", {6}),
+        ("What did Ana do from June 1 to June 10?", {6}),
+        ("What did Ana do on 7/15?", {7}),
+        ("What did Ana do on 3/4?", {3, 4}),  # March 4 or 3 April
+        ("What did Ana do at the start of the year?", {1, 2}),
+        ("What did Ana plan for the end of the year?", {11, 12}),
+        ("What did Ana do over Memorial Day weekend?", {5}),
+        ("What did Ana drink on St. Patrick's Day?", {3}),
     ],
 )
 def test_a_month_season_or_holiday_without_a_year_is_those_months(
@@ -115,6 +138,11 @@ def test_a_month_season_or_holiday_without_a_year_is_those_months(
         "Did Ana drink from the spring?",
         "What did Ana do over the summer?",  # half the year, north or south: no months
         "Is Ana late?",
+        "What is Ana doing on the 25th?",  # a day still ahead
+        "Did Ana live on the 5th floor?",
+        "Did Ana pass on the 2nd try?",
+        "Ana rated it 7/10; what else did she rate?",
+        "Ana may 3D print it; what did she print?",
     ],
 )
 def test_phrases_that_place_nothing_in_time_give_no_window(query: str) -> None:

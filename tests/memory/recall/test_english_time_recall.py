@@ -1,8 +1,9 @@
 """Recall on an English chat (LoCoMo format, two people, dated sessions) where the same
 thing happens several times and only the question's time tells which: "last Christmas",
-"last August", "at Easter 2023", "two Fridays ago", counted back from the conversation's
-own clock (its newest turn, Wednesday 16 August 2023).  Both backends, the real embedding
-model, the real importer; every case fails on the reading before these phrases."""
+"last August", "at Easter 2023", "two Fridays ago", "at the end of last year", counted
+back from the conversation's own clock (its newest turn, Wednesday 16 August 2023).  Both
+backends, the real embedding model, the real importer; every case fails on the reading before
+these phrases."""
 
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
         ("What cookies did Ana bake last August?", "chat:D1:1"),
         ("What cookies did Ana bake at Easter 2023?", "chat:D3:1"),
         ("What cookies did Ana bake two Fridays ago?", "chat:D4:1"),
+        ("What cookies did Ana bake at the end of last year?", "chat:D2:1"),
     ],
 )
 def test_the_time_the_question_names_picks_the_turn(

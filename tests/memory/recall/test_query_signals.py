@@ -256,6 +256,9 @@ def test_when_as_a_conjunction_or_a_count_is_not_a_time_question(query: str) -> 
 def test_recency_cues_and_the_kinds_an_intent_prefers() -> None:
     assert understand("What is John currently reading?", NOW).recent
     assert not understand("What is John reading?", NOW).recent
+    assert understand("When was the last time John went hiking?", NOW).recent
+    assert understand("The CV I sent you last time: is it good?", NOW).recent
+    assert not understand("Is this John's last climb this time?", NOW).recent
     assert understand("How do I release a new version?", NOW).kinds == ("procedural",)
     assert understand("What music do I like?", NOW).kinds == ("preference",)
 

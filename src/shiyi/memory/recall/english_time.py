@@ -9,15 +9,17 @@ The same reading for Chinese is :mod:`shiyi.memory.recall.chinese_time`; both fe
 * **a period**: "December 2022", "between May and July 2023", "in 2022", "early 2023",
   "summer 2022" (the year: which months a season is depends on the hemisphere), "in '22";
 * **a month of any year**: "in June", "in late June", "mid-June", "the end of May",
-  "on May 7th", "on 3rd August", "between May and July"; a holiday without a year ("on
-  Christmas");
+  "on May 7th", "June 5", "from June 1 to June 10", "on 3rd August", "on 7/15" (both
+  readings where both are dates), "between May and July", "the start / middle / end of the
+  year"; a holiday without a year ("on Christmas", "over Memorial Day weekend");
 * **counted back** from the date in the question, else from ``now``: "yesterday",
   "last night", "today", "tonight", "this morning", "the day before yesterday", "the other
   day", "last week/weekend/month/year", "the week before last", "the past few days", "this
   week", "this month" / "this year" (since the 1st), "last Saturday", "on Friday", "over
   the weekend", "two days / a fortnight / a month and a half / two Fridays / three weekends
   ago" (or "back"), "last August", "last summer" (north and south of the equator), "last
-  Christmas", "the week before";
+  Christmas", "the week before", "on the 5th" (the latest 5th, in a question about the
+  past), "the 21st of last month", "the end of last year";
 * **counted on** from a date in the question only: "two days after May 5, 2023".
 
 Each relative window includes the anchor day, since what happened "last week" is usually
@@ -68,6 +70,24 @@ _SHORT_YEAR = re.compile(r"\b(?:in|since|of|by|around|during)\s+['’](\d\d)\b")
 _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)[-/](\d{1,2})[-/](\d{1,2})\b")
 _SLASH_DAY = re.compile(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)\b")
 """5/7/2023: May 7 in the US, 5 July elsewhere; both are searched."""
+_SLASH_DAY_ALONE = re.compile(r"\bon\s+(\d{1,2})/(\d{1,2})\b(?![/\d])")
+""""on 7/15": after "on", a month and a day without a year (a score "7/10" has no "on")."""
+_MONTH_DAY_ALONE = re.compile(
+    rf"\b{MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![/:.,]?\d){_YEAR_AHEAD}"
+)
+""""June 5", "from June 1 to June 10": a month and its day without a year."""
+_NTH_DAY = re.compile(
+    r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?!(?:at|when|while|in|and|or|but|before|after|with|did|was|were)\b)[a-z])"
+)
+""""on the 5th": the latest 5th; not "on the 5th floor", "on the 2nd try", "the 5th of May"."""
+_NTH_OF_MONTH = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\s+of\s+(this|last)\s+month\b")
+_YEAR_PART = re.compile(
+    r"\b(?:the\s+)?(start|beginning|middle|end)\s+of\s+(the|this|last)\s+year\b"
+)
+_YEAR_PART_MONTHS = {"start": (1, 2), "beginning": (1, 2), "middle": (6, 7), "end": (11, 12)}
+"""The months "the start / middle / end of the year" mean: a month either way (a plan for
+"the end of the year" is often made in November)."""
 _WEEK_OF = re.compile(r"\bweek\s+of\s+(?:the\s+)?$")
 _MONTH_RANGE = re.compile(
     rf"\b(?:between|from)\s+{MONTH}\s+(?:and|to|until|till|through)\s+{MONTH},?\s+(\d{{4}})\b"
@@ -144,7 +164,8 @@ Friday?", not "What is Ana doing on Friday?" (a plan, which memory cannot hold y
 _HOLIDAY = re.compile(
     r"\b(christmas\s+eve|christmas|xmas|boxing\s+day|new\s+year['’]?s['’]?\s+eve|nye"
     r"|new\s+year['’]?s['’]?(?:\s+day)?|valentine['’]?s['’]?(?:\s+day)?|halloween"
-    r"|thanksgiving|easter)\b"
+    r"|thanksgiving|easter|memorial\s+day|labor\s+day|(?:the\s+)?(?:fourth|4th)\s+of\s+july"
+    r"|(?:(?:st\.?|saint)\s+)?(?:patrick|paddy)['’]?s['’]?\s+day|father['’]?s['’]?\s+day)\b"
 )
 _HOLIDAY_YEAR = re.compile(rf"{_HOLIDAY.pattern}(?:\s+(?:of\s+)?((?:19|20)\d\d)\b)?")
 _LAST_HOLIDAY = re.compile(rf"\b(last|this)\s+{_HOLIDAY.pattern}")
@@ -180,16 +201,35 @@ def _easter(year: int) -> datetime:
     return datetime(year, month, day + 1, tzinfo=UTC)
 
 
+def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> datetime:
+    """The ``nth`` ``weekday`` of ``month`` (Monday 0); ``nth`` -1: the last."""
+    if nth < 0:
+        last = datetime(year, month, calendar.monthrange(year, month)[1], tzinfo=UTC)
+        return last - timedelta(days=(last.weekday() - weekday) % 7)
+    first = datetime(year, month, 1, tzinfo=UTC)
+    return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (nth - 1))
+
+
+_MOVING = {"thanksgiving": (11, 3, 4), "memorial": (5, 0, -1), "labor": (9, 0, 1)}
+_MOVING["father"] = (6, 6, 3)
+"""Holidays on a weekday of a month (the United States' dates; Father's Day is also the
+United Kingdom's): month, weekday, which one (-1 the last)."""
+
+
 def _holiday(name: str, year: int) -> datetime:
     """The day of holiday ``name`` (a :data:`_HOLIDAY` match) in ``year``."""
+    name = " ".join(name.split()).removeprefix("the ")
     if name == "easter":
         return _easter(year)
-    if name == "thanksgiving":  # the United States': the fourth Thursday of November
-        first = datetime(year, 11, 1, tzinfo=UTC)
-        return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+    moving = next((v for k, v in _MOVING.items() if name.startswith(k)), None)
+    if moving is not None:
+        return _nth_weekday(year, *moving)
     if "eve" in name or name == "nye":
         return datetime(year, 12, 24 if name.startswith("christmas") else 31, tzinfo=UTC)
     fixed = {"boxing": (12, 26), "new": (1, 1), "valentine": (2, 14), "halloween": (10, 31)}
+    fixed |= {"fourth": (7, 4), "4th": (7, 4)}
+    if "patrick" in name or "paddy" in name:
+        return datetime(year, 3, 17, tzinfo=UTC)
     month, day = next((v for k, v in fixed.items() if name.startswith(k)), (12, 25))
     return datetime(year, month, day, tzinfo=UTC)
 
@@ -255,6 +295,13 @@ def months(text: str) -> set[int]:
     """Months of any year: a month or a holiday named without a year."""
     found = {_month(m[1]) for m in _MONTH_ALONE.finditer(text)}
     found |= {_month(m[1]) for m in _DAY_MONTH.finditer(text)}
+    found |= {_month(m[1]) for m in _MONTH_DAY_ALONE.finditer(text) if 1 <= int(m[2]) <= 31}
+    for match in _SLASH_DAY_ALONE.finditer(text):
+        first, second = int(match[1]), int(match[2])
+        found |= {m for m, d in ((first, second), (second, first)) if m <= 12 and 1 <= d <= 31}
+    for match in _YEAR_PART.finditer(text):
+        if match[2] == "the":
+            found |= set(_YEAR_PART_MONTHS[match[1]])
     for match in _MONTH_RANGE_ALONE.finditer(text):
         first, last = _month(match[1]), _month(match[2])
         found |= {(first - 1 + i) % 12 + 1 for i in range((last - first) % 12 + 1)}
@@ -269,7 +316,8 @@ _RELATIVE = re.compile(
         p.pattern
         for p in (
             _DAY_WORD, _BEFORE, _BEFORE_LAST, _LAST, _LAST_FEW, _LAST_WEEKDAY, _WEEKEND, _THIS,
-            _AGO, _LAST_MONTH_NAMED, _LAST_SEASON, _LAST_HOLIDAY,
+            _AGO, _LAST_MONTH_NAMED, _LAST_SEASON, _LAST_HOLIDAY, _NTH_DAY, _NTH_OF_MONTH,
+            _YEAR_PART,
         )
     )
 )  # fmt: skip
@@ -333,7 +381,9 @@ def _span_from(start: datetime, months_long: int) -> Window:
 def relative(text: str, anchor: datetime) -> list[Window]:
     """Windows counted back from ``anchor``."""
     end = anchor + timedelta(days=1)
-    found = []
+    found = _year_parts(text, anchor) + _days_of_month(text, anchor)
+    # "the end of last year" is the year's last months, not the whole year ("last year")
+    text = _NTH_OF_MONTH.sub(" ", _YEAR_PART.sub(" ", text))
     for match in _DAY_WORD.finditer(text):
         back = next(days for days, group in zip(_DAYS_BACK, match.groups(), strict=True) if group)
         found.append((anchor - timedelta(days=back), end))
@@ -360,6 +410,47 @@ def relative(text: str, anchor: datetime) -> list[Window]:
     found += [_ago(match, anchor) for match in _AGO.finditer(text)]
     found += _named_periods(text, anchor)
     return found
+
+
+def _year_parts(text: str, anchor: datetime) -> list[Window]:
+    """ "the end of last year", "the start of this year": those months of that year."""
+    found = []
+    for match in _YEAR_PART.finditer(text):
+        if match[2] != "the":
+            year = anchor.year - (match[2] == "last")
+            first, last = _YEAR_PART_MONTHS[match[1]]
+            found.append((_month_window(year, first)[0], _month_window(year, last)[1]))
+    return found
+
+
+def _days_of_month(text: str, anchor: datetime) -> list[Window]:
+    """ "on the 5th" in a question about the past: the latest 5th by ``anchor``; "the 21st
+    of last month"."""
+    found = []
+    if _PAST.search(text) is not None:
+        for match in _NTH_DAY.finditer(text):
+            found += _latest_day_of_month(anchor, int(match[1]))
+    for match in _NTH_OF_MONTH.finditer(text):
+        month = anchor.replace(day=1)
+        if match[2] == "last":
+            month = (month - timedelta(days=1)).replace(day=1)
+        day = _day_window(month.year, month.month, int(match[1]))
+        found += [day] if day is not None else []
+    return found
+
+
+def _latest_day_of_month(anchor: datetime, day: int) -> list[Window]:
+    """The latest day numbered ``day`` on or before ``anchor``'s (a month without it, as
+    February has no 30th, is passed over); none for a day no month has."""
+    if not 1 <= day <= 31:
+        return []
+    month = anchor.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    for _ in range(3):
+        window = _day_window(month.year, month.month, day)
+        if window is not None and window[0] <= anchor:
+            return [window]
+        month = (month - timedelta(days=1)).replace(day=1)
+    return []
 
 
 def _weekdays(text: str, anchor: datetime, end: datetime) -> list[Window]:

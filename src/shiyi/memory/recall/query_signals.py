@@ -20,7 +20,8 @@ what the question is, found with patterns in well under a millisecond, never an 
 * **months**: a month or holiday named without a year ("camping in June", "in late May",
   "on Christmas"): those months in any year (a season alone names none: which months it
   means depends on the hemisphere).
-* **recent**: "recently", "latest", "these days", "currently": newer memories win ties.
+* **recent**: "recently", "latest", "these days", "currently", "the last time": newer
+  memories win ties.
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
   which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
   message intent of :mod:`shiyi.memory.recall.intent` does, when a cue is clear (a query quoting
@@ -47,7 +48,8 @@ INTENTS: tuple[Intent, ...] = (
 
 DAY = 86400.0
 _RECENT = re.compile(
-    r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now)\b"
+    r"\b(recent|recently|lately|latest|newest|these days|nowadays|currently|current|now"
+    r"|last time)\b"
     r"|最近|最新|现在|目前"
 )
 _TIME_NOUN = (
