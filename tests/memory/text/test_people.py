@@ -18,6 +18,10 @@ SPEAKERS = {"rebecca", "thomas"}
         # the first word of a sentence is capitalised anyway; days and months are no people
         ("Car trouble: when did Tom fix it? Friday, or in June?", {"tom"}),
         ("what did mel paint?", set()),
+        # names in any script's letters, not only A to Z
+        ("What did José and Zoë cook?", {"josé", "zoë"}),
+        ("Where did Łukasz meet Søren?", {"łukasz", "søren"}),
+        ("Did NASA call Élodie?", {"élodie"}),  # a word in capitals is no name
     ],
 )
 def test_the_words_that_may_name_a_person(question: str, names: set[str]) -> None:
@@ -52,12 +56,22 @@ def test_the_words_that_may_name_a_person(question: str, names: set[str]) -> Non
         ("katie", {"katherine", "paul"}, {"katherine"}),  # Kathryn's nickname, spelled alike
         ("zoe", {"zoë", "ben"}, {"zoë"}),  # typed without the accent
         ("renee", {"renée", "ben"}, {"renée"}),
+        ("josé", {"jose", "ben"}, {"jose"}),  # and typed with it
+        ("aleksandr", {"alexander", "ben"}, {"alexander"}),  # x as ks
+        # a short form made of the name's end
+        ("gina", {"georgina", "tom"}, {"georgina"}),
+        ("tina", {"christina", "tom"}, {"christina"}),
+        ("bella", {"isabella", "tom"}, {"isabella"}),
         # a plain rule before the nickname table's breadth: "chris" and "ann" are both
         # nicknames of Christiana there, but "chris" begins "christopher"
         ("chris", {"christopher", "ann"}, {"christopher"}),
         # not the same person
         ("tim", {"tom", "ann"}, set()),
         ("karen", {"corinne", "ben"}, set()),
+        # "dean" (Deanne's spelling, a nickname of Ann's) is one letter from "sean": another
+        # first sound, another name
+        ("sean", {"ann", "paul"}, set()),
+        ("ella", {"stella", "isabella"}, set()),  # the end of both: names neither
         ("ja", {"jane", "ben"}, set()),  # too short for a short form
         ("al", {"alan", "ben"}, {"alan"}),  # but a nickname
         ("sarah", {"paul", "ben"}, set()),

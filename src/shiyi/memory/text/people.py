@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 MIN_SHORT_FORM = 3
 MIN_NEAR_SPELLING = 4
 
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
+_WORD = re.compile(r"\b[^\W\d_]+\b")
+"""A word of letters in any script ("José", "Zoë", "Łukasz" as much as "Mel")."""
 _NOT_NAME_WORDS = """a an the i i'm i've i'd what when where who whom whose why how which did
     does do done is are was were be been has have had will would can could should shall may
     might must if and or but so then than that this these those there here it its he she they we you
@@ -58,7 +59,15 @@ _NOT_NAME_WORDS = """a an the i i'm i've i'd what when where who whom whose why 
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 """Capitalised words that start questions or name days and months, never a person."""
 
-_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+
+def _capitalised(text: str) -> Iterable[re.Match[str]]:
+    """The words of ``text`` written as names are: a capital, then small letters only."""
+    for match in _WORD.finditer(text):
+        word = match.group()
+        if len(word) > 1 and word[0].isupper() and word[1:].islower():
+            yield match
+
+
 _GREETING_TEXT = """hey hi hiya hello heya yo morning thanks thx congrats congratulations bye
     goodbye oh wow aw aww yes yeah sorry dear luck birthday"""
 _GREETING_WORDS = frozenset(_GREETING_TEXT.split())
@@ -90,11 +99,11 @@ def query_names(query: str) -> frozenset[str]:
     A sentence's first word is capitalised anyway ("Car trouble: who ..."), so it is left
     out; an exact speaker name there is still matched by the caller's plain word match."""
     names = set()
-    for match in _CAPITALISED.finditer(query):
+    for match in _capitalised(query):
         before = query[: match.start()].rstrip()
         if not before or before[-1] in ".!?:;\"'(\n":
             continue
-        word = match.group().lower().removesuffix("'s")
+        word = match.group().lower()
         if word not in _NOT_NAMES:
             names.add(word)
     return frozenset(names) | han_grams(query)
@@ -134,7 +143,7 @@ def _names_said(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Cached: the same turns are candidates of many searches."""
     addressed: list[str] = []
     own: list[str] = []
-    for match in _NAME.finditer(text):
+    for match in _capitalised(text):
         word = match.group().lower()
         if word in _NOT_NAMES:
             continue
@@ -224,7 +233,15 @@ def _same_person(name: str, speaker: str) -> int:
     near = min(len(name), len(speaker)) >= MIN_NEAR_SPELLING and name[0] == speaker[0]
     if near and _one_edit_apart(name, speaker):
         return 2
-    return 1 if _nicknamed(name, speaker) or _spelled_alike(name, speaker) else 0
+    if _nicknamed(name, speaker) or _spelled_alike(name, speaker):
+        return 1
+    return 1 if _tail_form(short, long) else 0
+
+
+def _tail_form(short: str, long: str) -> bool:
+    """A short form made of a name's end: "Gina" for Georgina, "Tina" for Christina, "Bella"
+    for Isabella (4+ letters, and at least two left off)."""
+    return len(short) >= MIN_NEAR_SPELLING and len(long) - len(short) >= 2 and long.endswith(short)
 
 
 def _spelled_alike(a: str, b: str) -> bool:
@@ -237,13 +254,17 @@ def _spelled_alike(a: str, b: str) -> bool:
     if a[0] == b[0] and _one_edit_apart(a, b):
         return True
     sound_a, sound_b = _spelling(a), _spelling(b)
+    # one edit apart only from the same first sound: "Sean" is not "Dean" (a nickname of Ann)
     return sound_a == sound_b or (
-        min(len(sound_a), len(sound_b)) >= MIN_NEAR_SPELLING and _one_edit_apart(sound_a, sound_b)
+        min(len(sound_a), len(sound_b)) >= MIN_NEAR_SPELLING
+        and sound_a[0] == sound_b[0]
+        and _one_edit_apart(sound_a, sound_b)
     )
 
 
 _SPELLINGS = (
     (re.compile(r"ph"), "f"),
+    (re.compile(r"x"), "ks"),
     (re.compile(r"^chr|ck|q"), lambda m: "kr" if m.group() == "chr" else "k"),
     (re.compile(r"c(?=[eiy])"), "s"),
     (re.compile(r"c"), "k"),
@@ -254,7 +275,8 @@ _SPELLINGS = (
     (re.compile(r"(\w)\1+"), r"\1"),
     (re.compile(r"(?<=\w{3})e$"), ""),
 )
-"""Letters English spells a name's sounds with, made one: ph/v as f, c/ch/ck/q as k (c as s
+"""Letters English spells a name's sounds with, made one: ph/v as f, x as ks (``Aleksandr`` /
+``Alexander``), c/ch/ck/q as k (c as s
 before e, i, y), th as t, a soft g at the start as j, y as i, double letters single, a
 final silent e dropped."""
 
