@@ -93,3 +93,15 @@ def test_by_exact_name_only_the_other_speakers_turns_come_first(memory: Memory) 
         if speaker_of_top(exact, q) == "thomas"
     ]
     assert outranked, "the fixture no longer tells the mechanism apart"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what did tom bake for the street party?", "what instrument is tom learning?"],
+)
+def test_a_question_typed_without_capitals_still_finds_him_by_nickname(
+    memory: Memory, question: str
+) -> None:
+    # (Rebecca's same-worded turns come first when no speaker is placed)
+    assert speaker_of_top(memory.retriever, question) == "thomas"
+    assert speaker_of_top(by_exact_name_only(memory), question) == "rebecca"

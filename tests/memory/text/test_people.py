@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.text.people import called, named_speakers, query_names
+from shiyi.memory.text.people import (
+    called,
+    lowercase_names,
+    named_speakers,
+    nicknamed_speakers,
+    query_names,
+)
 
 SPEAKERS = {"rebecca", "thomas"}
 
@@ -151,3 +157,40 @@ def test_only_a_texts_opening_is_read_for_chinese_names() -> None:
     # a pasted page would give three candidate names per character
     assert "小明" in query_names("小明" + "好" * 2000)
     assert "小明" not in query_names("好" * 2000 + "小明")
+
+
+def test_a_query_typed_without_capitals_offers_its_words_as_possible_names() -> None:
+    assert lowercase_names("what did becky adopt?") == {"becky", "adopt"}
+    assert lowercase_names("What did becky adopt?") == set()  # capitals: query_names reads it
+    assert lowercase_names("did jo and al go?") == set()  # too short, or function words
+
+
+def never_said(word: str) -> bool:
+    return False
+
+
+@pytest.mark.parametrize(
+    ("words", "speakers", "found"),
+    [
+        ({"becky", "adopt"}, SPEAKERS, {"rebecca"}),  # the nickname table
+        ({"tom"}, SPEAKERS, {"thomas"}),
+        ({"mel"}, {"melanie", "caroline"}, {"melanie"}),  # a short form
+        ({"jose"}, {"josé", "ann"}, {"josé"}),  # typed without the accent
+        ({"rebeca"}, SPEAKERS, set()),  # near-spellings need a capital to count
+        ({"dan"}, {"daniel", "danielle"}, set()),  # both: neither
+    ],
+)
+def test_a_lowercase_word_names_a_speaker_by_nickname_or_short_form(
+    words: set[str], speakers: set[str], found: set[str]
+) -> None:
+    assert nicknamed_speakers(words, speakers, never_said) == found
+
+
+def test_a_word_the_conversation_writes_as_a_word_names_nobody() -> None:
+    # "the bill", "my car": in this conversation these are words, not William or Caroline
+    def said(word: str) -> bool:
+        return word in {"bill", "car"}
+
+    assert nicknamed_speakers({"bill"}, {"william", "mary"}, said) == set()
+    assert nicknamed_speakers({"car"}, {"caroline", "mel"}, said) == set()
+    assert nicknamed_speakers({"bill"}, {"william", "mary"}, never_said) == {"william"}

@@ -7,7 +7,8 @@ what the question is, found with patterns in well under a millisecond, never an 
   named anywhere in it ("What did Caroline's sister say?") can be matched against events;
   in Chinese, which has no spaces, every two to four characters ("小明上周…" names 小明).
 * **people**: the capitalised words inside its sentences that may name a person, matched
-  against speakers through nicknames and spellings (:mod:`shiyi.memory.text.people`).
+  against speakers through nicknames and spellings (:mod:`shiyi.memory.text.people`); in a
+  query typed without capitals, its words that a nickname table could place (**lowercase**).
 * **subject**: of several people named, the one the question asks about as the one who
   spoke or acted ("What did *Jon* say about Gina's store?", "According to *Gina*, what makes
   Jon a mentor?"); none when they are asked about together ("Jon and Gina both").
@@ -39,7 +40,7 @@ from typing import Literal, TypeAlias
 from shiyi.index.text import tokenize
 from shiyi.memory.recall import chinese_time, english_time
 from shiyi.memory.recall.intent import favoured_kinds
-from shiyi.memory.text.people import han_grams, query_names
+from shiyi.memory.text.people import han_grams, lowercase_names, query_names
 
 Intent: TypeAlias = Literal["temporal", "multi_hop", "preference", "procedure", "history", "lookup"]
 INTENTS: tuple[Intent, ...] = (
@@ -135,6 +136,9 @@ INTENT_KINDS: dict[Intent, tuple[str, ...]] = {
 class QuerySignals:
     names: frozenset[str] = frozenset()
     people: frozenset[str] = frozenset()
+    lowercase: frozenset[str] = frozenset()
+    """A query typed without capitals: its words that may still be names
+    (:func:`~shiyi.memory.text.people.lowercase_names`)."""
     windows: tuple[tuple[float, float], ...] = ()
     months: frozenset[int] = frozenset()
     recent: bool = False
@@ -186,6 +190,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
     return QuerySignals(
         names=frozenset(_WORD.findall(text)) | han_grams(text),
         people=people,
+        lowercase=lowercase_names(query),
         windows=tuple((a.timestamp(), b.timestamp()) for a, b in windows),
         months=frozenset(months),
         recent=bool(_RECENT.search(text)),

@@ -109,6 +109,38 @@ def query_names(query: str) -> frozenset[str]:
     return frozenset(names) | han_grams(query)
 
 
+def lowercase_names(query: str) -> frozenset[str]:
+    """The words of a query typed all in small letters ("what did becky adopt?") that may
+    name a person: 3+ letters, not question or function words.  Without capitals a name
+    looks like any word, so only :func:`nicknamed_speakers` places these."""
+    if any(c.isupper() for c in query):
+        return frozenset()
+    words = (w for w in _WORD.findall(query) if len(w) >= MIN_SHORT_FORM)
+    return frozenset(w for w in words if w not in _NOT_NAMES)
+
+
+def nicknamed_speakers(
+    words: Iterable[str], speakers: Iterable[str], said_as_word: Callable[[str], bool]
+) -> set[str]:
+    """The ``speakers`` that lower-cased ``words`` name as a nickname of theirs in the
+    nickname table ("becky", "tom"), a short form ("mel") or their name typed without its
+    accents ("jose"); near-spellings do not count here, nor a word the conversation uses as
+    a word (``said_as_word``: written in small letters in its turns, as "the bill" or "my
+    car" are, so "bill" does not name William there, nor "car" Caroline)."""
+    everyone = set(speakers)
+    found: set[str] = set()
+    for word in words:
+        matches = {s for s in everyone if word != s and _nickname_or_plain(word, s)}
+        if len(matches) == 1 and not said_as_word(word):
+            found |= matches
+    return found
+
+
+def _nickname_or_plain(word: str, speaker: str) -> bool:
+    plain = _unaccented(speaker)
+    return word == plain or plain.startswith(word) or plain in _given_names(word)
+
+
 def han_grams(text: str) -> frozenset[str]:
     """Every two to four characters of ``text``'s Chinese runs: Chinese has no spaces, so
     a name ("小明") is inside "小明上周去哪了" without being a word of its own."""
@@ -308,7 +340,7 @@ def _nicknamed(a: str, b: str) -> bool:
     )
 
 
-@cache
+@lru_cache(maxsize=8192)  # a query's every word may be asked: bounded
 def _given_names(name: str) -> frozenset[str]:
     """``name`` with the given names it is a nickname of (``bob`` -> bob, robert)."""
     return frozenset({name, *_namer().canonicals_of(name)})
