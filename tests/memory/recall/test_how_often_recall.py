@@ -53,6 +53,11 @@ def chat_with_rate(rate: str, other: str) -> dict[str, list[tuple[str, str]]]:
             "Most weekends, if I can.",
             "I did, if you can believe it.",
         ),
+        (
+            "How many days a week does Sam go climbing?",
+            "Three days a week, after work.",
+            "Yes, I went climbing for days a week ago, my arms still hurt!",
+        ),
     ],
 )
 def test_a_how_often_question_puts_the_reply_giving_a_rate_first(

@@ -271,6 +271,12 @@ def test_recency_cues_and_the_kinds_an_intent_prefers() -> None:
         ("How many times a week does Ana swim?", True),
         ("她多久一次去健身房？", True),
         ("每周几次跑步？", True),
+        ("How many days a week does Sam work out?", True),
+        ("How many hours per week does Ana practise piano?", True),
+        ("On which days does Sam swim?", True),
+        ("What days of the week do they play football?", True),
+        ("How many days did the trip last?", False),  # a length
+        ("What days did Ana spend in Rome?", False),  # which days, once
         ("How many times has Ana been to Paris?", False),  # a count, not a rate
         ("When did Sam start climbing?", False),
         ("Does Sam often climb?", False),

@@ -14,6 +14,9 @@ from shiyi.memory.text.how_often import says_how_often
         "Three times a week; it keeps us on track.",
         "I see them at least once a week.",
         "we go a few times a week",
+        "Three days a week, after work.",
+        "I practise two hours a day.",
+        "Tuesdays and Thursdays, with my brother.",
         "two or three times per month",
         "Every other Sunday we hike.",
         "I run every morning before work.",
@@ -43,6 +46,8 @@ def test_a_turn_giving_a_rate(text: str) -> None:
         "Each of them brought a gift.",
         "I went to the beach last week.",
         "It took a week to finish.",
+        "I spent three days in Rome a week ago.",  # a stay, then a time
+        "Yes, I went climbing for days a week ago.",
         "I love weekends.",
         "We met once at a party.",
         "I tried it twice.",

@@ -93,12 +93,14 @@ _TEMPORAL = re.compile(
 )
 _HOW_OFTEN = re.compile(
     r"\bhow\s+(?:often|frequently|regularly)\b"
-    r"|\bhow\s+many\s+times\s+(?:a|an|per|each|every)\s+\w+"
+    r"|\bhow\s+many\s+(?:times|days|nights|evenings|mornings|hours|sessions)"
+    r"\s+(?:a|an|per|each|every)\s+\w+"
+    r"|\b(?:on\s+)?(?:which|what)\s+days\s+(?:of\s+the\s+week\s+)?(?:does|do)\b"
     r"|\b(?:what|which)\s+frequency\b|\bon\s+what\s+basis\b"
     r"|多久一次|多长时间一次|隔多久|多经常|频率|(?:一|每)(?:天|周|星期|个月|年)几次|几天一次"
 )
-"""Asking how often: "how often", "how many times a week" (not "how many times has she been
-to Paris", a count)."""
+"""Asking how often: "how often", "how many times a week", "how many days a week", "on which
+days does she swim" (not "how many times has she been to Paris", a count)."""
 _MULTI_HOP = re.compile(
     r"\bboth\b|\bin common\b|\ball\s+the\b"
     r"|\bhow many\b|\bwhich\s+\w+\s+(?:has|have)\b|\beach\b|都|共同"

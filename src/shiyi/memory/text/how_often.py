@@ -5,11 +5,12 @@ Asked "How often does Sam go climbing?", the turn that answers is the one giving
 go twice a week", "three times a month", "every other Sunday", "on weekends", "once in a
 while", 每周两次), often a short reply after the turn that names the activity, so it shares
 few of the question's words.  People give a rate as a count per period ("once a year", "a few
-times a month", "two or three times per week"), a period with "every"/"each" ("every
-morning", "every two weeks"), a rate word ("daily", "weekly", "annually"), a weekday or the
-weekend in the plural ("on Sundays", "most weekends"), or a vague rate ("every so often", "now
-and then", "from time to time").  The phrasings are written from everyday speech, not from any
-data set; the recall boost (:mod:`shiyi.memory.recall.boosts`) decides what it is worth.
+times a month", "two or three times per week", "three days a week", "two hours a day"), a
+period with "every"/"each" ("every morning", "every two weeks"), a rate word ("daily",
+"weekly", "annually"), a weekday or the weekend in the plural ("on Sundays", "most weekends",
+"Tuesdays and Thursdays"), or a vague rate ("every so often", "now and then", "from time to
+time").  The phrasings are written from everyday speech, not from any data set; the recall
+boost (:mod:`shiyi.memory.recall.boosts`) decides what it is worth.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ _EVERY = r"(?:other|single|few|couple\s+of|\d+|two|three|four|five|six|other\s+f
 _RATE = re.compile(
     rf"\b(?:once|twice|thrice)\s+(?:or\s+(?:twice|thrice|{_COUNT}\s+times)\s+)?{_PER}\s+{_PERIOD}\b"
     rf"|\b{_COUNT}\s+(?:or\s+{_COUNT}\s+)?times\s+{_PER}\s+{_PERIOD}\b"
+    rf"|\b{_COUNT}\s+(?:or\s+{_COUNT}\s+)?(?:days|nights|mornings|evenings|hours|sessions)"
+    rf"\s+{_PER}\s+{_PERIOD}\b"
+    rf"|\b{_WEEKDAY}s\s+(?:and|or|&)\s+{_WEEKDAY}s\b"
     rf"|\b(?:every|each)\s+(?:{_EVERY}\s+)?(?:{_PERIOD}|{_WEEKDAY})s?\b"
     r"|\b(?:daily|nightly|weekly|biweekly|fortnightly|monthly|yearly|annually)\b"
     rf"|\b(?:on|most)\s+(?:{_WEEKDAY}s|weekends|weeknights|weekdays)\b"
