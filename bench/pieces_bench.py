@@ -21,7 +21,8 @@ printed beside them (mean per question).
 shiyi hybrid runs with and without bursts (:data:`~shiyi.memory.recall.boosts.BURST_SHARE`:
 a message takes a share of the best other message its speaker sent in the same row), and
 with bursts not grouped (:mod:`~shiyi.memory.recall.burst_hits`: a burst's pieces among the
-hits are shown as one hit, so each takes a place of the top k).  The
+hits are shown as one hit, so each takes a place of the top k), and shiyi's own keyword
+and semantic paths alone (hybrid should stand above the better of them at every k).  The
 rewrite is mechanical (a sentence split), not data written for shiyi: the words, questions
 and evidence are LoCoMo's.
 """
@@ -50,7 +51,7 @@ from recall_bench import (
     rrf_ranker,
 )
 
-from shiyi.memory.recall.config import Boosts
+from shiyi.memory.recall.config import Boosts, Mode
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.importers import ImportedConversation, QAItem, detect_and_load
@@ -64,7 +65,7 @@ KS = (5, 10, 20)
 def in_pieces(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The LoCoMo samples with every turn split into its sentences (dia_id ``D1:3`` ->
     ``D1:3.0``, ``D1:3.1``, ...); a question's evidence becomes every piece of its turns."""
-    out = json.loads(json.dumps(data))
+    out: list[dict[str, Any]] = json.loads(json.dumps(data))  # a deep copy
     for sample in out:
         conversation = sample["conversation"]
         pieces: dict[str, list[str]] = {}
@@ -117,6 +118,8 @@ def rankers(conversation: ImportedConversation, home: Path) -> tuple[dict[str, H
         "shiyi hybrid, no turns beside": shiyi_hits(without(beside=False)),
         "shiyi hybrid, bursts not grouped": shiyi_hits(without(grouped=False)),
         "shiyi hybrid, no bursts": shiyi_hits(without(bursts=False, grouped=False)),
+        "shiyi keyword": shiyi_hits(base, "keyword"),
+        "shiyi semantic": shiyi_hits(base, "semantic"),
     }, memory
 
 
@@ -124,11 +127,11 @@ def one_each(rank: Ranker) -> HitRanker:
     return lambda qa: [[found] for found in rank(qa)]
 
 
-def shiyi_hits(retriever: Retriever) -> HitRanker:
+def shiyi_hits(retriever: Retriever, mode: Mode = "hybrid") -> HitRanker:
     """Each hit's messages: itself and the pieces of its burst shown with it."""
 
     def rank(qa: QAItem) -> list[list[str]]:
-        hits = retriever.search(qa.question, mode="hybrid", limit=max(KS), touch=False)
+        hits = retriever.search(qa.question, mode=mode, limit=max(KS), touch=False)
         return [[hit.id, *hit.joined] for hit in hits]
 
     return rank
@@ -172,9 +175,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ranked:
         cells = [statistics.mean(messages[f"{name}@{k}"]) for k in KS]
         cells += [statistics.mean(turns[f"{name}@{k}"]) for k in KS]
-        shown = statistics.mean(sizes[name])
-        print(f"{name:<38}" + "".join(f"  {value:9.3f}" for value in cells) + f"  {shown:15.1f}")
+        size = statistics.mean(sizes[name])
+        print(f"{name:<38}" + "".join(f"  {value:9.3f}" for value in cells) + f"  {size:15.1f}")
+    print_verdict(messages, turns)
     return 0
+
+
+def print_verdict(messages: dict[str, list[float]], turns: dict[str, list[float]]) -> None:
+    """Whether hybrid stands at or above the better of shiyi's single paths at every k."""
+    for label, table in (("messages", messages), ("turns", turns)):
+        cells = []
+        for k in KS:
+            hybrid = statistics.mean(table[f"shiyi hybrid@{k}"])
+            single = max(statistics.mean(table[f"shiyi {m}@{k}"]) for m in ("keyword", "semantic"))
+            cells.append((k, hybrid, single))
+        verdict = "yes" if all(h >= s for _, h, s in cells) else "NO"
+        detail = ", ".join(f"R@{k} {h:.3f} vs {s:.3f}" for k, h, s in cells)
+        print(f"hybrid >= best single path at every k ({label}): {verdict} ({detail})")
 
 
 if __name__ == "__main__":
