@@ -42,6 +42,7 @@ def chat_telling(told: str) -> dict[str, list[tuple[str, str]]]:
         ("When did Ana start the piano?", "I took up the piano at the age of six."),
         ("When did Ana buy a piano?", "I bought one, a piano, last March."),
         ("When did Ana start piano?", "Piano? Growing up, my mum made me."),
+        ("When did Ana take up the piano?", "Piano? At the start of the year, mum signed me up."),
     ],
 )
 def test_a_when_question_finds_the_turn_that_says_when(

@@ -11,6 +11,9 @@ from shiyi.memory.text.time_words import MAX_CHARS, says_when
     "text",
     [
         "I started a pottery class last week!",
+        "I started the job at the beginning of the year.",
+        "By the end of last month the roof was done.",
+        "In the middle of the summer we left for Oslo.",
         "We moved into the new flat two months ago.",
         "On Saturday I finally ran my first 10k.",
         "Back in 2019 I was still living in Oslo.",
@@ -99,6 +102,8 @@ def test_a_turn_placing_an_event_in_time(text: str) -> None:
     "text",
     [
         "I love pottery, it calms me down.",
+        "At the end of the day, it is your call.",  # a saying, not a time
+        "I skipped to the end of the book.",
         "That sounds amazing, tell me more!",
         "My sister may come along too.",  # "may" the verb, not the month
         "The march through the city was long.",

@@ -103,7 +103,7 @@ _TRIGGERS = (
     | _OCCASIONS
     | _BREAKS
     | {"school", "just", "since", "when", "as", "growing", "age", "aged", "new", "back", "while"}
-    | {"morning", "evening"}
+    | {"morning", "evening", "semester", "term"}
 )
 """Words one of the rules of :func:`_placed_at` starts from (besides numbers)."""
 _CJK_NUMBER = rf"(?:[0-9]{{1,3}}|{NUMERAL})"
@@ -157,6 +157,8 @@ def _placed_at(words: list[str], i: int) -> bool:
         return before in _BEFORE_MONTH or after.isdigit() or before.isdigit()
     if word in _UNITS and _span(words, i):
         return True
+    if word in _PART_OF and _part_of(words, i):
+        return True
     if word in _SEASONS:  # "in spring", "during the summer"; "I love summer" is no time
         return before in _BEFORE_SEASON or (before == "the" and _at(words, i - 2) in _BEFORE_SEASON)
     if word in _SCHOOLS or word == "school":
@@ -180,6 +182,19 @@ def _number(words: list[str], i: int) -> bool:
     if after in _ORDINAL and len(word) <= 2:
         return before == "on" or (before == "the" and _at(words, i - 2) == "on")
     return False
+
+
+_PART_OF = _set("week month year semester term") | _SEASONS
+_PARTS_OF = _set("beginning start end middle")
+_THAT = _set("the this last that")
+
+
+def _part_of(words: list[str], i: int) -> bool:
+    """ "at the beginning of the year", "by the end of last month" ("the end of the day" is
+    a saying, and "day" is left out)."""
+    return (
+        _at(words, i - 1) in _THAT and _at(words, i - 2) == "of" and _at(words, i - 3) in _PARTS_OF
+    )
 
 
 def _span(words: list[str], i: int) -> bool:
