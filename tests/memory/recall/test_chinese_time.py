@@ -63,6 +63,16 @@ def windows(query: str) -> list[tuple[str, str]]:
         ("半年前的体检结果", [("2022-08-15", "2023-08-16")]),
         ("两年前他在哪里工作", [("2020-08-13", "2022-08-15")]),
         ("前两天说的那本书", [("2023-08-14", "2023-08-17")]),
+        # part of a year with its year: those months, not the whole year
+        ("去年年底他买了什么？", [("2022-11-01", "2023-01-01")]),
+        ("今年年初我们去了哪里", [("2023-01-01", "2023-03-01")]),
+        ("前年上半年她在哪工作", [("2021-01-01", "2021-07-01")]),
+        ("今年中他做了什么", [("2022-08-15", "2023-08-17")]),  # during this year (as 今年)
+        # a day of the month: the latest one gone by, this month's or last month's
+        ("3号我们做了什么？", [("2023-08-03", "2023-08-04")]),
+        ("他20号去了哪儿", [("2023-07-20", "2023-07-21")]),
+        ("本月5号的会议说了什么？", [("2023-08-05", "2023-08-06")]),
+        ("上个月5号她买了什么", [("2023-07-05", "2023-07-06")]),
         # from a date in the question: before and after it
         (
             "2023年5月5日两天后她做了什么",
@@ -96,6 +106,26 @@ def test_a_month_without_a_year_is_that_month_of_any_year(query: str, month: int
 
 
 @pytest.mark.parametrize(
+    ("query", "months"),
+    [
+        ("国庆节他去了哪里？", {10}),
+        ("五一假期我们去哪玩了", {5}),
+        ("元旦那天吃了什么", {1}),
+        ("圣诞节收到了什么礼物？", {12}),
+        ("春节回老家了吗", {1, 2}),  # lunar: over two months
+        ("中秋节吃了什么月饼", {9, 10}),
+        ("年底的计划是什么", {11, 12}),
+        ("年初定的目标", {1, 2}),
+    ],
+)
+def test_a_holiday_or_a_part_of_a_year_without_a_year_is_its_months(
+    query: str, months: set[int]
+) -> None:
+    signals = understand(query, NOW)
+    assert (signals.windows, signals.months) == ((), months)
+
+
+@pytest.mark.parametrize(
     "query",
     [
         "三个月的学习计划",  # a span, not a time
@@ -106,6 +136,9 @@ def test_a_month_without_a_year_is_that_month_of_any_year(query: str, month: int
         "五月前要交的报告",  # before May, not five months ago
         "我以前住在哪？",
         "前面说的那个方案",
+        "3号要做什么？",  # a day still ahead
+        "坐3号线去了哪里？",  # a subway line
+        "他住在5号楼了吗",  # a building
     ],
 )
 def test_words_that_look_like_time_but_are_not_a_window(query: str) -> None:

@@ -6,11 +6,15 @@ is placed in time as "Where did I go last week?" is:
 
 * **a day**: "2023年5月7日", "2023年5月7号", "二〇二三年五月七日";
 * **a period**: "2023年5月" (the month), "2023年" / "2023年夏天" (the year);
-* **a month of any year**: "五月", "5月份", "5月7号" (no year);
+* **a month of any year**: "五月", "5月份", "5月7号" (no year); a holiday ("国庆", "五一",
+  "圣诞"; the lunar ones, "春节", "中秋", in the two months they fall in); "年初", "年底",
+  "上半年";
 * **counted back** from the date in the question, else from ``now``: "昨天", "前天", "今天",
   "上周", "上个星期", "上礼拜", "上周末", "上个月", "去年", "前年", "这周", "本月", "今年",
   "上周六" (both readings: the latest Saturday, and the Saturday of last week), "三天前",
-  "两个多月前", "半年前", "前两天", "前一周";
+  "两个多月前", "半年前", "前两天", "前一周"; "去年年底", "今年年初" (those months of that
+  year, not the whole year); "3号" in a question about the past (the latest 3rd), "本月5号",
+  "上个月5号";
 * **counted on** from a date in the question only: "2023年5月5日两天后" (without a date,
   "三天后" is the future, which memory does not hold).
 
@@ -44,6 +48,31 @@ _MONTH_ALONE = re.compile(rf"(?<![0-9一二三四五六七八九十个几每上�
 """A month without a year ("五月", "5月份", "5月7号"); "三个月" (a span), "上个月" (relative)
 and "每月" (every month) are not one."""
 
+_HOLIDAY_MONTHS = {
+    "元旦": (1,), "春节": (1, 2), "过年": (1, 2), "元宵": (2, 3), "情人节": (2,), "清明": (4,),
+    "五一": (5,), "劳动节": (5,), "端午": (5, 6), "七夕": (7, 8), "中秋": (9, 10), "国庆": (10,),
+    "万圣节": (10,), "感恩节": (11,), "圣诞": (12,), "平安夜": (12,),
+}  # fmt: skip
+"""The months a holiday falls in; the lunar ones move over two (中秋 is in September or
+October)."""
+_HOLIDAY = re.compile("|".join(_HOLIDAY_MONTHS))
+_PART_MONTHS = {"初": (1, 2), "中": (6, 7), "底": (11, 12), "末": (11, 12)}
+_PART_MONTHS |= {"上半年": (1, 6), "下半年": (7, 12)}
+_PART_OF_YEAR = re.compile(
+    r"(?:(前年|去年|今年)\s*|(?<![今去前]))(?:年(初|中|底|末)|(上半年|下半年))"
+)
+"""Part of a year: "年初", "去年年底", "今年上半年"; "今年中" ("during this year") is none
+(this year's middle is "今年年中")."""
+_DAY_OF_MONTH = re.compile(
+    rf"(?:(本月|这个?月|上个?月)|(?<![0-9一二三四五六七八九十月])){_NUM}\s*号"
+    r"(?![线楼房门口床车机位桌店馆院厅])"
+)
+"""A day of the month: "3号" (the latest 3rd), "本月5号", "上个月5号"; not "3号线" (a
+subway line) or "3号楼" (a building), nor "5月7号" (a date, read above)."""
+_PAST = re.compile(r"了|过|刚")
+"""A bare "3号" is one gone by only in a question about the past ("3号做了什么"), not a plan
+("3号要做什么")."""
+
 _DAYS_BACK = {"大前天": 3, "前天": 2, "昨天": 1, "昨晚": 1, "昨日": 1, "今天": 0, "今晚": 0,
               "今早": 0, "今日": 0}  # fmt: skip
 _DAY_WORD = re.compile(r"大前天|前天(?!气)|昨天|昨晚|昨日|今天|今晚|今早|今日")
@@ -64,7 +93,18 @@ _BEFORE = re.compile(rf"前\s*{_COUNT}\s*个?\s*{_UNIT}")
 _AFTER = re.compile(rf"(?<![0-9]){_COUNT}\s*个?\s*{_UNIT}\s*(?:以后|之后|后)")
 _RELATIVE = re.compile(
     "|".join(
-        p.pattern for p in (_DAY_WORD, _WEEKDAY, _LAST_SPAN, _THIS_SPAN, _YEAR_WORD, _AGO, _BEFORE)
+        p.pattern
+        for p in (
+            _DAY_WORD,
+            _WEEKDAY,
+            _LAST_SPAN,
+            _THIS_SPAN,
+            _YEAR_WORD,
+            _AGO,
+            _BEFORE,
+            _DAY_OF_MONTH,
+            _PART_OF_YEAR,
+        )
     )
 )
 
@@ -116,9 +156,17 @@ def explicit_periods(text: str) -> list[Window]:
 
 
 def months(text: str) -> set[int]:
-    """Months named without a year: that month of any year."""
-    found = (number(m[1]) for m in _MONTH_ALONE.finditer(normal(text)))
-    return {int(m) for m in found if m is not None and 1 <= m <= 12}
+    """Months named without a year: that month of any year; a holiday's; a part of the year
+    ("年底") without its year."""
+    text = normal(text)
+    found = (number(m[1]) for m in _MONTH_ALONE.finditer(text))
+    named = {int(m) for m in found if m is not None and 1 <= m <= 12}
+    named |= {month for m in _HOLIDAY.finditer(text) for month in _HOLIDAY_MONTHS[m[0]]}
+    for match in _PART_OF_YEAR.finditer(text):
+        if not match[1]:
+            first, last = _PART_MONTHS[match[2] or match[3]]
+            named |= set(range(first, last + 1))
+    return named
 
 
 def has_relative(text: str) -> bool:
@@ -140,7 +188,10 @@ def relative(text: str, anchor: datetime) -> list[Window]:
     English reading (what happened "上周" is often told on the day asked about)."""
     text = normal(text)
     end = anchor + timedelta(days=1)
-    found = [(anchor - timedelta(days=_DAYS_BACK[m[0]]), end) for m in _DAY_WORD.finditer(text)]
+    found = _parts_of_years(text, anchor) + _days_of_month(text, anchor)
+    # "去年年底" is its last months, not the whole year; "上个月5号" that day, not the month
+    text = _DAY_OF_MONTH.sub(" ", _PART_OF_YEAR.sub(" ", text))
+    found += [(anchor - timedelta(days=_DAYS_BACK[m[0]]), end) for m in _DAY_WORD.finditer(text)]
     for match in _WEEKDAY.finditer(text):
         day = _WEEKDAYS[match[2] or match[3]]
         if match[1] in ("上", "上上"):
@@ -165,6 +216,41 @@ def relative(text: str, anchor: datetime) -> list[Window]:
         found.append((anchor - back - slack, anchor - back + slack))
     for match in _spans(_BEFORE, text):
         found.append((anchor - timedelta(days=_amount(match) * _SPANS[match[2]]), end))
+    return found
+
+
+def _parts_of_years(text: str, anchor: datetime) -> list[Window]:
+    """ "去年年底", "今年年初", "今年上半年": those months of that year."""
+    found = []
+    for match in _PART_OF_YEAR.finditer(text):
+        if match[1]:
+            year = anchor.year - {"今年": 0, "去年": 1, "前年": 2}[match[1]]
+            first, last = _PART_MONTHS[match[2] or match[3]]
+            start, stop = _month(year, first), _month(year, last)
+            if start is not None and stop is not None:
+                found.append((start[0], stop[1]))
+    return found
+
+
+def _days_of_month(text: str, anchor: datetime) -> list[Window]:
+    """ "本月5号", "上个月5号"; "3号" in a question about the past: the latest 3rd."""
+    found = []
+    past = _PAST.search(text) is not None  # once: per match it was quadratic in the text
+    for match in _DAY_OF_MONTH.finditer(text):
+        day = number(match[2])
+        if day is None:
+            continue
+        month = anchor.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        if match[1] and match[1].startswith("上"):
+            month = (month - timedelta(days=1)).replace(day=1)
+        elif not match[1]:
+            if not past:
+                continue
+            if day > anchor.day:  # not yet this month: last month's
+                month = (month - timedelta(days=1)).replace(day=1)
+        window = _day(month.year, month.month, day)
+        if window is not None and window[0] <= anchor:
+            found.append(window)
     return found
 
 
