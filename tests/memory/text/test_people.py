@@ -10,6 +10,7 @@ from shiyi.memory.text.people import (
     named_speakers,
     nicknamed_speakers,
     query_names,
+    said_as_word,
 )
 
 SPEAKERS = {"rebecca", "thomas"}
@@ -194,3 +195,19 @@ def test_a_word_the_conversation_writes_as_a_word_names_nobody() -> None:
     assert nicknamed_speakers({"bill"}, {"william", "mary"}, said) == set()
     assert nicknamed_speakers({"car"}, {"caroline", "mel"}, said) == set()
     assert nicknamed_speakers({"bill"}, {"william", "mary"}, never_said) == {"william"}
+
+
+@pytest.mark.parametrize(
+    ("word", "text", "said"),
+    [
+        ("bill", "ugh, the bill came today", True),
+        ("will", "will you come?", True),
+        ("becky", "thanks, becky!", False),  # a chat typed without capitals addresses her
+        ("becky", "hey becky how was the trip", False),
+        ("bill", "Bill came over", False),  # capitalised: a name
+    ],
+)
+def test_a_word_is_said_as_a_word_unless_it_addresses_someone(
+    word: str, text: str, said: bool
+) -> None:
+    assert said_as_word(word, [text]) is said

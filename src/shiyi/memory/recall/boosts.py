@@ -55,19 +55,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from functools import lru_cache, partial
+from functools import lru_cache
 
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.recall.config import Boosts
 from shiyi.memory.recall.query_signals import DAY, QuerySignals
 from shiyi.memory.text.contextual import event_day
 from shiyi.memory.text.how_often import says_how_often
-from shiyi.memory.text.people import (
-    MAX_NAMED_TEXT,
-    called,
-    named_speakers,
-    nicknamed_speakers,
-)
+from shiyi.memory.text.people import called, named_speakers, nicknamed_speakers, said_as_word
 from shiyi.memory.text.time_words import says_when
 
 SPEAKER_BONUS = 0.5
@@ -136,7 +131,7 @@ def _speaker_bonus(
     if aliases and signals.lowercase - speakers and speakers:
         texts = [e.content for e in events.values()]
         named |= nicknamed_speakers(
-            signals.lowercase - speakers, speakers, partial(_said_as_word, texts)
+            signals.lowercase - speakers, speakers, lambda word: said_as_word(word, texts)
         )
     if named == speakers and signals.subject:
         named = _the_subject(signals.subject, speakers, events, aliases)
@@ -145,13 +140,6 @@ def _speaker_bonus(
     for key, event in events.items():
         if event.role in named:
             scores[key] += SPEAKER_BONUS
-
-
-def _said_as_word(texts: list[str], word: str) -> bool:
-    """Whether ``word`` is written in small letters in any of ``texts`` (as a word, not a
-    name: "the bill", "will you")."""
-    pattern = re.compile(rf"\b{re.escape(word)}\b")
-    return any(pattern.search(text[:MAX_NAMED_TEXT]) for text in texts)
 
 
 def _calls(

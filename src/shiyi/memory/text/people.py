@@ -136,6 +136,21 @@ def nicknamed_speakers(
     return found
 
 
+def said_as_word(word: str, texts: Iterable[str]) -> bool:
+    """Whether ``word`` is written in small letters in any of ``texts`` (their first
+    :data:`MAX_NAMED_TEXT` characters) as a word: "the bill", "will you"; not where it
+    addresses someone ("thanks becky!", "hey becky"), as a chat typed without capitals
+    writes names."""
+    pattern = re.compile(rf"\b{re.escape(word)}\b")
+    for text in texts:
+        opening = text[:MAX_NAMED_TEXT]
+        for match in pattern.finditer(opening):
+            before = opening[max(0, match.start() - _LOOK_BEHIND) : match.start()].rstrip()
+            if not _addresses(before.lower(), opening[match.end() : match.end() + 2]):
+                return True
+    return False
+
+
 def _nickname_or_plain(word: str, speaker: str) -> bool:
     plain = _unaccented(speaker)
     return word == plain or plain.startswith(word) or plain in _given_names(word)
