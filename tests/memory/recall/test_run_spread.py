@@ -111,20 +111,24 @@ def run_ratio(found: dict[str, float], lifted: str, other: str) -> float:
     return best[lifted] / best[other]
 
 
+def assert_the_nearer_run_gains(memory: Memory, similarity: dict[str, float], boost: str) -> None:
+    """Of the runs ``similarity`` puts nearest and farthest, the nearer gains on the other
+    with ``boost`` on: fused scores are exp(z), so by exp(weight * their z-score distance),
+    whatever else moved."""
+    ordered = sorted(similarity, key=similarity.__getitem__)
+    nearest, farthest = ordered[-1], ordered[0]
+    assert similarity[nearest] > similarity[farthest]
+    on, off = scores(memory.retriever), scores(without(memory, boost))
+    assert run_ratio(on, nearest, farthest) > run_ratio(off, nearest, farthest) * 1.05
+
+
 def test_a_task_nearer_the_question_as_a_whole_ranks_higher(assistant_memory: Memory) -> None:
     store = assistant_memory.retriever.store
     assert assistant_memory.embedder is not None
     vector = assistant_memory.embedder.embed([QUESTION])[0]
     similarity = store.run_similarity(list(RUNS), vector)
     assert set(similarity) == set(RUNS)
-    ordered = sorted(similarity, key=similarity.__getitem__)
-    nearest, farthest = ordered[-1], ordered[0]
-    assert similarity[nearest] > similarity[farthest]
-    on = scores(assistant_memory.retriever)
-    off = scores(without(assistant_memory, "run_similarity"))
-    # Fused scores are exp(z): the run nearer as a whole gains on the farther one by
-    # exp(weight * their z-score distance), whatever else moved.
-    assert run_ratio(on, nearest, farthest) > run_ratio(off, nearest, farthest) * 1.05
+    assert_the_nearer_run_gains(assistant_memory, similarity, "run_similarity")
 
 
 def test_a_days_chat_is_not_ranked_by_its_mean(chat_memory: Memory) -> None:
@@ -143,13 +147,7 @@ def test_a_task_nearer_what_the_best_tasks_are_about_ranks_higher(
     vector = assistant_memory.embedder.embed([QUESTION])[0]
     assert len(centroid) == len(vector)
     moved = store.run_similarity(list(RUNS), moved_query(vector, centroid))
-    ordered = sorted(moved, key=moved.__getitem__)
-    nearest, farthest = ordered[-1], ordered[0]
-    assert moved[nearest] > moved[farthest]
-    on = scores(assistant_memory.retriever)
-    off = scores(without(assistant_memory, "feedback"))
-    # as with run similarity: the nearer run gains exp(weight * z-score distance) on the other
-    assert run_ratio(on, nearest, farthest) > run_ratio(off, nearest, farthest) * 1.05
+    assert_the_nearer_run_gains(assistant_memory, moved, "feedback")
 
 
 def test_a_repeated_search_of_a_users_memory_is_answered_from_the_cache(
