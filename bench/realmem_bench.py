@@ -4,7 +4,7 @@ RRF with one turn per session first, the order shiyi gives a user's memory).
 
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
         all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
-        [--modes keyword,semantic] [--without spread,coverage]
+        [--modes keyword,semantic] [--without spread,coverage] [--slips 7 [--slips-unread]]
 
 Protocol (/work/shared/data/README.md): one store per persona; its sessions are imported one
 by one in time order, and each session's queries are asked before the session is imported,
@@ -14,18 +14,22 @@ at least one of the top-k turns.  Each model gets its own store of the same turn
 baselines (``realmem_baselines``) see each turn as ``"(<current_time>) <Speaker>: <text>"``
 and, like shiyi, only the sessions before the query's.  ``--modes``: shiyi's own single
 paths, asked of the same store (hybrid should stand above the best of them at every k).
-Query p50/p95 is shiyi's hybrid search.
+Query p50/p95 is shiyi's hybrid search.  ``--slips SEED``: every query with one typing slip
+(``slips.py``), for every system; ``--slips-unread``: shiyi's keyword search without reading
+them (:mod:`shiyi.index.spelling`).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +37,7 @@ from typing import Any
 
 from per_unit import print_per_unit
 from realmem_baselines import Item, OnlineBaselines
+from slips import slipped, slips_unread
 
 from shiyi.config import load_settings
 from shiyi.index.embeddings import build_embedder
@@ -226,7 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--modes", default="keyword,semantic", help="shiyi's single paths beside hybrid"
     )
+    parser.add_argument("--slips", type=int, help="seed: one typing slip in every query")
+    parser.add_argument("--slips-unread", action="store_true", help="keyword search as typed")
     args = parser.parse_args(argv)
+    slips = random.Random(args.slips) if args.slips is not None else None
     ks = tuple(int(k) for k in args.ks.split(","))
     models = [model for model in args.models.split(",") if model]  # "": baselines only
     tallies = {model: Tally(ks) for model in models}
@@ -246,6 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for path in persona_files(Path(args.folder), names):
             persona, sessions = load_persona(path)
+            if slips is not None:
+                for query in (q for s in sessions for q in s.queries):
+                    query.text = slipped(query.text, slips)
             queries = sum(len(s.queries) for s in sessions)
             print(f"{persona}: {len(sessions)} sessions, {queries} queries", flush=True)
             if baseline_tallies:
@@ -254,7 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run_baselines(sessions, online, baseline_tallies)
             for model in models:
                 home = Path(tmp) / f"{persona}-{model}"
-                run_persona(sessions, home, model, tallies[model], without[model], modes[model])
+                with slips_unread() if args.slips_unread else nullcontext():
+                    run_persona(sessions, home, model, tallies[model], without[model], modes[model])
     rows = baseline_tallies | {f"shiyi hybrid, {model}": tally for model, tally in tallies.items()}
     rows |= {
         f"shiyi {mode}, {model}": tally

@@ -197,3 +197,47 @@ def test_threads_can_write_and_read(tmp_path: Path) -> None:
 def test_match_expression_quotes_every_term() -> None:
     assert match_expression('error "404"') == '"error" OR "404"'
     assert match_expression("的") == ""
+
+
+SLIPS: list[tuple[str, IndexedNode, str]] = [
+    ("dinner", "event", "We had dinner at a lovely Italian restaurant downtown"),
+    ("bike", "event", "I went biking along the river on Sunday"),
+    ("paint", "event", "Melanie painted a sunset last weekend"),
+]
+
+
+@pytest.mark.parametrize("stems", [True, False], ids=["memory", "knowledge base"])
+@pytest.mark.parametrize(
+    ("query", "top"),
+    [
+        ("which resturant was it?", "dinner"),  # a letter left out
+        ("what did Melaine paint?", "paint"),  # two letters swapped
+        ("the restaurnat downtown", "dinner"),
+        ("where did they go bikking", "bike"),  # a letter doubled
+    ],
+)
+def test_a_mistyped_word_finds_the_word_the_index_holds(
+    tmp_path: Path, stems: bool, query: str, top: str
+) -> None:
+    index = KeywordIndex(tmp_path / "kw.sqlite3", stems=stems)
+    index.add(SLIPS)
+    assert ids(index, query)[:1] == [top]
+
+
+def test_a_known_word_is_not_read_as_a_near_held_one(tmp_path: Path) -> None:
+    index = KeywordIndex(tmp_path / "kw.sqlite3", stems=True)
+    index.add(SLIPS)
+    assert ids(index, "any hiking trips?") == []  # "biking" is another activity
+    assert ids(index, "hikng") == []  # two edits from "biking": nothing near enough
+
+
+def test_reading_a_slip_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "kw.sqlite3"
+    index = KeywordIndex(path, stems=True)
+    index.add(SLIPS)
+    index.close()
+    before = path.read_bytes()
+    reader = KeywordIndex(path, stems=True)
+    assert ids(reader, "resturant") == ["dinner"]
+    reader.close()
+    assert path.read_bytes() == before  # the vocabulary table lives in the connection's temp

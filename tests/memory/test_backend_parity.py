@@ -68,6 +68,7 @@ def corpus(count: int) -> list[EventRecord]:
 QUERIES = [
     "error 404", "user3 login", "main.py", "parse_config", "2024", "部署", "ticket 3",
     "item4 deploy", "what happened on 2024-05-01?", "nothing matches zzzz", "the", "#2",
+    "ereor 404", "the weahter lately", "flihgts so expnsive",  # typing slips
 ]  # fmt: skip
 
 

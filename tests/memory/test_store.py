@@ -7,6 +7,8 @@ present, edges removed with their nodes, the NEXT chain following session order.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from shiyi.errors import StorageError
@@ -460,3 +462,11 @@ def test_keyword_search_matches_british_and_american_spellings(
     ])  # fmt: skip
     assert found in [hit.id for hit in store.keyword_search(query, 5)]
     assert "other" not in [hit.id for hit in store.keyword_search(query, 5)]
+
+
+def test_keyword_search_reads_a_typing_slip_as_the_word_held(store: MemoryStore) -> None:
+    said = ["We had dinner at a lovely Italian restaurant", "I went biking by the river"]
+    events = [event(f"e{i}", float(i)) for i in range(len(said))]
+    store.add_events([replace(e, content=text) for e, text in zip(events, said, strict=True)])
+    assert [h.id for h in store.keyword_search("that resturant", 5)] == ["e0"]
+    assert store.keyword_search("hiking", 5) == []  # English knows it: no slip

@@ -15,8 +15,10 @@ import json
 import math
 from collections import Counter
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Literal, TypeAlias
 
+from shiyi.index.spelling import corrections
 from shiyi.index.text import query_terms, tokenize
 from shiyi.memory.models import Scored
 from shiyi.memory.postgres.schema import Conn
@@ -101,6 +103,10 @@ def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) 
     if not terms or limit <= 0:
         return []
     docs, tokens, frequency = _statistics(conn, terms)
+    extra = corrections(query_terms(query), frequency, partial(_held, conn), stems=True)
+    if extra:  # a mistyped word: :mod:`shiyi.index.spelling`
+        terms = [*terms, *extra]
+        frequency |= dict.fromkeys(extra, 0) | _held(conn, extra)
     chosen, min_seq = _plan(conn, terms, frequency)
     if not chosen:
         return []
@@ -142,6 +148,14 @@ def _statistics(conn: Conn, terms: Sequence[str]) -> tuple[int, int, dict[str, i
     assert row is not None, "keyword_stats has its row from the first migration"
     found = {str(term): int(count) for term, count in dict(row[2]).items()}
     return int(row[0]), int(row[1]), {t: found.get(t, 0) for t in terms}
+
+
+def _held(conn: Conn, terms: Sequence[str]) -> dict[str, int]:
+    """Documents holding each of ``terms`` that any does (one indexed lookup for all)."""
+    rows = conn.execute(
+        "SELECT term, docs FROM keyword_df WHERE term = ANY(%s) AND docs > 0", (list(terms),)
+    ).fetchall()
+    return {str(term): int(docs) for term, docs in rows}
 
 
 def _idf(docs: int, hits: int) -> float:

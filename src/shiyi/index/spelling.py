@@ -1,0 +1,113 @@
+"""A question's typing slips read as the words the index holds ("resturant" -> "restaurant").
+
+A keyword index finds only the words it holds, so one slipped letter in a question
+("hikng", "becuase", "Melaine") found nothing by keyword, however often the memory says the
+word.  A question word is read as a slip when the index holds no document with it and
+English does not know it either (pyspellchecker's English word list, about 160k words with
+many names); it is then also searched as the words the index does hold one edit away from it
+(a letter left out, added or changed, or two letters swapped: Damerau's single edits, which
+most typing slips are), the one the most documents hold first.
+
+A word English knows is never corrected: "hiking" asked of a memory that only says "biking"
+is another activity, not a slip.  Nor is a stem (the index's own forms), a number or a word
+under four letters (one edit from too many others).  Corrections only add terms: the slip
+still matches whatever holds it, and the question's other words still count.
+
+Both keyword indexes (SQLite FTS5 and PostgreSQL) call :func:`corrections` with their own
+document-count lookup, so they read the same slips the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from shiyi.index.text import tokenize
+
+_log = logging.getLogger(__name__)
+
+Lookup = Callable[[Sequence[str]], Mapping[str, int]]
+"""Documents holding each of these terms; a term no document holds may be left out."""
+
+MIN_LETTERS = 4
+"""Shorter words are one edit from too many others ("cat": bat, cut, cart, act...)."""
+MAX_SLIPS = 4
+"""A question with more unknown words is another language or jargon, not a few slips:
+correcting them all would search for words nobody asked for."""
+_ASCII = string.ascii_lowercase
+
+
+@lru_cache(maxsize=1)
+def _english() -> npt.NDArray[np.int64]:
+    """The English words' hashes, sorted; loaded on first use (~0.12 s).
+
+    Kept as hashes: 7.5 MB resident after loading against 31 MB for a frozenset of the
+    words (measured in one process each), and a false "known" needs a 64-bit collision."""
+    from spellchecker import SpellChecker
+
+    words = SpellChecker(language="en", distance=1).word_frequency.dictionary
+    hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
+    hashes.sort()
+    return hashes
+
+
+def is_english(word: str) -> bool:
+    """Whether English knows ``word`` (lower case; names and many proper nouns included)."""
+    hashes = _english()
+    key = hash(word)
+    at = int(np.searchsorted(hashes, key))
+    return at < len(hashes) and int(hashes[at]) == key
+
+
+def single_edits(word: str) -> set[str]:
+    """Every string one edit from ``word``: a letter deleted, swapped with the next, replaced
+    or inserted (over a-z and the word's own letters, so "josé" reaches "jose" and back)."""
+    letters = set(_ASCII) | set(word)
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {left + right[1:] for left, right in splits if right}
+    swaps = {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
+    replaces = {left + c + right[1:] for left, right in splits if right for c in letters}
+    inserts = {left + c + right for left, right in splits for c in letters}
+    return (deletes | swaps | replaces | inserts) - {word}
+
+
+def slips(words: Iterable[str], held: Mapping[str, int]) -> list[str]:
+    """The ``words`` that look mistyped: no document holds them (``held``: documents per
+    word), they are letters only, four or more, and English does not know them, nor them
+    before "n't" (the tokenizer leaves "hadn" of "hadn't", one edit from "hand").  None when
+    more than :data:`MAX_SLIPS` do (a question in another language, not a few slips)."""
+    unknown = [
+        word
+        for word in dict.fromkeys(words)
+        if held.get(word, 0) == 0 and len(word) >= MIN_LETTERS and word.isalpha()
+    ]
+    if not unknown:
+        return []
+    found = [word for word in unknown if not (is_english(word) or is_english(word + "'t"))]
+    return found if len(found) <= MAX_SLIPS else []
+
+
+def corrections(
+    words: Sequence[str], held: Mapping[str, int], lookup: Lookup, *, stems: bool
+) -> list[str]:
+    """The terms to search beside ``words`` (a question's words, before stemming) for the
+    slips among them: for each, the word one edit away that the most documents hold, with its
+    stem when the index keeps stems.  [] when no word is a slip or nothing is near one."""
+    mistyped = slips(words, held)
+    if not mistyped:
+        return []
+    near = {word: single_edits(word) for word in mistyped}
+    counts = lookup(sorted(set().union(*near.values())))
+    found: list[str] = []
+    for word in mistyped:
+        present = [(counts[c], c) for c in near[word] if counts.get(c, 0) > 0]
+        if present:
+            best = max(present)[1]  # most documents; ties by the later spelling, stably
+            found.extend(tokenize(best, stems=stems))
+            _log.debug("keyword search reads %r as %r", word, best)
+    return list(dict.fromkeys(term for term in found if term not in words))

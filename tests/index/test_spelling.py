@@ -1,0 +1,103 @@
+"""Typing slips in a question, read as the words the index holds (shiyi.index.spelling)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from shiyi.index.spelling import (
+    MAX_SLIPS,
+    Lookup,
+    corrections,
+    is_english,
+    single_edits,
+    slips,
+)
+
+
+def held_in(vocabulary: Mapping[str, int]) -> tuple[list[Sequence[str]], Lookup]:
+    """A lookup over ``vocabulary`` that records what it was asked."""
+    asked: list[Sequence[str]] = []
+
+    def lookup(terms: Sequence[str]) -> dict[str, int]:
+        asked.append(terms)
+        return {t: vocabulary[t] for t in terms if t in vocabulary}
+
+    return asked, lookup
+
+
+def test_single_edits_are_deletes_swaps_replaces_and_inserts() -> None:
+    edits = single_edits("form")
+    assert {"fom", "from", "farm", "forms", "fform"} <= edits
+    assert "form" not in edits
+    assert "fro" not in edits  # two edits away
+    # n deletes, n-1 swaps, 25n replaces and 26(n+1) inserts, less the repeats.
+    assert len(single_edits("ab")) < 2 + 1 + 50 + 78
+
+
+def test_single_edits_reach_accented_letters_both_ways() -> None:
+    assert "jose" in single_edits("josé")
+    assert "josé" not in single_edits("jose")  # é is not among a word's edits unless it has it
+    assert "zoë" in single_edits("zoëy")
+
+
+@pytest.mark.parametrize(
+    ("word", "is_slip"),
+    [
+        ("resturant", True),
+        ("becuase", True),
+        ("melaine", True),
+        ("hiking", False),  # English knows it: another activity than "biking", not a slip
+        ("restaurant", False),
+        ("teh", False),  # under four letters
+        ("2024", False),  # not letters
+        ("user3", False),
+        ("hadn", False),  # of "hadn't": one edit from "hand", and no slip
+        ("couldn", False),
+    ],
+)
+def test_a_slip_is_unheld_unknown_letters_only_and_long_enough(word: str, is_slip: bool) -> None:
+    assert slips([word], {}) == ([word] if is_slip else [])
+
+
+def test_a_word_the_index_holds_is_no_slip_whatever_english_says() -> None:
+    assert slips(["pickleball", "kenta"], {"pickleball": 3}) == ["kenta"]
+
+
+def test_many_unknown_words_are_another_language_not_slips() -> None:
+    words = ["apakah", "sudah", "makan", "siang", "belum", "kemarin"][: MAX_SLIPS + 1]
+    assert len(slips(words[:MAX_SLIPS], {})) == MAX_SLIPS
+    assert slips(words, {}) == []
+
+
+def test_a_slip_reads_as_the_held_word_most_documents_hold() -> None:
+    asked, lookup = held_in({"restaurant": 4, "restaurants": 1, "pottery": 9})
+    found = corrections(["which", "resturant"], {}, lookup, stems=False)
+    assert found == ["restaurant"]
+    assert len(asked) == 1  # every candidate in one lookup
+
+
+def test_the_more_held_of_two_near_words_wins() -> None:
+    _, lookup = held_in({"cart": 2, "card": 7})
+    assert corrections(["carx"], {}, lookup, stems=False) == ["card"]
+
+
+def test_a_correction_brings_its_stem_when_the_index_keeps_stems() -> None:
+    _, lookup = held_in({"painted": 2, "paint": 5})
+    found = corrections(["paintde"], {}, lookup, stems=True)
+    assert found == ["painted", "paint"]
+
+
+def test_nothing_is_looked_up_without_a_slip_and_nothing_found_without_a_near_word() -> None:
+    asked, lookup = held_in({"restaurant": 4})
+    held = {"restaurant": 4}
+    assert corrections(["restaurant", "hiking"], held, lookup, stems=False) == []
+    assert asked == []
+    assert corrections(["xqzvwk"], {}, lookup, stems=False) == []
+    assert len(asked) == 1
+
+
+def test_english_knows_words_and_names_but_not_slips() -> None:
+    assert all(is_english(w) for w in ["hiking", "restaurant", "melanie", "wether"])
+    assert not any(is_english(w) for w in ["resturant", "becuase", "hikng", "weahter"])
