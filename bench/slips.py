@@ -62,7 +62,7 @@ def slipped(question: str, rng: random.Random) -> str:
 def slips_unread() -> Iterator[None]:
     """Keyword search without :func:`shiyi.index.spelling.corrections`."""
     kept = keyword.corrections
-    keyword.corrections = lambda *args, **kwargs: []
+    keyword.corrections = lambda *args, **kwargs: {}
     try:
         yield
     finally:

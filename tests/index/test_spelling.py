@@ -11,8 +11,11 @@ from shiyi.index.spelling import (
     Lookup,
     corrections,
     is_english,
+    read_as,
+    search_terms,
     single_edits,
     slips,
+    unknown_words,
 )
 
 
@@ -42,6 +45,10 @@ def test_single_edits_reach_accented_letters_both_ways() -> None:
     assert "zoë" in single_edits("zoëy")
 
 
+def nobody_holds(words: Sequence[str]) -> set[str]:
+    return set()
+
+
 @pytest.mark.parametrize(
     ("word", "is_slip"),
     [
@@ -58,44 +65,58 @@ def test_single_edits_reach_accented_letters_both_ways() -> None:
     ],
 )
 def test_a_slip_is_unheld_unknown_letters_only_and_long_enough(word: str, is_slip: bool) -> None:
-    assert slips([word], {}) == ([word] if is_slip else [])
+    assert slips([word], nobody_holds) == ([word] if is_slip else [])
+    assert unknown_words([word]) == ([word] if is_slip else [])
 
 
 def test_a_word_the_index_holds_is_no_slip_whatever_english_says() -> None:
-    assert slips(["pickleball", "kenta"], {"pickleball": 3}) == ["kenta"]
+    assert slips(["pickleball", "kenta"], lambda words: {"pickleball"} & set(words)) == ["kenta"]
 
 
 def test_many_unknown_words_are_another_language_not_slips() -> None:
     words = ["apakah", "sudah", "makan", "siang", "belum", "kemarin"][: MAX_SLIPS + 1]
-    assert len(slips(words[:MAX_SLIPS], {})) == MAX_SLIPS
-    assert slips(words, {}) == []
+    assert len(slips(words[:MAX_SLIPS], nobody_holds)) == MAX_SLIPS
+    assert slips(words, nobody_holds) == []
 
 
 def test_a_slip_reads_as_the_held_word_most_documents_hold() -> None:
     asked, lookup = held_in({"restaurant": 4, "restaurants": 1, "pottery": 9})
-    found = corrections(["which", "resturant"], {}, lookup, stems=False)
-    assert found == ["restaurant"]
+    found = corrections(["which", "resturant"], nobody_holds, lookup)
+    assert found == {"resturant": "restaurant"}
     assert len(asked) == 1  # every candidate in one lookup
 
 
 def test_the_more_held_of_two_near_words_wins() -> None:
     _, lookup = held_in({"cart": 2, "card": 7})
-    assert corrections(["carx"], {}, lookup, stems=False) == ["card"]
+    assert corrections(["carx"], nobody_holds, lookup) == {"carx": "card"}
 
 
-def test_a_correction_brings_its_stem_when_the_index_keeps_stems() -> None:
-    _, lookup = held_in({"painted": 2, "paint": 5})
-    found = corrections(["paintde"], {}, lookup, stems=True)
-    assert found == ["painted", "paint"]
+def test_a_correction_is_searched_with_its_stem_when_the_index_keeps_stems() -> None:
+    found = {"paintde": "painted"}
+    assert search_terms(found, ["paintde"], stems=True) == ["painted", "paint"]
+    assert search_terms(found, ["paintde"], stems=False) == ["painted"]
+    assert search_terms(found, ["painted", "paintde"], stems=False) == []  # already asked
 
 
 def test_nothing_is_looked_up_without_a_slip_and_nothing_found_without_a_near_word() -> None:
     asked, lookup = held_in({"restaurant": 4})
-    held = {"restaurant": 4}
-    assert corrections(["restaurant", "hiking"], held, lookup, stems=False) == []
+    assert corrections(["restaurant", "hiking"], nobody_holds, lookup) == {}
     assert asked == []
-    assert corrections(["xqzvwk"], {}, lookup, stems=False) == []
+    assert corrections(["xqzvwk"], nobody_holds, lookup) == {}
     assert len(asked) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("What did Melaine paint?", "What did Melanie paint?"),
+        ("which resturant, the resturant downtown", "which restaurant, the restaurant downtown"),
+        ("Resturant names", "Restaurant names"),
+        ("the resturants", "the resturants"),  # a whole word only
+    ],
+)
+def test_a_text_is_read_with_its_slips_replaced_as_typed(text: str, read: str) -> None:
+    assert read_as(text, {"melaine": "melanie", "resturant": "restaurant"}) == read
 
 
 def test_english_knows_words_and_names_but_not_slips() -> None:

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from shiyi.index.spelling import corrections
+from shiyi.index.spelling import corrections, search_terms, unknown_words
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.index.text import query_terms, tokenize
 from shiyi.index.types import Scored
@@ -103,6 +103,14 @@ def _plan(
 
 def _counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
     return {t: _capped_count(conn, t, _SCORE_BUDGET + 1) for t in terms}
+
+
+def _counted(counts: dict[str, int], words: Sequence[str]) -> set[str]:
+    return {word for word in words if counts.get(word, 0)}
+
+
+def _some_hold(conn: sqlite3.Connection, words: Sequence[str]) -> set[str]:
+    return {word for word in words if _capped_count(conn, word, 1)}
 
 
 def _held(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
@@ -192,7 +200,8 @@ class KeywordIndex:
             conn = self._file.conn()
             counts = _counts(conn, terms)
             words = query_terms(query) if self._stems else terms
-            extra = corrections(words, counts, partial(_held, conn), stems=self._stems)
+            found = corrections(words, partial(_counted, counts), partial(_held, conn))
+            extra = search_terms(found, terms, stems=self._stems)
             if extra:
                 terms = [*terms, *extra]
                 counts |= _counts(conn, extra)
@@ -203,6 +212,16 @@ class KeywordIndex:
             params += (node, limit) if node is not None else (limit,)
             rows = conn.execute(_SEARCH.format(node_filter=node_filter), params)
             return [Scored(doc_id, -score, _node(kind)) for doc_id, score, kind in rows]
+
+    def spelling(self, query: str) -> dict[str, str]:
+        """The query's typing slips, each with the indexed word it is read as
+        (:mod:`shiyi.index.spelling`); {} without a word English does not know, unread."""
+        words = query_terms(query)
+        if not unknown_words(words):
+            return {}
+        with self._file.errors("read the query's spelling"):
+            conn = self._file.conn()
+            return corrections(words, partial(_some_hold, conn), partial(_held, conn))
 
     def count(self, node: IndexedNode | None = None) -> int:
         with self._file.errors("count documents"):

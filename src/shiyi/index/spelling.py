@@ -20,9 +20,10 @@ document-count lookup, so they read the same slips the same way.
 from __future__ import annotations
 
 import logging
+import re
 import string
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import lru_cache, partial
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,8 @@ _log = logging.getLogger(__name__)
 
 Lookup = Callable[[Sequence[str]], Mapping[str, int]]
 """Documents holding each of these terms; a term no document holds may be left out."""
+Held = Callable[[Sequence[str]], Collection[str]]
+"""Which of these terms some document holds."""
 
 MIN_LETTERS = 4
 """Shorter words are one edit from too many others ("cat": bat, cut, cart, act...)."""
@@ -76,38 +79,63 @@ def single_edits(word: str) -> set[str]:
     return (deletes | swaps | replaces | inserts) - {word}
 
 
-def slips(words: Iterable[str], held: Mapping[str, int]) -> list[str]:
-    """The ``words`` that look mistyped: no document holds them (``held``: documents per
-    word), they are letters only, four or more, and English does not know them, nor them
-    before "n't" (the tokenizer leaves "hadn" of "hadn't", one edit from "hand").  None when
-    more than :data:`MAX_SLIPS` do (a question in another language, not a few slips)."""
-    unknown = [
+def unknown_words(words: Iterable[str]) -> list[str]:
+    """The ``words`` English does not know that could be slips: letters only, four or more,
+    and not a word before "n't" either (the tokenizer leaves "hadn" of "hadn't", one edit
+    from "hand").  Needs no index: a question without any needs no lookup at all."""
+    return [
         word
         for word in dict.fromkeys(words)
-        if held.get(word, 0) == 0 and len(word) >= MIN_LETTERS and word.isalpha()
+        if len(word) >= MIN_LETTERS
+        and word.isalpha()
+        and not (is_english(word) or is_english(word + "'t"))
     ]
+
+
+def slips(words: Iterable[str], held: Held) -> list[str]:
+    """The ``words`` that look mistyped: English does not know them (:func:`unknown_words`)
+    and no document holds them (``held``: which of these words some document holds).  None
+    when more than :data:`MAX_SLIPS` do (a question in another language, not a few slips)."""
+    unknown = unknown_words(words)
     if not unknown:
         return []
-    found = [word for word in unknown if not (is_english(word) or is_english(word + "'t"))]
+    kept = held(unknown)
+    found = [word for word in unknown if word not in kept]
     return found if len(found) <= MAX_SLIPS else []
 
 
-def corrections(
-    words: Sequence[str], held: Mapping[str, int], lookup: Lookup, *, stems: bool
-) -> list[str]:
-    """The terms to search beside ``words`` (a question's words, before stemming) for the
-    slips among them: for each, the word one edit away that the most documents hold, with its
-    stem when the index keeps stems.  [] when no word is a slip or nothing is near one."""
+def corrections(words: Sequence[str], held: Held, lookup: Lookup) -> dict[str, str]:
+    """Each slip among ``words`` (a question's words, before stemming) with the word one edit
+    away that the most documents hold; a slip with no held word near it is left out."""
     mistyped = slips(words, held)
     if not mistyped:
-        return []
+        return {}
     near = {word: single_edits(word) for word in mistyped}
     counts = lookup(sorted(set().union(*near.values())))
-    found: list[str] = []
+    found: dict[str, str] = {}
     for word in mistyped:
         present = [(counts[c], c) for c in near[word] if counts.get(c, 0) > 0]
         if present:
-            best = max(present)[1]  # most documents; ties by the later spelling, stably
-            found.extend(tokenize(best, stems=stems))
-            _log.debug("keyword search reads %r as %r", word, best)
-    return list(dict.fromkeys(term for term in found if term not in words))
+            found[word] = max(present)[1]  # most documents; ties by the later spelling
+            _log.debug("a question's %r read as %r", word, found[word])
+    return found
+
+
+def search_terms(found: Mapping[str, str], words: Collection[str], *, stems: bool) -> list[str]:
+    """The terms to search beside ``words`` for the corrections ``found``: each corrected
+    word, with its stem when the index keeps stems."""
+    terms = (term for word in found.values() for term in tokenize(word, stems=stems))
+    return list(dict.fromkeys(term for term in terms if term not in words))
+
+
+def read_as(text: str, found: Mapping[str, str]) -> str:
+    """``text`` with each slip in ``found`` replaced by its word as a whole word, capitalised
+    where the slip was ("Melaine" -> "Melanie")."""
+    for slip, word in found.items():
+        pattern = re.compile(rf"(?<!\w){re.escape(slip)}(?!\w)", re.IGNORECASE)
+        text = pattern.sub(partial(_as_typed, word), text)
+    return text
+
+
+def _as_typed(word: str, slip: re.Match[str]) -> str:
+    return word.capitalize() if slip.group()[0].isupper() else word

@@ -81,6 +81,11 @@ class MemoryStore(Protocol):
         """Events and facts by keywords (numbers, identifiers and CJK words kept)."""
         ...
 
+    def keyword_spelling(self, query: str) -> dict[str, str]:
+        """The query's typing slips, each with the indexed word keyword search reads it as
+        (:mod:`shiyi.index.spelling`): {"resturant": "restaurant"}."""
+        ...
+
     def neighbourhood(
         self,
         entity_names: Sequence[str],

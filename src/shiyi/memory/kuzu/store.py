@@ -187,6 +187,9 @@ class EmbeddedStore:
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         return self.keywords.search(query, limit)
 
+    def keyword_spelling(self, query: str) -> dict[str, str]:
+        return self.keywords.spelling(query)
+
     def neighbourhood(
         self,
         entity_names: Sequence[str],

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal, TypeAlias
 
-from shiyi.index.spelling import corrections
+from shiyi.index.spelling import corrections, search_terms, unknown_words
 from shiyi.index.text import query_terms, tokenize
 from shiyi.memory.models import Scored
 from shiyi.memory.postgres.schema import Conn
@@ -103,7 +103,9 @@ def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) 
     if not terms or limit <= 0:
         return []
     docs, tokens, frequency = _statistics(conn, terms)
-    extra = corrections(query_terms(query), frequency, partial(_held, conn), stems=True)
+    held = partial(_counted, frequency)
+    found = corrections(query_terms(query), held, partial(_held, conn))
+    extra = search_terms(found, terms, stems=True)
     if extra:  # a mistyped word: :mod:`shiyi.index.spelling`
         terms = [*terms, *extra]
         frequency |= dict.fromkeys(extra, 0) | _held(conn, extra)
@@ -148,6 +150,19 @@ def _statistics(conn: Conn, terms: Sequence[str]) -> tuple[int, int, dict[str, i
     assert row is not None, "keyword_stats has its row from the first migration"
     found = {str(term): int(count) for term, count in dict(row[2]).items()}
     return int(row[0]), int(row[1]), {t: found.get(t, 0) for t in terms}
+
+
+def spelling(conn: Conn, query: str) -> dict[str, str]:
+    """The query's typing slips with the indexed words they are read as, as the embedded
+    index reads them (:meth:`shiyi.index.keyword.KeywordIndex.spelling`)."""
+    words = query_terms(query)
+    if not unknown_words(words):
+        return {}
+    return corrections(words, lambda ws: set(_held(conn, ws)), partial(_held, conn))
+
+
+def _counted(counts: dict[str, int], words: Sequence[str]) -> set[str]:
+    return {word for word in words if counts.get(word, 0)}
 
 
 def _held(conn: Conn, terms: Sequence[str]) -> dict[str, int]:

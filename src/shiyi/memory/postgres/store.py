@@ -291,6 +291,10 @@ class PostgresStore:
         with self._tx() as conn:
             return keywords.search(conn, query, limit)
 
+    def keyword_spelling(self, query: str) -> dict[str, str]:
+        with self._tx() as conn:
+            return keywords.spelling(conn, query)
+
     def neighbourhood(
         self,
         entity_names: Sequence[str],

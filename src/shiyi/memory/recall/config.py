@@ -73,6 +73,9 @@ class RerankWeights:
 class Boosts:
     """Which adjustments run (all by default; the recall bench turns each off in turn)."""
 
+    slips: bool = True
+    """A question's typing slips are read as the words the memory holds before any path
+    searches (:mod:`shiyi.index.spelling`; the keyword index reads them anyway)."""
     speakers: bool = True
     aliases: bool = True
     """The speaker boost also finds people named otherwise than their speaker field: nicknames,

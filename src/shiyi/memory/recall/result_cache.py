@@ -29,6 +29,7 @@ CAPACITY = 512
 
 READS = frozenset({
     "get_meta", "vector_search", "run_similarity", "run_centroid", "keyword_search",
+    "keyword_spelling",
     "neighbourhood", "recent_events", "get_events", "event_owners", "get_facts", "fact_ids",
     "find_entities", "expand", "turns_around",
     "events_missing_embeddings", "slot_candidates", "mentioned_entities", "superseded_by",

@@ -21,6 +21,7 @@ from dataclasses import replace
 from functools import partial
 
 from shiyi.index.fusion import rrf
+from shiyi.index.spelling import read_as, unknown_words
 from shiyi.index.text import query_terms, stem_word
 from shiyi.memory.models import (
     Anchor,
@@ -105,6 +106,7 @@ class Retriever:
         if mode not in MODE_PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         who = viewer or Viewer()
+        query = self._read_slips(query)
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
@@ -149,6 +151,15 @@ class Retriever:
         if touch and best:
             self._touch(best)
         return best
+
+    def _read_slips(self, query: str) -> str:
+        """``query`` with its typing slips read as the words the memory holds, for every path:
+        the keyword index reads them on its own, but the embedding of "resturant", the
+        entities of "Melaine" and the people a question names are found only so.  Asks the
+        store only when a word is unknown to English (no lookup for most questions)."""
+        if not self.boosts.slips or not unknown_words(query_terms(query)):
+            return query
+        return read_as(query, self.store.keyword_spelling(query))
 
     def _now(self) -> float:
         """What relative times ("last week") count back from: the newest memory's time (an

@@ -1,0 +1,108 @@
+"""A question's typing slips are read as the words the memory holds before every path
+searches, so the embedding, the entities and the people of "resturant" and "Melaine" are
+those of what was meant.  Both backends, the real embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shiyi.config import load_settings
+from shiyi.memory.models import EventRecord
+from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.service import Memory
+from tests.support.records import seed
+
+TURNS = [
+    ("melanie", "We booked the Italian restaurant by the harbour for my birthday dinner."),
+    ("caroline", "I painted a sunset over the lake last weekend."),
+    ("melanie", "The kids loved the pottery class, they made little bowls."),
+    ("caroline", "My grandmother gave me her old necklace from Sweden."),
+]
+
+
+def events() -> list[EventRecord]:
+    return [
+        EventRecord(
+            id=f"turn-{index}",
+            session_id="friends",
+            run_id="friends-1",
+            ts=1_700_000_000 + index * 600,
+            role=role,
+            content=text,
+            segment_type="imported",
+            iteration=index,
+        )
+        for index, (role, text) in enumerate(TURNS)
+    ]
+
+
+@pytest.fixture
+def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
+    settings.memory.store = memory_store
+    settings.memory.lifecycle.extraction = False
+    opened = Memory.open(settings, start_worker=False)
+    seed(opened, events())
+    yield opened
+    opened.close()
+
+
+def as_typed(memory: Memory) -> Retriever:
+    base = memory.retriever
+    boosts = replace(base.boosts, slips=False)
+    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+
+
+def semantic(retriever: Retriever, question: str) -> list[tuple[str, float]]:
+    hits = retriever.search(question, mode="semantic", limit=4, touch=False)
+    return [(hit.id, round(hit.score, 6)) for hit in hits]
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("Which resturant did they book for the birthday?", "restaurant"),
+        ("What did the kids make at the potery class?", "pottery"),
+    ],
+)
+def test_the_embedding_is_of_the_word_meant(memory: Memory, typed: str, meant: str) -> None:
+    slip = next(word for word in typed.split() if word.startswith(meant[:3]))
+    written = typed.replace(slip, meant)
+    assert semantic(memory.retriever, typed) == semantic(memory.retriever, written)
+    assert semantic(as_typed(memory), typed) != semantic(as_typed(memory), written)
+
+
+def test_a_misspelt_name_still_names_its_speaker(memory: Memory) -> None:
+    found = memory.retriever.search("What did Melaine book?", limit=1, touch=False)
+    assert found[0].id == "turn-0"
+    assert memory.store.keyword_spelling("What did Melaine book?") == {"melaine": "melanie"}
+
+
+def test_a_question_of_english_words_asks_the_store_nothing(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+
+    def spelling(query: str) -> dict[str, str]:
+        asked.append(query)
+        return {}
+
+    monkeypatch.setattr(memory.retriever.store, "keyword_spelling", spelling)
+    memory.retriever.search("What did Caroline paint last weekend?", touch=False)
+    assert asked == []
+    memory.retriever.search("What did Carolin paint?", touch=False)
+    assert asked == ["What did Carolin paint?"]
+
+
+def test_the_slips_the_store_reads(memory: Memory) -> None:
+    read: Sequence[tuple[str, dict[str, str]]] = [
+        ("the resturant by the harbour", {"resturant": "restaurant"}),
+        ("a hiking trip", {}),  # English knows it
+        ("what about the necklase", {"necklase": "necklace"}),
+    ]
+    for question, slips in read:
+        assert memory.store.keyword_spelling(question) == slips
