@@ -260,3 +260,10 @@ def test_rewriting_over_http_with_an_openai_compatible_fast_model(
     (sent,) = fake_openai.requests
     assert sent["tool_choice"] == {"type": "function", "function": {"name": TOOL_NAME}}
     assert "AUTH-401" in result.passages[0].text
+
+
+def test_a_mistyped_question_finds_what_the_word_meant_finds(kb: KnowledgeBase) -> None:
+    written = search(kb, "how often are restores tested", limit=3, rewrite=False)
+    typed = search(kb, "how often are restroes tetsed", limit=3, rewrite=False)
+    assert [p.chunk_id for p in typed.passages] == [p.chunk_id for p in written.passages]
+    assert kb.store.read_slips("how often are restroes tetsed") == "how often are restores tested"

@@ -110,7 +110,7 @@ class KnowledgeSearch:
     ) -> SearchResult:
         """The deterministic part: recall paths, fusion, expansion (blocking)."""
         options = options or SearchOptions()
-        queries = [query, *rewrites]
+        queries = [self.store.read_slips(query), *rewrites]
         vectors = self._embed([*queries, hypothetical] if hypothetical else queries)
         paths: dict[str, list[Scored]] = {}
         weights: dict[str, float] = {}

@@ -28,6 +28,7 @@ from typing import Literal, TypeAlias, TypeVar
 
 from shiyi.errors import StorageError
 from shiyi.index.keyword import KeywordIndex
+from shiyi.index.spelling import read_as, unknown_words
 from shiyi.index.sqlite_file import (
     SqliteFile,
     drop_clean_close,
@@ -35,6 +36,7 @@ from shiyi.index.sqlite_file import (
     integrity_damage,
     stamp_clean_close,
 )
+from shiyi.index.text import query_terms
 from shiyi.index.types import Scored
 from shiyi.index.vector_cache import Loader, Matrix, VectorCache
 from shiyi.knowledge.models import ChunkRecord, DocumentInfo, SectionRecord, SummaryRecord
@@ -327,6 +329,13 @@ class KnowledgeStore:
 
     def keyword_search(self, kind: VectorKind, query: str, limit: int) -> list[Scored]:
         return self.keywords.search(query, limit, node=kind)
+
+    def read_slips(self, query: str) -> str:
+        """``query`` with its typing slips read as the words the knowledge base holds
+        (:mod:`shiyi.index.spelling`), so its embedding is of what was meant too."""
+        if not unknown_words(query_terms(query)):
+            return query
+        return read_as(query, self.keywords.spelling(query))
 
     def counts(self) -> dict[str, int]:
         with self.file.errors("count the knowledge base"):
