@@ -8,6 +8,7 @@ import pytest
 
 from shiyi.index.spelling import (
     MAX_SLIPS,
+    MAX_UNKNOWN,
     Lookup,
     corrections,
     is_english,
@@ -122,3 +123,16 @@ def test_a_text_is_read_with_its_slips_replaced_as_typed(text: str, read: str) -
 def test_english_knows_words_and_names_but_not_slips() -> None:
     assert all(is_english(w) for w in ["hiking", "restaurant", "melanie", "wether"])
     assert not any(is_english(w) for w in ["resturant", "becuase", "hikng", "weahter"])
+
+
+def test_a_long_text_in_another_language_is_not_looked_up_word_by_word() -> None:
+    asked: list[Sequence[str]] = []
+
+    def held(words: Sequence[str]) -> set[str]:
+        asked.append(words)
+        return set()
+
+    words = [f"kata{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(500)]
+    assert len(unknown_words(words)) == MAX_UNKNOWN + 1  # stops early
+    assert slips(words, held) == []
+    assert asked == []

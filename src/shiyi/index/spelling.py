@@ -42,6 +42,9 @@ MIN_LETTERS = 4
 MAX_SLIPS = 4
 """A question with more unknown words is another language or jargon, not a few slips:
 correcting them all would search for words nobody asked for."""
+MAX_UNKNOWN = 32
+"""Words English does not know (names, jargon, slips) a question may hold before it is taken
+for a text in another language: more are not looked up in the index one by one."""
 _ASCII = string.ascii_lowercase
 
 
@@ -82,14 +85,18 @@ def single_edits(word: str) -> set[str]:
 def unknown_words(words: Iterable[str]) -> list[str]:
     """The ``words`` English does not know that could be slips: letters only, four or more,
     and not a word before "n't" either (the tokenizer leaves "hadn" of "hadn't", one edit
-    from "hand").  Needs no index: a question without any needs no lookup at all."""
-    return [
-        word
-        for word in dict.fromkeys(words)
-        if len(word) >= MIN_LETTERS
-        and word.isalpha()
-        and not (is_english(word) or is_english(word + "'t"))
-    ]
+    from "hand").  Needs no index: a question without any needs no lookup at all.  Stops
+    after :data:`MAX_UNKNOWN` + 1 (a pasted text in another language is no question with a
+    few slips, and its every word need not be looked up)."""
+    found: list[str] = []
+    for word in dict.fromkeys(words):
+        if len(word) < MIN_LETTERS or not word.isalpha():
+            continue
+        if not (is_english(word) or is_english(word + "'t")):
+            found.append(word)
+            if len(found) > MAX_UNKNOWN:
+                break
+    return found
 
 
 def slips(words: Iterable[str], held: Held) -> list[str]:
@@ -97,7 +104,7 @@ def slips(words: Iterable[str], held: Held) -> list[str]:
     and no document holds them (``held``: which of these words some document holds).  None
     when more than :data:`MAX_SLIPS` do (a question in another language, not a few slips)."""
     unknown = unknown_words(words)
-    if not unknown:
+    if not unknown or len(unknown) > MAX_UNKNOWN:
         return []
     kept = held(unknown)
     found = [word for word in unknown if word not in kept]
