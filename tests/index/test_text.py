@@ -35,6 +35,13 @@ def test_with_stems_plain_english_words_also_give_their_stem() -> None:
     assert found & set(tokenize("She painted it", stems=True)) == {"paint"}
 
 
+def test_a_shouted_word_is_stemmed_as_a_plain_one_but_not_an_identifier() -> None:
+    assert tokenize("OMG I PAINTED THE SUNSET", stems=True) == ["omg", "painted", "paint", "sunset"]
+    mixed = tokenize("getUser iPhones", stems=True)
+    assert "get" in mixed  # its camelCase part
+    assert "iphon" not in mixed  # mixed case is a name, not a word to stem
+
+
 def test_file_path_gives_whole_path_basename_and_stem() -> None:
     terms = tokenize("see src/app/main.py")
     assert terms[:2] == ["see", "src/app/main.py"]

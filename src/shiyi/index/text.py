@@ -271,8 +271,9 @@ def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
         word = match.group()
         for term in _EXPANDERS[kind](word):
             yield term.lower()
-        # Only plain words ("Painted", "studies"): identifiers and their parts stay exact.
-        plain = kind == "word" and _stemmable(word.lower()) and word[1:].islower()
+        # Only plain words ("Painted", "studies", a shouted "PAINTED"): identifiers and their
+        # parts stay exact ("getUser", "parse_config").
+        plain = kind == "word" and _stemmable(word.lower()) and _cased_as_a_word(word)
         plain = plain and not _NEGATION.match(chunk, match.end())
         if stems and plain:
             root = _root(word.lower())
@@ -280,6 +281,12 @@ def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
                 yield root
         if kind == "word" and "-" in word:
             yield from _joined(word.lower(), stems)
+
+
+def _cased_as_a_word(word: str) -> bool:
+    """Lower case after the first letter ("Painted", "studies"), or all capitals ("PAINTED":
+    people shout in chats), not camelCase or mixed ("getUser", "iPhone")."""
+    return word[1:].islower() or word.isupper()
 
 
 def _joined(word: str, stems: bool) -> Iterator[str]:

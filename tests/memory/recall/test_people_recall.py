@@ -12,7 +12,7 @@ import pytest
 
 from shiyi.config import load_settings
 from shiyi.memory.models import EventRecord
-from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.recall.retriever import Retriever, unshouted
 from shiyi.memory.service import Memory
 from tests.support.records import seed
 
@@ -105,3 +105,27 @@ def test_a_question_typed_without_capitals_still_finds_him_by_nickname(
     # (Rebecca's same-worded turns come first when no speaker is placed)
     assert speaker_of_top(memory.retriever, question) == "thomas"
     assert speaker_of_top(by_exact_name_only(memory), question) == "rebecca"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["WHAT PET DID BECKY ADOPT?", "WHAT DID TOM BAKE FOR THE STREET PARTY?"],
+)
+def test_a_question_typed_in_capitals_places_its_speaker_as_a_lowercase_one(
+    memory: Memory, question: str
+) -> None:
+    wanted = "rebecca" if "BECKY" in question else "thomas"
+    assert speaker_of_top(memory.retriever, question) == wanted
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("WHAT DID MELANIE PAINT?", "what did melanie paint?"),
+        ("API KEY?", "API KEY?"),  # acronyms, not shouting
+        ("What did NASA launch?", "What did NASA launch?"),
+        ("国庆节 NASA 发射了什么", "国庆节 NASA 发射了什么"),
+    ],
+)
+def test_only_a_shouted_question_is_read_in_small_letters(typed: str, read: str) -> None:
+    assert unshouted(typed) == read

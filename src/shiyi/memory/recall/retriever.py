@@ -106,7 +106,7 @@ class Retriever:
         if mode not in MODE_PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         who = viewer or Viewer()
-        query = self._read_slips(query)
+        query = self._read_slips(unshouted(query))
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
@@ -435,6 +435,20 @@ class Retriever:
                 )
             )
         return hits
+
+
+def unshouted(query: str) -> str:
+    """A question typed all in capitals ("WHAT DID MELANIE PAINT?") in small letters: its
+    names are then placed as in a question typed without capitals, its words stemmed as
+    plain words are; capitals alone say nothing about which words are names.  A short one
+    ("API?", "AWS") is left as typed: that is an acronym, not shouting."""
+    cased = [c for c in query if c.isupper() or c.islower()]
+    shouted = len(cased) >= MIN_SHOUTED and not any(c.islower() for c in cased)
+    return query.lower() if shouted else query
+
+
+MIN_SHOUTED = 8
+"""Capital letters a question needs to be read as shouted: "API KEY?" (6) is acronyms."""
 
 
 def _archives_after_facts(hits: list[MemoryHit]) -> list[MemoryHit]:
