@@ -17,8 +17,9 @@ own one of the first k hits, as the RealMem protocol counts).  In the same run, 
 * shiyi's modes (hybrid, semantic, keyword, graph, recent) with query p50/p95;
 * hybrid with each mechanism off in turn (RRF instead of score fusion, no query boosts, a
   question's typing slips not read before the paths search (the keyword index still reads
-  them), no speakers, no time windows, no told-when (nor told how often), no episodes, no
-  neighbours, no bursts (a no-op here: no LoCoMo speaker sends two turns in a row; see
+  them), a question's greeting, request to recall and thanks kept, no speakers, no time
+  windows, no told-when (nor told how often), no episodes, no neighbours, no bursts (a
+  no-op here: no LoCoMo speaker sends two turns in a row; see
   ``pieces_bench.py``), no turns beside the best hits joining the candidates, no run
   coverage, no graph bridge, no run spread or run similarity (both only act in a
   user–assistant memory), the graph path not voting);
@@ -196,6 +197,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, RRF fusion (old)": like(fusion="rrf", boosts=Boosts.none()),
         "hybrid, no query boosts": like(boosts=Boosts.none()),
         "hybrid, slips as typed": like(boosts=replace(every, slips=False)),
+        "hybrid, framing kept": like(boosts=replace(every, framing=False)),
         "hybrid, no speakers": like(boosts=replace(every, speakers=False)),
         "hybrid, speakers by exact name only": like(boosts=replace(every, aliases=False)),
         "hybrid, no time windows": like(boosts=replace(every, time=False)),

@@ -129,3 +129,27 @@ def test_a_question_typed_in_capitals_places_its_speaker_as_a_lowercase_one(
 )
 def test_only_a_shouted_question_is_read_in_small_letters(typed: str, read: str) -> None:
     assert unshouted(typed) == read
+
+
+def scored(retriever: Retriever, question: str) -> list[tuple[str, float]]:
+    return [(h.id, round(h.score, 6)) for h in retriever.search(question, limit=5, touch=False)]
+
+
+@pytest.mark.parametrize(
+    ("framed", "plain"),
+    [
+        (
+            "Hey, do you remember what Tom baked for the street party? Thanks!",
+            "What Tom baked for the street party?",
+        ),
+        ("Hi! I was wondering, what is Becky learning?", "What is Becky learning?"),
+    ],
+)
+def test_a_question_framed_as_a_request_is_searched_as_the_plain_question(
+    memory: Memory, framed: str, plain: str
+) -> None:
+    assert scored(memory.retriever, framed) == scored(memory.retriever, plain)
+    base = memory.retriever
+    kept = replace(base.boosts, framing=False)
+    framing_kept = Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=kept)
+    assert scored(framing_kept, framed) != scored(framing_kept, plain)

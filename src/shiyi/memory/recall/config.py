@@ -73,6 +73,9 @@ class RerankWeights:
 class Boosts:
     """Which adjustments run (all by default; the recall bench turns each off in turn)."""
 
+    framing: bool = True
+    """A question is searched without its greeting, its request to recall ("do you
+    remember", "can you remind me") and its thanks (:mod:`shiyi.memory.recall.framing`)."""
     slips: bool = True
     """A question's typing slips are read as the words the memory holds before any path
     searches (:mod:`shiyi.index.spelling`; the keyword index reads them anyway)."""

@@ -37,6 +37,7 @@ from shiyi.memory.recall.boosts import apply_boosts, run_similarity_bonus
 from shiyi.memory.recall.burst_hits import group_bursts
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
+from shiyi.memory.recall.framing import asked
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.scoring import newest_of_equals, one_per_run, rerank, score_fusion
@@ -106,7 +107,7 @@ class Retriever:
         if mode not in MODE_PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         who = viewer or Viewer()
-        query = self._read_slips(unshouted(query))
+        query = self._read_slips(self._asked(unshouted(query)))
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
@@ -151,6 +152,11 @@ class Retriever:
         if touch and best:
             self._touch(best)
         return best
+
+    def _asked(self, query: str) -> str:
+        """What ``query`` asks, without its greeting, request to recall and thanks
+        (:mod:`~shiyi.memory.recall.framing`)."""
+        return asked(query) if self.boosts.framing else query
 
     def _read_slips(self, query: str) -> str:
         """``query`` with its typing slips read as the words the memory holds, for every path:
