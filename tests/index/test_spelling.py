@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from shiyi.index.spelling import (
+    MAX_READ,
     MAX_SLIPS,
-    MAX_UNKNOWN,
     Lookup,
     corrections,
     is_english,
@@ -51,45 +51,61 @@ def nobody_holds(words: Sequence[str]) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    ("word", "is_slip"),
+    ("text", "slipped"),
     [
-        ("resturant", True),
-        ("becuase", True),
-        ("melaine", True),
-        ("hiking", False),  # English knows it: another activity than "biking", not a slip
-        ("restaurant", False),
-        ("teh", False),  # under four letters
-        ("2024", False),  # not letters
-        ("user3", False),
-        ("hadn", False),  # of "hadn't": one edit from "hand", and no slip
-        ("couldn", False),
+        ("which resturant", ["resturant"]),
+        ("why becuase", ["becuase"]),
+        ("What did Melaine paint?", ["melaine"]),  # a name typed capitalised
+        ("Carolnie's necklace", ["carolnie"]),
+        ("any hiking trips", []),  # English knows it: another activity than "biking"
+        ("the restaurant", []),
+        ("waht teh", []),  # under five letters
+        ("user3 in 2024", []),  # letters only: "user" is English
+        ("I made a DRSABCD sheet", []),  # typed in capitals: an acronym
+        ("we hadn't seen it", []),  # "hadn" of "hadn't"
+        ("I couldn’t go", []),
     ],
 )
-def test_a_slip_is_unheld_unknown_letters_only_and_long_enough(word: str, is_slip: bool) -> None:
-    assert slips([word], nobody_holds) == ([word] if is_slip else [])
-    assert unknown_words([word]) == ([word] if is_slip else [])
+def test_a_slip_is_unheld_unknown_lettered_and_long_enough(text: str, slipped: list[str]) -> None:
+    assert slips(text, nobody_holds) == slipped
 
 
 def test_a_word_the_index_holds_is_no_slip_whatever_english_says() -> None:
-    assert slips(["pickleball", "kenta"], lambda words: {"pickleball"} & set(words)) == ["kenta"]
+    holds = lambda words: {"pickleball"} & set(words)  # noqa: E731
+    assert slips("pickleball with Kentaa", holds) == ["kentaa"]
 
 
-def test_many_unknown_words_are_another_language_not_slips() -> None:
-    words = ["apakah", "sudah", "makan", "siang", "belum", "kemarin"][: MAX_SLIPS + 1]
-    assert len(slips(words[:MAX_SLIPS], nobody_holds)) == MAX_SLIPS
-    assert slips(words, nobody_holds) == []
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Saya sudah siap untuk langkah selanjutnya, daftar alat yang murah",  # Indonesian
+        "Quiero saber cuando llegamos mañana temprano",  # Spanish
+    ],
+)
+def test_a_text_in_another_language_is_not_read_for_slips(text: str) -> None:
+    assert unknown_words(text) == []
+
+
+def test_a_short_english_question_with_one_slip_is_still_english() -> None:
+    assert unknown_words("where is the resturant") == ["resturant"]
+
+
+def test_many_slips_are_jargon_or_another_language() -> None:
+    names = ["Abcdex", "Bcdefx", "Cdefgx", "Defghx", "Efghix"]
+    assert len(slips(" ".join(names[:MAX_SLIPS]), nobody_holds)) == MAX_SLIPS
+    assert slips(" ".join(names), nobody_holds) == []
 
 
 def test_a_slip_reads_as_the_held_word_most_documents_hold() -> None:
     asked, lookup = held_in({"restaurant": 4, "restaurants": 1, "pottery": 9})
-    found = corrections(["which", "resturant"], nobody_holds, lookup)
+    found = corrections("which resturant", nobody_holds, lookup)
     assert found == {"resturant": "restaurant"}
     assert len(asked) == 1  # every candidate in one lookup
 
 
 def test_the_more_held_of_two_near_words_wins() -> None:
-    _, lookup = held_in({"cart": 2, "card": 7})
-    assert corrections(["carx"], nobody_holds, lookup) == {"carx": "card"}
+    _, lookup = held_in({"carts": 2, "cards": 7})
+    assert corrections("cardx", nobody_holds, lookup) == {"cardx": "cards"}
 
 
 def test_a_correction_is_searched_with_its_stem_when_the_index_keeps_stems() -> None:
@@ -101,9 +117,9 @@ def test_a_correction_is_searched_with_its_stem_when_the_index_keeps_stems() -> 
 
 def test_nothing_is_looked_up_without_a_slip_and_nothing_found_without_a_near_word() -> None:
     asked, lookup = held_in({"restaurant": 4})
-    assert corrections(["restaurant", "hiking"], nobody_holds, lookup) == {}
+    assert corrections("restaurant hiking", nobody_holds, lookup) == {}
     assert asked == []
-    assert corrections(["xqzvwk"], nobody_holds, lookup) == {}
+    assert corrections("xqzvwk", nobody_holds, lookup) == {}
     assert len(asked) == 1
 
 
@@ -125,14 +141,16 @@ def test_english_knows_words_and_names_but_not_slips() -> None:
     assert not any(is_english(w) for w in ["resturant", "becuase", "hikng", "weahter"])
 
 
-def test_a_long_text_in_another_language_is_not_looked_up_word_by_word() -> None:
+def test_a_long_text_is_not_looked_up_word_by_word() -> None:
     asked: list[Sequence[str]] = []
 
     def held(words: Sequence[str]) -> set[str]:
         asked.append(words)
         return set()
 
-    words = [f"kata{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(500)]
-    assert len(unknown_words(words)) == MAX_UNKNOWN + 1  # stops early
-    assert slips(words, held) == []
+    names = [f"Kata{chr(97 + i // 26)}{chr(97 + i % 26)}x" for i in range(500)]
+    assert unknown_words(" ".join(names)) == []  # more than MAX_UNKNOWN
+    assert slips(" ".join(names), held) == []
     assert asked == []
+    tail = " ".join(["plain words here"] * MAX_READ) + " resturant"
+    assert unknown_words(tail) == []  # past the words read

@@ -105,12 +105,9 @@ def _counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
     return {t: _capped_count(conn, t, _SCORE_BUDGET + 1) for t in terms}
 
 
-def _counted(counts: dict[str, int], words: Sequence[str]) -> set[str]:
-    return {word for word in words if counts.get(word, 0)}
-
-
-def _some_hold(conn: sqlite3.Connection, words: Sequence[str]) -> set[str]:
-    return {word for word in words if _capped_count(conn, word, 1)}
+def _some_hold(conn: sqlite3.Connection, counted: dict[str, int], words: Sequence[str]) -> set[str]:
+    """Which of ``words`` some document holds (``counted``: counts already known)."""
+    return {w for w in words if (counted[w] if w in counted else _capped_count(conn, w, 1))}
 
 
 def _held(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
@@ -199,8 +196,8 @@ class KeywordIndex:
         with self._file.errors("search the keyword index"):
             conn = self._file.conn()
             counts = _counts(conn, terms)
-            words = query_terms(query) if self._stems else terms
-            found = corrections(words, partial(_counted, counts), partial(_held, conn))
+            held = partial(_some_hold, conn, counts)
+            found = corrections(query, held, partial(_held, conn))
             extra = search_terms(found, terms, stems=self._stems)
             if extra:
                 terms = [*terms, *extra]
@@ -216,12 +213,11 @@ class KeywordIndex:
     def spelling(self, query: str) -> dict[str, str]:
         """The query's typing slips, each with the indexed word it is read as
         (:mod:`shiyi.index.spelling`); {} without a word English does not know, unread."""
-        words = query_terms(query)
-        if not unknown_words(words):
+        if not unknown_words(query):
             return {}
         with self._file.errors("read the query's spelling"):
             conn = self._file.conn()
-            return corrections(words, partial(_some_hold, conn), partial(_held, conn))
+            return corrections(query, partial(_some_hold, conn, {}), partial(_held, conn))
 
     def count(self, node: IndexedNode | None = None) -> int:
         with self._file.errors("count documents"):

@@ -22,8 +22,9 @@ from __future__ import annotations
 import logging
 import re
 import string
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache, partial
+from itertools import islice
 
 import numpy as np
 import numpy.typing as npt
@@ -37,8 +38,14 @@ Lookup = Callable[[Sequence[str]], Mapping[str, int]]
 Held = Callable[[Sequence[str]], Collection[str]]
 """Which of these terms some document holds."""
 
-MIN_LETTERS = 4
-"""Shorter words are one edit from too many others ("cat": bat, cut, cart, act...)."""
+MIN_LETTERS = 5
+"""Shorter words are one edit from too many others ("cat": bat, cut, cart, act; and on the
+RealMem dev queries "cert" read as "cent", "daya" as "data", "moto" as "motor")."""
+FOREIGN_WORDS = 3
+"""Unknown words typed in small letters a text needs before it may be judged not English:
+"where is the resturant" has one in two, and is English with a slip."""
+MAX_READ = 400
+"""Words of a text read for slips: a pasted document is not read to its end."""
 MAX_SLIPS = 4
 """A question with more unknown words is another language or jargon, not a few slips:
 correcting them all would search for words nobody asked for."""
@@ -46,6 +53,8 @@ MAX_UNKNOWN = 32
 """Words English does not know (names, jargon, slips) a question may hold before it is taken
 for a text in another language: more are not looked up in the index one by one."""
 _ASCII = string.ascii_lowercase
+_LETTERS = re.compile(r"[^\W\d_]+")
+_NEGATION = re.compile(r"['’]t\b")
 
 
 @lru_cache(maxsize=1)
@@ -82,39 +91,49 @@ def single_edits(word: str) -> set[str]:
     return (deletes | swaps | replaces | inserts) - {word}
 
 
-def unknown_words(words: Iterable[str]) -> list[str]:
-    """The ``words`` English does not know that could be slips: letters only, four or more,
-    and not a word before "n't" either (the tokenizer leaves "hadn" of "hadn't", one edit
-    from "hand").  Needs no index: a question without any needs no lookup at all.  Stops
-    after :data:`MAX_UNKNOWN` + 1 (a pasted text in another language is no question with a
-    few slips, and its every word need not be looked up)."""
-    found: list[str] = []
-    for word in dict.fromkeys(words):
-        if len(word) < MIN_LETTERS or not word.isalpha():
+def unknown_words(text: str) -> list[str]:
+    """The words of ``text`` that could be slips, lower-cased: letters only, five or more,
+    not typed in capitals (an acronym: "DRSABCD"), not before "n't" (the "hadn" of
+    "hadn't"), and unknown to English.  Needs no index: a question without any needs no
+    lookup at all.  None when the text does not read as English: at least
+    :data:`FOREIGN_WORDS` of its words typed in small letters, and more than a third of them,
+    are unknown (Indonesian or Spanish is not English with slips: "murah" is no slip of
+    "merah"), or more than :data:`MAX_UNKNOWN` are.  Reads the first :data:`MAX_READ` words."""
+    found: dict[str, None] = {}
+    small = unknown_small = 0
+    for match in islice(_LETTERS.finditer(text), MAX_READ):
+        typed = match.group()
+        if len(typed) < MIN_LETTERS or typed.isupper() or _NEGATION.match(text, match.end()):
             continue
-        if not (is_english(word) or is_english(word + "'t")):
-            found.append(word)
-            if len(found) > MAX_UNKNOWN:
-                break
-    return found
+        word = typed.lower()
+        known = is_english(word)
+        if typed.islower():
+            small += 1
+            unknown_small += not known
+        if not known:
+            found[word] = None
+    if unknown_small >= FOREIGN_WORDS and unknown_small * 3 > small:
+        return []
+    return list(found) if len(found) <= MAX_UNKNOWN else []
 
 
-def slips(words: Iterable[str], held: Held) -> list[str]:
-    """The ``words`` that look mistyped: English does not know them (:func:`unknown_words`)
-    and no document holds them (``held``: which of these words some document holds).  None
-    when more than :data:`MAX_SLIPS` do (a question in another language, not a few slips)."""
-    unknown = unknown_words(words)
-    if not unknown or len(unknown) > MAX_UNKNOWN:
+def slips(text: str, held: Held) -> list[str]:
+    """The words of ``text`` that look mistyped, lower-cased: English does not know them
+    (:func:`unknown_words`) and no document holds them (``held``: which of these words some
+    document holds).  None when more than :data:`MAX_SLIPS` do (jargon or another language,
+    not a few slips)."""
+    unknown = unknown_words(text)
+    if not unknown:
         return []
     kept = held(unknown)
     found = [word for word in unknown if word not in kept]
     return found if len(found) <= MAX_SLIPS else []
 
 
-def corrections(words: Sequence[str], held: Held, lookup: Lookup) -> dict[str, str]:
-    """Each slip among ``words`` (a question's words, before stemming) with the word one edit
-    away that the most documents hold; a slip with no held word near it is left out."""
-    mistyped = slips(words, held)
+def corrections(text: str, held: Held, lookup: Lookup) -> dict[str, str]:
+    """Each slip of ``text`` (a question as typed) with the word one edit away that the most
+    documents hold; a slip with no held word near it is left out."""
+    mistyped = slips(text, held)
     if not mistyped:
         return {}
     near = {word: single_edits(word) for word in mistyped}

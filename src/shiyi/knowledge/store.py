@@ -36,7 +36,6 @@ from shiyi.index.sqlite_file import (
     integrity_damage,
     stamp_clean_close,
 )
-from shiyi.index.text import query_terms
 from shiyi.index.types import Scored
 from shiyi.index.vector_cache import Loader, Matrix, VectorCache
 from shiyi.knowledge.models import ChunkRecord, DocumentInfo, SectionRecord, SummaryRecord
@@ -333,7 +332,7 @@ class KnowledgeStore:
     def read_slips(self, query: str) -> str:
         """``query`` with its typing slips read as the words the knowledge base holds
         (:mod:`shiyi.index.spelling`), so its embedding is of what was meant too."""
-        if not unknown_words(query_terms(query)):
+        if not unknown_words(query):
             return query
         return read_as(query, self.keywords.spelling(query))
 

@@ -103,8 +103,8 @@ def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) 
     if not terms or limit <= 0:
         return []
     docs, tokens, frequency = _statistics(conn, terms)
-    held = partial(_counted, frequency)
-    found = corrections(query_terms(query), held, partial(_held, conn))
+    held = partial(_some_hold, conn, frequency)
+    found = corrections(query, held, partial(_held, conn))
     extra = search_terms(found, terms, stems=True)
     if extra:  # a mistyped word: :mod:`shiyi.index.spelling`
         terms = [*terms, *extra]
@@ -155,14 +155,16 @@ def _statistics(conn: Conn, terms: Sequence[str]) -> tuple[int, int, dict[str, i
 def spelling(conn: Conn, query: str) -> dict[str, str]:
     """The query's typing slips with the indexed words they are read as, as the embedded
     index reads them (:meth:`shiyi.index.keyword.KeywordIndex.spelling`)."""
-    words = query_terms(query)
-    if not unknown_words(words):
+    if not unknown_words(query):
         return {}
-    return corrections(words, lambda ws: set(_held(conn, ws)), partial(_held, conn))
+    return corrections(query, partial(_some_hold, conn, {}), partial(_held, conn))
 
 
-def _counted(counts: dict[str, int], words: Sequence[str]) -> set[str]:
-    return {word for word in words if counts.get(word, 0)}
+def _some_hold(conn: Conn, counted: dict[str, int], words: Sequence[str]) -> set[str]:
+    """Which of ``words`` some document holds (``counted``: counts already known)."""
+    known = {w for w in words if counted.get(w, 0)}
+    unasked = [w for w in words if w not in counted]
+    return known | set(_held(conn, unasked)) if unasked else known
 
 
 def _held(conn: Conn, terms: Sequence[str]) -> dict[str, int]:

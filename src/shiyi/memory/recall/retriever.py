@@ -163,7 +163,7 @@ class Retriever:
         the keyword index reads them on its own, but the embedding of "resturant", the
         entities of "Melaine" and the people a question names are found only so.  Asks the
         store only when a word is unknown to English (no lookup for most questions)."""
-        if not self.boosts.slips or not unknown_words(query_terms(query)):
+        if not self.boosts.slips or not unknown_words(query):
             return query
         return read_as(query, self.store.keyword_spelling(query))
 
