@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from shiyi.config import load_settings
@@ -66,6 +67,30 @@ def task_runs(runs: Mapping[str, Turns], roles: Mapping[str, str]) -> list[Event
         for week, (run, turns) in enumerate(runs.items())
         for index, (role, text) in enumerate(turns)
     ]
+
+
+def one_chat(turns: Turns) -> list[EventRecord]:
+    """``turns`` as one conversation's run, ten minutes apart, ids ``turn-{index}``."""
+    return [
+        EventRecord(
+            id=f"turn-{index}",
+            session_id="friends",
+            run_id="friends-1",
+            ts=BASE_TS + index * 600,
+            role=role,
+            content=text,
+            segment_type="imported",
+            iteration=index,
+        )
+        for index, (role, text) in enumerate(turns)
+    ]
+
+
+def with_boosts(memory: Memory, **flags: bool) -> Retriever:
+    """``memory``'s retriever with these :class:`~shiyi.memory.recall.config.Boosts` set."""
+    base = memory.retriever
+    boosts = replace(base.boosts, **flags)
+    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
 
 
 def top_ids(retriever: Retriever, question: str, k: int = 1) -> list[str]:

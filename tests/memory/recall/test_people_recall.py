@@ -5,16 +5,13 @@ backends, the real embedding model."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from shiyi.config import load_settings
-from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.retriever import Retriever, unshouted
 from shiyi.memory.service import Memory
-from tests.support.records import seed
+from tests.support.conversations import one_chat, open_seeded, with_boosts
 
 # Two friends who did much the same things; only the speaker tells whose is whose.
 TURNS = [
@@ -28,37 +25,15 @@ TURNS = [
 ]
 
 
-def events() -> list[EventRecord]:
-    return [
-        EventRecord(
-            id=f"turn-{index}",
-            session_id="friends",
-            run_id="friends-1",
-            ts=1_700_000_000 + index * 600,
-            role=role,
-            content=text,
-            segment_type="imported",
-            iteration=index,
-        )
-        for index, (role, text) in enumerate(TURNS)
-    ]
-
-
 @pytest.fixture
 def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = memory_store
-    settings.memory.lifecycle.extraction = False
-    opened = Memory.open(settings, start_worker=False)
-    seed(opened, events())
+    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
     yield opened
     opened.close()
 
 
 def by_exact_name_only(memory: Memory) -> Retriever:
-    base = memory.retriever
-    boosts = replace(base.boosts, aliases=False)
-    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+    return with_boosts(memory, aliases=False)
 
 
 def speaker_of_top(retriever: Retriever, question: str) -> str:
@@ -149,7 +124,5 @@ def test_a_question_framed_as_a_request_is_searched_as_the_plain_question(
     memory: Memory, framed: str, plain: str
 ) -> None:
     assert scored(memory.retriever, framed) == scored(memory.retriever, plain)
-    base = memory.retriever
-    kept = replace(base.boosts, framing=False)
-    framing_kept = Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=kept)
+    framing_kept = with_boosts(memory, framing=False)
     assert scored(framing_kept, framed) != scored(framing_kept, plain)

@@ -5,16 +5,13 @@ those of what was meant.  Both backends, the real embedding model."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from shiyi.config import load_settings
-from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
-from tests.support.records import seed
+from tests.support.conversations import one_chat, open_seeded, with_boosts
 
 TURNS = [
     ("melanie", "We booked the Italian restaurant by the harbour for my birthday dinner."),
@@ -24,37 +21,15 @@ TURNS = [
 ]
 
 
-def events() -> list[EventRecord]:
-    return [
-        EventRecord(
-            id=f"turn-{index}",
-            session_id="friends",
-            run_id="friends-1",
-            ts=1_700_000_000 + index * 600,
-            role=role,
-            content=text,
-            segment_type="imported",
-            iteration=index,
-        )
-        for index, (role, text) in enumerate(TURNS)
-    ]
-
-
 @pytest.fixture
 def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    settings = load_settings(cwd=tmp_path, workspace=tmp_path)
-    settings.memory.store = memory_store
-    settings.memory.lifecycle.extraction = False
-    opened = Memory.open(settings, start_worker=False)
-    seed(opened, events())
+    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
     yield opened
     opened.close()
 
 
 def as_typed(memory: Memory) -> Retriever:
-    base = memory.retriever
-    boosts = replace(base.boosts, slips=False)
-    return Retriever(base.store, base.embedder, base.weights, base.candidates, boosts=boosts)
+    return with_boosts(memory, slips=False)
 
 
 def semantic(retriever: Retriever, question: str) -> list[tuple[str, float]]:
