@@ -154,3 +154,11 @@ def test_a_long_text_is_not_looked_up_word_by_word() -> None:
     assert asked == []
     tail = " ".join(["plain words here"] * MAX_READ) + " resturant"
     assert unknown_words(tail) == []  # past the words read
+
+
+def test_a_pasted_run_of_letters_is_no_word_to_correct() -> None:
+    asked, lookup = held_in({"aaaa": 1})
+    blob = "a" * 1_000_000  # its single edits alone would fill the memory
+    assert unknown_words(blob) == []
+    assert corrections(blob, nobody_holds, lookup) == {}
+    assert asked == []

@@ -41,6 +41,9 @@ Held = Callable[[Sequence[str]], Collection[str]]
 MIN_LETTERS = 5
 """Shorter words are one edit from too many others ("cat": bat, cut, cart, act; and on the
 RealMem dev queries "cert" read as "cent", "daya" as "data", "moto" as "motor")."""
+MAX_LETTERS = 40
+"""Longer runs of letters are no typed words (a pasted blob): their single edits alone would
+number in the millions of strings (a 1M-letter run took the test server's memory)."""
 FOREIGN_WORDS = 3
 """Unknown words typed in small letters a text needs before it may be judged not English:
 "where is the resturant" has one in two, and is English with a slip."""
@@ -103,7 +106,9 @@ def unknown_words(text: str) -> list[str]:
     small = unknown_small = 0
     for match in islice(_LETTERS.finditer(text), MAX_READ):
         typed = match.group()
-        if len(typed) < MIN_LETTERS or typed.isupper() or _NEGATION.match(text, match.end()):
+        if not MIN_LETTERS <= len(typed) <= MAX_LETTERS or typed.isupper():
+            continue
+        if _NEGATION.match(text, match.end()):
             continue
         word = typed.lower()
         known = is_english(word)

@@ -43,3 +43,9 @@ def test_the_greeting_request_and_thanks_are_set_aside(typed: str, searched: str
 )
 def test_a_question_without_framing_is_searched_as_typed(question: str) -> None:
     assert asked(question) == question
+
+
+def test_a_long_pasted_text_keeps_its_words() -> None:
+    pasted = "log line" + " " * 200_000 + "end of log"
+    assert asked(pasted) == pasted
+    assert asked("Do you remember " + pasted + " thanks!") == "Log line" + pasted[8:]

@@ -42,13 +42,22 @@ _CHINESE_LEAD = re.compile(
     r"(?:请问|麻烦问一下|问一下|(?:你|您)?还?记得|帮我(?:查|找|回忆)一下|我想知道|我忘了)[，,：:\s]*"
 )
 _CHINESE_TAIL = re.compile(r"[，,\s]*(?:谢谢|多谢|谢啦)[！!。\s]*$")
+_TAIL_CHARS = 64
+"""The end a thanks is looked for in: an unanchored pattern tried at every position of a long
+pasted text (a run of spaces) would take time growing with its square."""
+
+
+def _without_thanks(text: str) -> str:
+    head, tail = text[:-_TAIL_CHARS], text[-_TAIL_CHARS:]
+    tail = _CHINESE_TAIL.sub("", _TAIL.sub("", tail, count=1), count=1)
+    return head + tail
 
 
 def asked(query: str) -> str:
     """``query`` without its greeting, request to recall and thanks (see the module doc);
     ``query`` itself when nothing is left."""
-    rest = _TAIL.sub("", _LEAD.sub("", query, count=1), count=1)
-    rest = _CHINESE_TAIL.sub("", _CHINESE_LEAD.sub("", rest, count=1), count=1).strip()
+    rest = _CHINESE_LEAD.sub("", _LEAD.sub("", query, count=1), count=1)
+    rest = _without_thanks(rest).strip()
     if not rest or rest == query.strip():
         return query
     if query.rstrip().endswith("?") and not rest.endswith(("?", "？")):
