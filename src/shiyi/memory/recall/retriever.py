@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import replace
 from functools import partial
+from itertools import islice
 
 from shiyi.index.fusion import rrf
 from shiyi.index.spelling import read_as, unknown_words
@@ -448,9 +449,10 @@ def unshouted(query: str) -> str:
     names are then placed as in a question typed without capitals, its words stemmed as
     plain words are; capitals alone say nothing about which words are names.  A short one
     ("API?", "AWS") is left as typed: that is an acronym, not shouting."""
-    cased = [c for c in query if c.isupper() or c.islower()]
-    shouted = len(cased) >= MIN_SHOUTED and not any(c.islower() for c in cased)
-    return query.lower() if shouted else query
+    if any(c.islower() for c in query):
+        return query
+    capitals = sum(1 for _ in islice((c for c in query if c.isupper()), MIN_SHOUTED))
+    return query.lower() if capitals >= MIN_SHOUTED else query
 
 
 MIN_SHOUTED = 8
