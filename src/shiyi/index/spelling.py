@@ -1,20 +1,22 @@
 """A question's typing slips read as the words the index holds ("resturant" -> "restaurant").
 
 A keyword index finds only the words it holds, so one slipped letter in a question
-("hikng", "becuase", "Melaine") found nothing by keyword, however often the memory says the
-word.  A question word is read as a slip when the index holds no document with it and
-English does not know it either (pyspellchecker's English word list, about 160k words with
-many names); it is then also searched as the words the index does hold one edit away from it
-(a letter left out, added or changed, or two letters swapped: Damerau's single edits, which
-most typing slips are), the one the most documents hold first.
+("becuase", "Melaine") found nothing by keyword, however often the memory says the word.  A
+question word is read as a slip when the index holds no document with it and English does
+not know it either (pyspellchecker's English word list, about 160k words with many names);
+it is then read as the word the index holds one edit away from it (a letter left out, added
+or changed, or two letters swapped: Damerau's single edits, which most typing slips are),
+the one the most documents hold.
 
 A word English knows is never corrected: "hiking" asked of a memory that only says "biking"
-is another activity, not a slip.  Nor is a stem (the index's own forms), a number or a word
-under four letters (one edit from too many others).  Corrections only add terms: the slip
-still matches whatever holds it, and the question's other words still count.
+is another activity, not a slip.  Nor is a word under five letters (one edit from too many
+others), one typed in capitals (an acronym), or any word of a text that is not English (its
+words typed in small letters mostly unknown: Indonesian, Spanish).  The keyword index
+searches a correction beside the slip (:func:`search_terms`); the retriever and the
+knowledge base read the whole question with it (:func:`read_as`) before embedding it.
 
 Both keyword indexes (SQLite FTS5 and PostgreSQL) call :func:`corrections` with their own
-document-count lookup, so they read the same slips the same way.
+document-count lookups, so they read the same slips the same way.
 """
 
 from __future__ import annotations
