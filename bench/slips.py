@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from shiyi.index import keyword
-from shiyi.index.spelling import is_english
+from shiyi.index.english import is_english
 
 _KEYBOARD = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
 

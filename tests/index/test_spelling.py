@@ -11,7 +11,6 @@ from shiyi.index.spelling import (
     MAX_SLIPS,
     Lookup,
     corrections,
-    is_english,
     read_as,
     search_terms,
     single_edits,
@@ -134,11 +133,6 @@ def test_nothing_is_looked_up_without_a_slip_and_nothing_found_without_a_near_wo
 )
 def test_a_text_is_read_with_its_slips_replaced_as_typed(text: str, read: str) -> None:
     assert read_as(text, {"melaine": "melanie", "resturant": "restaurant"}) == read
-
-
-def test_english_knows_words_and_names_but_not_slips() -> None:
-    assert all(is_english(w) for w in ["hiking", "restaurant", "melanie", "wether"])
-    assert not any(is_english(w) for w in ["resturant", "becuase", "hikng", "weahter"])
 
 
 def test_a_long_text_is_not_looked_up_word_by_word() -> None:

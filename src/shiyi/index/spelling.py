@@ -3,7 +3,7 @@
 A keyword index finds only the words it holds, so one slipped letter in a question
 ("becuase", "Melaine") found nothing by keyword, however often the memory says the word.  A
 question word is read as a slip when the index holds no document with it and English does
-not know it either (pyspellchecker's English word list, about 160k words with many names);
+not know it either (:mod:`shiyi.index.english`: about 160k words with many names);
 it is then read as the word the index holds one edit away from it (a letter left out, added
 or changed, or two letters swapped: Damerau's single edits, which most typing slips are),
 the one the most documents hold.
@@ -25,12 +25,10 @@ import logging
 import re
 import string
 from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import partial
 from itertools import islice
 
-import numpy as np
-import numpy.typing as npt
-
+from shiyi.index.english import is_english
 from shiyi.index.text import tokenize
 
 _log = logging.getLogger(__name__)
@@ -60,28 +58,6 @@ for a text in another language: more are not looked up in the index one by one."
 _ASCII = string.ascii_lowercase
 _LETTERS = re.compile(r"[^\W\d_]+")
 _NEGATION = re.compile(r"['’]t\b")
-
-
-@lru_cache(maxsize=1)
-def _english() -> npt.NDArray[np.int64]:
-    """The English words' hashes, sorted; loaded on first use (~0.12 s).
-
-    Kept as hashes: 7.5 MB resident after loading against 31 MB for a frozenset of the
-    words (measured in one process each), and a false "known" needs a 64-bit collision."""
-    from spellchecker import SpellChecker
-
-    words = SpellChecker(language="en", distance=1).word_frequency.dictionary
-    hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words))
-    hashes.sort()
-    return hashes
-
-
-def is_english(word: str) -> bool:
-    """Whether English knows ``word`` (lower case; names and many proper nouns included)."""
-    hashes = _english()
-    key = hash(word)
-    at = int(np.searchsorted(hashes, key))
-    return at < len(hashes) and int(hashes[at]) == key
 
 
 def single_edits(word: str) -> set[str]:

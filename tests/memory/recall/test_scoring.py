@@ -5,7 +5,13 @@ import pytest
 from shiyi.index.fusion import rrf
 from shiyi.memory.models import Anchor, MemoryHit, Scored
 from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
-from shiyi.memory.recall.scoring import newest_of_equals, one_per_run, rerank, score_fusion
+from shiyi.memory.recall.scoring import (
+    newest_of_equals,
+    one_per_run,
+    rerank,
+    score_fusion,
+    votes_for,
+)
 
 DAY = 86400.0
 
@@ -194,3 +200,29 @@ def test_turns_holding_different_words_or_none_keep_their_order() -> None:
     same = frozenset({"budget", "trip"})
     order = newest_of_equals([hits[0], fact], {"old": same, "f": same})
     assert [h.id for h in order] == ["old", "f"]  # facts have their own versions
+
+
+@pytest.mark.parametrize(
+    ("query", "vector"),
+    [
+        ("Kapan istri saya jualan di pasar?", 0.0),  # Indonesian: the keyword path's to answer
+        ("Bagaimana dengan motor saya yang mogok?", 0.4),  # "dengan", "yang", "mogok" unknown
+        ("When does my wife sell cakes at the market?", 1.0),
+        ("Pak Budi?", 1.0),  # nothing to judge by
+    ],
+)
+def test_an_english_only_embedder_votes_by_the_share_of_the_question_in_english(
+    query: str, vector: float
+) -> None:
+    votes = votes_for(query, DEFAULT_PATH_WEIGHTS, "all-MiniLM-L6-v2")
+    assert votes["vector"] == pytest.approx(DEFAULT_PATH_WEIGHTS["vector"] * vector)
+    assert {k: v for k, v in votes.items() if k != "vector"} == {
+        k: v for k, v in DEFAULT_PATH_WEIGHTS.items() if k != "vector"
+    }
+
+
+@pytest.mark.parametrize("model", ["text-embedding-3-small", "bge-m3", None])
+def test_an_embedder_that_reads_other_languages_keeps_its_whole_vote(model: str | None) -> None:
+    assert votes_for("Kapan istri saya jualan di pasar?", DEFAULT_PATH_WEIGHTS, model) == (
+        DEFAULT_PATH_WEIGHTS
+    )

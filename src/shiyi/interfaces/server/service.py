@@ -353,7 +353,7 @@ def _freeze_startup_objects() -> None:
 def _warm_up() -> None:
     """Load the tokenizer vocabulary (about a second) and the English word list keyword
     search reads typing slips with (0.12 s) now, not in the first run's path."""
-    from shiyi.index.spelling import is_english
+    from shiyi.index.english import is_english
     from shiyi.llm.tokens import TokenCounter
 
     TokenCounter().count("warm up")

@@ -79,6 +79,10 @@ class Boosts:
     slips: bool = True
     """A question's typing slips are read as the words the memory holds before any path
     searches (:mod:`shiyi.index.spelling`; the keyword index reads them anyway)."""
+    language: bool = True
+    """An English-only embedder's vote counts by the share of the question that is English
+    (:func:`~shiyi.memory.recall.scoring.votes_for`): a question in Indonesian is the
+    keyword path's to answer."""
     speakers: bool = True
     aliases: bool = True
     """The speaker boost also finds people named otherwise than their speaker field: nicknames,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import replace
 from functools import partial
@@ -41,7 +41,13 @@ from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.framing import asked
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
-from shiyi.memory.recall.scoring import newest_of_equals, one_per_run, rerank, score_fusion
+from shiyi.memory.recall.scoring import (
+    newest_of_equals,
+    one_per_run,
+    rerank,
+    score_fusion,
+    votes_for,
+)
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contextual import speaker_name
 from shiyi.memory.text.echoes import asks_about_runs, terms
@@ -201,9 +207,10 @@ class Retriever:
         (``Boosts.run_similarity``).  ``visible`` (which of some ids the viewer may see): the
         turns beside the best hits join the candidates (:mod:`~shiyi.memory.recall.beside`).
         """
+        votes = self._votes(query)
         if self.fusion == "rrf":
-            return rrf(ranked, self.weights.rrf_k, self.weights.path_weights)
-        scores, ranks = score_fusion(ranked, self.weights.path_weights, abstain=abstain)
+            return rrf(ranked, self.weights.rrf_k, votes)
+        scores, ranks = score_fusion(ranked, votes, abstain=abstain)
         if not single and scores and visible is not None and not tasks:
             # in a task memory a run's second turn waits for every run's first: none would join
             self._join_beside(scores, ranks, records, visible)
@@ -219,6 +226,11 @@ class Retriever:
                 self._bridge(scores, ranks, records, events, signals)
         # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
         return {key: math.exp(value) for key, value in scores.items()}, ranks
+
+    def _votes(self, query: str) -> Mapping[str, float]:
+        if not self.boosts.language or self.embedder is None:
+            return self.weights.path_weights
+        return votes_for(query, self.weights.path_weights, self.embedder.model_id)
 
     def _join_beside(
         self,

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 
+from shiyi.index.embeddings import reads_english_only
+from shiyi.index.english import english_share
 from shiyi.memory.models import MemoryHit, Scored
 from shiyi.memory.recall.config import RerankWeights
 
@@ -83,6 +85,23 @@ def score_fusion(
         for rank, item in enumerate(paths.get(name, ()), start=1):
             scores[item.id] += bonus / rank
     return scores, ranks
+
+
+def votes_for(
+    query: str, weights: Mapping[str, float], embedder_model: str | None
+) -> Mapping[str, float]:
+    """The paths' votes for ``query``: an English-only embedder's (``embedder_model``,
+    :func:`~shiyi.index.embeddings.reads_english_only`) counts by the share of the query's
+    words English knows (:func:`~shiyi.index.english.english_share`); its vector of an
+    Indonesian or Spanish question says little, and the keyword path reads any language.
+    RealMem dev, the 37 queries mostly in Indonesian, R@10: 0.505 -> 0.518 (the 351 others
+    0.750 -> 0.751); LoCoMo dev is English and unchanged."""
+    if embedder_model is None or not reads_english_only(embedder_model):
+        return weights
+    share = english_share(query)
+    if share is None or share >= 1.0:
+        return weights
+    return {**weights, "vector": weights.get("vector", 1.0) * share}
 
 
 def rerank(
