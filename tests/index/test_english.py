@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.index.embeddings import reads_english_only
-from shiyi.index.english import SHARE_READ, english_share, is_english
+from shiyi.index.english import (
+    SHARE_READ,
+    embedding_vote,
+    english_share,
+    is_english,
+    reads_english_only,
+)
 
 
 def test_english_knows_words_and_names_but_not_slips() -> None:
@@ -68,3 +73,11 @@ def test_a_long_text_is_judged_by_its_start() -> None:
 )
 def test_which_embedding_models_read_english_only(model: str, english_only: bool) -> None:
     assert reads_english_only(model) is english_only
+
+
+def test_an_english_only_models_embedding_counts_by_the_share_in_english() -> None:
+    assert embedding_vote("Kapan istri saya jualan di pasar?", "all-MiniLM-L6-v2") == 0.0
+    assert embedding_vote("Where is the market, Pak?", "all-MiniLM-L6-v2") == 1.0
+    assert embedding_vote("Pak Budi?", "all-MiniLM-L6-v2") == 1.0  # nothing to judge by
+    assert embedding_vote("Kapan istri saya jualan di pasar?", "bge-m3") == 1.0
+    assert embedding_vote("Kapan istri saya jualan di pasar?", None) == 1.0

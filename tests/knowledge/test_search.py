@@ -267,3 +267,20 @@ def test_a_mistyped_question_finds_what_the_word_meant_finds(kb: KnowledgeBase) 
     typed = search(kb, "how often are restroes tetsed", limit=3, rewrite=False)
     assert [p.chunk_id for p in typed.passages] == [p.chunk_id for p in written.passages]
     assert kb.store.read_slips("how often are restroes tetsed") == "how often are restores tested"
+
+
+def fused(passage: Passage, *, but: str = "") -> float:
+    """The passage's score as reciprocal-rank fusion of its paths at weight 1, ``but`` one."""
+    return sum(1 / (60 + rank) for path, rank in passage.paths.items() if path != but)
+
+
+def test_an_english_only_embedder_does_not_vote_on_a_question_in_another_language(
+    kb: KnowledgeBase,
+) -> None:
+    asked = search(kb, "Kapan kunci Vault harus diganti?", limit=3, rewrite=False, expand=False)
+    assert asked.passages and any("vector" in p.paths for p in asked.passages)
+    for passage in asked.passages:  # found by the vector path, counted without it
+        assert passage.score == pytest.approx(fused(passage, but="vector"))
+    english = search(kb, "When are the vault signing keys rotated?", limit=1, rewrite=False)
+    (top,) = english.passages
+    assert "vector" in top.paths and top.score == pytest.approx(fused(top))

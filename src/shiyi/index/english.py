@@ -49,6 +49,29 @@ def is_english(word: str) -> bool:
     return at < len(hashes) and int(hashes[at]) == key
 
 
+_ENGLISH_ONLY = re.compile(r"(?i)(?<![a-z])(?:all-)?minilm|all-mpnet|(?<=[-_])en(?:[-_.]|$)")
+"""Model names of English-only embedders: the sentence-transformers MiniLM and MPNet models
+(shiyi's default, all-MiniLM-L6-v2, and its int8 graphs; Ollama's ``all-minilm``) and names
+marked ``-en`` (``bge-small-en-v1.5``).  A name with "multilingual" in it reads more."""
+
+
+def reads_english_only(model_id: str) -> bool:
+    """Whether the embedding model ``model_id`` was trained on English text only, so that its
+    vector of a text in another language says little.  An unknown model is taken to read
+    every language."""
+    return "multilingual" not in model_id.lower() and bool(_ENGLISH_ONLY.search(model_id))
+
+
+def embedding_vote(text: str, model_id: str | None) -> float:
+    """How much the embedding of ``text`` by ``model_id`` counts in a fusion, from 0 to 1:
+    by an English-only model, the share of the text English knows (:func:`english_share`);
+    otherwise, or with nothing to judge by, all of it."""
+    if model_id is None or not reads_english_only(model_id):
+        return 1.0
+    share = english_share(text)
+    return 1.0 if share is None else share
+
+
 def english_share(text: str) -> float | None:
     """The share of ``text``'s words typed in small Latin letters (three or more) that
     English knows, over its first :data:`SHARE_READ` of them; None when it has none (a

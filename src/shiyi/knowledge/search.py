@@ -3,7 +3,9 @@
 Recall paths over chunks, each a ranked list fused by the memory's reciprocal-rank fusion
 (:func:`shiyi.index.fusion.rrf`, the one implementation for memory and documents):
 
-* ``vector`` / ``keyword``: the question against chunk vectors and BM25 terms;
+* ``vector`` / ``keyword``: the question against chunk vectors and BM25 terms (an
+  English-only embedder votes by the share of the question in English:
+  :func:`~shiyi.index.english.embedding_vote`);
 * ``vector~i`` / ``keyword~i``: the same for each rewritten query (5.2.1), weighted lower so a
   loose rewrite cannot outvote the question;
 * ``hyde``: chunk vectors against a hypothetical answer's vector (5.2.2);
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from shiyi.index.english import embedding_vote
 from shiyi.index.fusion import rrf
 from shiyi.index.types import Embedder, Scored
 from shiyi.index.vector_cache import Matrix
@@ -121,7 +124,8 @@ class KnowledgeSearch:
                     "chunk", vectors[i], options.candidates
                 )
             paths["keyword" + suffix] = self.store.keyword_search("chunk", text, options.candidates)
-            weights["vector" + suffix] = weights["keyword" + suffix] = weight
+            weights["keyword" + suffix] = weight
+            weights["vector" + suffix] = weight * embedding_vote(text, self._model)
         if hypothetical and vectors:
             paths["hyde"] = self.store.vector_search("chunk", vectors[-1], options.candidates)
         if options.summaries:
@@ -131,6 +135,10 @@ class KnowledgeSearch:
         order = sorted(scores, key=lambda key: (-scores[key], key))
         passages = self._passages(order, scores, ranks, options)
         return SearchResult(passages, queries, hypothetical, [p for p in paths if paths[p]])
+
+    @property
+    def _model(self) -> str | None:
+        return self.embedder.model_id if self.embedder is not None else None
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
         if self.embedder is None or not any(t.strip() for t in texts):

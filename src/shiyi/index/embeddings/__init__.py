@@ -7,7 +7,6 @@ lazily.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal, TypeAlias
 
@@ -34,23 +33,9 @@ __all__ = [
     "build_embedder",
     "content_hash",
     "local_minilm",
-    "reads_english_only",
 ]
 
 Runtime: TypeAlias = Literal["auto", "onnx", "numpy"]
-
-_ENGLISH_ONLY = re.compile(r"(?i)(?<![a-z])(?:all-)?minilm|all-mpnet|(?<=[-_])en(?:[-_.]|$)")
-"""Model names of English-only embedders: the sentence-transformers MiniLM and MPNet models
-(shiyi's default, all-MiniLM-L6-v2, and its int8 graphs; Ollama's ``all-minilm``) and names
-marked ``-en`` (``bge-small-en-v1.5``).  A name with "multilingual" in it reads more."""
-
-
-def reads_english_only(model_id: str) -> bool:
-    """Whether the embedding model ``model_id`` was trained on English text only, so that its
-    vector of a question in another language says little (the retriever then lets it vote by
-    the share of the question that is English: :mod:`shiyi.index.english`).  An unknown
-    model is taken to read every language."""
-    return "multilingual" not in model_id.lower() and bool(_ENGLISH_ONLY.search(model_id))
 
 
 def local_minilm(

@@ -23,8 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 
-from shiyi.index.embeddings import reads_english_only
-from shiyi.index.english import english_share
+from shiyi.index.english import embedding_vote
 from shiyi.memory.models import MemoryHit, Scored
 from shiyi.memory.recall.config import RerankWeights
 
@@ -91,17 +90,15 @@ def votes_for(
     query: str, weights: Mapping[str, float], embedder_model: str | None
 ) -> Mapping[str, float]:
     """The paths' votes for ``query``: an English-only embedder's (``embedder_model``,
-    :func:`~shiyi.index.embeddings.reads_english_only`) counts by the share of the query's
+    :func:`~shiyi.index.english.reads_english_only`) counts by the share of the query's
     words English knows (:func:`~shiyi.index.english.english_share`); its vector of an
     Indonesian or Spanish question says little, and the keyword path reads any language.
     RealMem dev, the 37 queries mostly in Indonesian, R@10: 0.505 -> 0.518 (the 351 others
     0.750 -> 0.751); LoCoMo dev is English and unchanged."""
-    if embedder_model is None or not reads_english_only(embedder_model):
+    vote = embedding_vote(query, embedder_model)
+    if vote >= 1.0:
         return weights
-    share = english_share(query)
-    if share is None or share >= 1.0:
-        return weights
-    return {**weights, "vector": weights.get("vector", 1.0) * share}
+    return {**weights, "vector": weights.get("vector", 1.0) * vote}
 
 
 def rerank(
