@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.memory.recall.retriever import Retriever, unshouted
+from shiyi.memory.recall.reading import unshouted
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 from tests.support.conversations import one_chat, open_seeded, with_boosts
 

@@ -5,11 +5,13 @@ those of what was meant.  Both backends, the real embedding model."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 from tests.support.conversations import one_chat, open_seeded, with_boosts
 
@@ -81,3 +83,45 @@ def test_the_slips_the_store_reads(memory: Memory) -> None:
     ]
     for question, slips in read:
         assert memory.store.keyword_spelling(question) == slips
+
+
+def test_the_reading_of_a_question_is_told(memory: Memory) -> None:
+    assert memory.retriever.read_as("Which resturant did Melaine book?") == {
+        "resturant": "restaurant",
+        "melaine": "melanie",
+    }
+    assert memory.retriever.read_as("Which restaurant did Melanie book?") == {}
+    assert as_typed(memory).read_as("Which resturant did they book?") == {}
+
+
+OTHER = Viewer(user_id="mallory")
+
+
+@pytest.fixture
+def shared(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    """A store shared by two users: the default one's chat, and mallory's own turn."""
+    mine = one_chat(TURNS)
+    theirs = [
+        replace(mine[0], id=f"mallory-{index}", user_id=OTHER.user_id, content=text)
+        for index, text in enumerate(["Lunch at noon.", "My ring is silver.", "Bring a gift."])
+    ]
+    opened = open_seeded(tmp_path, memory_store, [*mine, *theirs])
+    yield opened
+    opened.close()
+
+
+def test_a_slip_is_never_read_as_another_users_word(shared: Memory) -> None:
+    # the necklace is the default user's: reading mallory's slip as it would change
+    # mallory's embedding of the question, and so tell them the word is stored
+    typed, written = "Where is the necklase from?", "Where is the necklace from?"
+    assert shared.retriever.read_as(typed) == {"necklase": "necklace"}
+    assert shared.retriever.read_as(typed, OTHER) == {}
+
+    def semantic_as(viewer: Viewer, question: str) -> list[tuple[str, float]]:
+        hits = shared.retriever.search(question, mode="semantic", viewer=viewer, touch=False)
+        return [(hit.id, round(hit.score, 6)) for hit in hits]
+
+    assert semantic_as(OTHER, typed) != semantic_as(OTHER, written)
+    assert semantic_as(Viewer(), typed) == semantic_as(Viewer(), written)
+    assert shared.retriever.read_as("When was lunhc?", OTHER) == {"lunhc": "lunch"}  # theirs
+    assert shared.retriever.read_as("When was lunhc?") == {}

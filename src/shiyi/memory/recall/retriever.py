@@ -19,10 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import replace
 from functools import partial
-from itertools import islice
 
 from shiyi.index.fusion import rrf
-from shiyi.index.spelling import read_as, unknown_words
+from shiyi.index.spelling import read_as
 from shiyi.index.text import query_terms, stem_word
 from shiyi.memory.models import (
     Anchor,
@@ -41,6 +40,7 @@ from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.framing import asked
 from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
+from shiyi.memory.recall.reading import slips_seen, unshouted
 from shiyi.memory.recall.scoring import (
     newest_of_equals,
     one_per_run,
@@ -114,7 +114,8 @@ class Retriever:
         if mode not in MODE_PATHS:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         who = viewer or Viewer()
-        query = self._read_slips(self._asked(unshouted(query)))
+        query = self._asked(unshouted(query))
+        query = read_as(query, self._slips_of(query, who))
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
@@ -165,14 +166,16 @@ class Retriever:
         (:mod:`~shiyi.memory.recall.framing`)."""
         return asked(query) if self.boosts.framing else query
 
-    def _read_slips(self, query: str) -> str:
-        """``query`` with its typing slips read as the words the memory holds, for every path:
-        the keyword index reads them on its own, but the embedding of "resturant", the
-        entities of "Melaine" and the people a question names are found only so.  Asks the
-        store only when a word is unknown to English (no lookup for most questions)."""
-        if not self.boosts.slips or not unknown_words(query):
-            return query
-        return read_as(query, self.store.keyword_spelling(query))
+    def read_as(self, query: str, viewer: Viewer | None = None) -> dict[str, str]:
+        """The typing slips of ``query`` a search reads as words ``viewer``'s memories hold
+        (``{"resturant": "restaurant"}``), for telling the user how their question was read;
+        empty when it is read as typed."""
+        return self._slips_of(self._asked(unshouted(query)), viewer or Viewer())
+
+    def _slips_of(self, query: str, who: Viewer) -> dict[str, str]:
+        if not self.boosts.slips:
+            return {}
+        return slips_seen(self.store, query, who, self.candidates)
 
     def _now(self) -> float:
         """What relative times ("last week") count back from: the newest memory's time (an
@@ -454,21 +457,6 @@ class Retriever:
                 )
             )
         return hits
-
-
-def unshouted(query: str) -> str:
-    """A question typed all in capitals ("WHAT DID MELANIE PAINT?") in small letters: its
-    names are then placed as in a question typed without capitals, its words stemmed as
-    plain words are; capitals alone say nothing about which words are names.  A short one
-    ("API?", "AWS") is left as typed: that is an acronym, not shouting."""
-    if any(c.islower() for c in query):
-        return query
-    capitals = sum(1 for _ in islice((c for c in query if c.isupper()), MIN_SHOUTED))
-    return query.lower() if capitals >= MIN_SHOUTED else query
-
-
-MIN_SHOUTED = 8
-"""Capital letters a question needs to be read as shouted: "API KEY?" (6) is acronyms."""
 
 
 def _archives_after_facts(hits: list[MemoryHit]) -> list[MemoryHit]:

@@ -1,0 +1,63 @@
+"""How a question is read before any recall path searches it.
+
+* **Capitals** (:func:`unshouted`): a question typed all in capitals is read in small
+  letters.
+* **Typing slips** (:func:`slips_seen`): a word English does not know and no memory holds is
+  read as the word one edit from it that memory holds (:mod:`shiyi.index.spelling`), so the
+  embedding, the entities and the people of "resturant" and "Melaine" are those of what was
+  meant.
+
+The retriever also sets a question's framing aside (:mod:`shiyi.memory.recall.framing`).
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+
+from shiyi.index.spelling import unknown_words
+from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.recall.paths import Found, Records
+from shiyi.memory.scopes import Viewer
+
+MIN_SHOUTED = 8
+"""Capital letters a question needs to be read as shouted: "API KEY?" (6) is acronyms."""
+
+
+def unshouted(query: str) -> str:
+    """A question typed all in capitals ("WHAT DID MELANIE PAINT?") in small letters: its
+    names are then placed as in a question typed without capitals, its words stemmed as
+    plain words are; capitals alone say nothing about which words are names.  A short one
+    ("API?", "AWS") is left as typed: that is an acronym, not shouting."""
+    if any(c.islower() for c in query):
+        return query
+    capitals = sum(1 for _ in islice((c for c in query if c.isupper()), MIN_SHOUTED))
+    return query.lower() if capitals >= MIN_SHOUTED else query
+
+
+def slips_seen(store: MemoryStore, query: str, who: Viewer, candidates: int) -> dict[str, str]:
+    """``query``'s typing slips, each with the word memory holds that it is read as.  Asks
+    the store only when a word is unknown to English (no lookup for most questions).
+
+    Only words some memory ``who`` may see holds: the keyword index's words are every
+    user's, and reading a slip as another user's word would change this user's embedding of
+    the question, which tells that the word is stored ("bluefinhc" read as another user's
+    "bluefinch")."""
+    if not unknown_words(query):
+        return {}
+    found = store.keyword_spelling(query)
+    return {slip: word for slip, word in found.items() if sees_word(store, word, who, candidates)}
+
+
+def sees_word(store: MemoryStore, word: str, who: Viewer, candidates: int) -> bool:
+    """Whether a memory ``who`` may see holds ``word``, among the keyword path's first
+    ``candidates`` for it (a word other users hold far more often may be missed there: the
+    slip then stays as typed, which reveals nothing)."""
+    found = store.keyword_search(word, candidates)
+    events = {s.id for s in found if s.node == "event"}
+    records = Records()
+    records.load(store, [Found(found, events, {s.id for s in found if s.node == "fact"})])
+    visible = [e for e in records.events_in(list(events)) if who.sees(e) and not e.derived]
+    facts = records.facts_in([s.id for s in found if s.node == "fact"])
+    return bool(visible) or any(
+        f.status in ("active", "pending") and who.sees_fact(f) for f in facts
+    )
