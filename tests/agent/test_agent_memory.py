@@ -44,6 +44,17 @@ async def test_memory_tools_are_registered_and_recall_survives_restart(
     assert "anchor run_" in memory_block
 
 
+async def test_the_model_is_told_how_a_slip_in_its_query_was_read(settings: Settings) -> None:
+    with App.open(settings, model=ScriptedModel([reply("Noted.")])) as app:
+        await collect(app.agent().send("My favourite colour is teal, like my kettle."))
+    model = ScriptedModel([reply("", call("query_memory", query="my kettel colour")), reply("x")])
+    with App.open(settings, model=model) as app:
+        await collect(app.agent().send("What colour is my kettle?"))
+    memory_block = model.requests[1].messages[-1].content
+    assert memory_block.startswith('Searched "kettel" as "kettle".\n<memory>')
+    assert "like my kettle" in memory_block
+
+
 async def test_prefetch_hint_reaches_the_run_context(settings: Settings) -> None:
     with App.open(settings, model=ScriptedModel([reply("ok")])) as app:
         await collect(app.agent().send("The deploy key rotation happens on 2026-03-01."))

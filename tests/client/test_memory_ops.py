@@ -12,7 +12,7 @@ from shiyi.errors import Conflict, NotFound
 from shiyi.memory.operations import MemoryOperations
 from shiyi.memory.operations.local import LocalMemory
 from tests.interfaces.server.conftest import LiveFactory
-from tests.interfaces.server.two_users import A_TOKEN, B_TOKEN, users
+from tests.interfaces.server.two_users import A_TOKEN, B_TOKEN, client_for, users
 
 
 def test_every_operation_answers_like_the_local_adapter(live: LiveFactory) -> None:
@@ -42,6 +42,9 @@ def test_every_operation_answers_like_the_local_adapter(live: LiveFactory) -> No
         late = remote.search("Miso", **window)  # type: ignore[arg-type]
         assert [h.ts for h in late] == [1_700_000_000.0]
         assert late == local.search("Miso", **window)  # type: ignore[arg-type]
+        assert remote.read_as("What does Mmiso eat?") == {"mmiso": "miso"}
+        assert local.read_as("What does Mmiso eat?") == {"mmiso": "miso"}
+        assert remote.read_as("What does Miso eat?") == {}
         anchor = late[0].anchor
         assert anchor is not None
         assert remote.expand(anchor, 1) == local.expand(anchor, 1)
@@ -73,6 +76,17 @@ def test_a_second_user_reaches_none_of_the_firsts_memories(live: LiveFactory) ->
         with pytest.raises(NotFound):
             bob.forget("query", "locker")
         assert bob.search("locker code 4711", mode="keyword") == []
+        # a slip is read as the asking user's words only: alice's "locker" is not bob's
+        assert alice.read_as("my lockerr code") == {"lockerr": "locker"}
+        assert bob.read_as("my lockerr code") == {}
+        with client_for(server, B_TOKEN) as raw:
+            searched = raw.get("/v1/memory/search", params={"q": "my lockerr code"}).json()
+        assert searched["hits"] == [] and searched["read_as"] == {}
+        with client_for(server, A_TOKEN) as raw:
+            asked = {"q": "my lockerr code", "mode": "keyword"}
+            searched = raw.get("/v1/memory/search", params=asked).json()
+        assert searched["read_as"] == {"lockerr": "locker"}
+        assert [hit["id"] for hit in searched["hits"]] == [fact.id]
         assert bob.list_facts().facts == [] and bob.history(key="locker code") == []
         with pytest.raises(Conflict):
             bob.retry_jobs()

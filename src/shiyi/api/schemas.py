@@ -130,6 +130,17 @@ class MemoryHitOut(BaseModel):
 
 class MemoryHits(BaseModel):
     hits: list[MemoryHitOut]
+    read_as: dict[str, str] = Field(
+        default_factory=dict,
+        description="The query's typing slips and the words they were searched as"
+        ' ({"resturant": "restaurant"}); empty when it was searched as typed.',
+    )
+
+
+class ReadAs(BaseModel):
+    read_as: dict[str, str] = Field(
+        description="The query's typing slips and the words a search reads them as."
+    )
 
 
 class EventOut(BaseModel):

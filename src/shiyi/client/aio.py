@@ -135,6 +135,10 @@ class AsyncClient:
     ) -> list[MemoryHitOut]:
         return await self._call(calls.memory_search(query, mode, limit, kinds))
 
+    async def memory_read_as(self, query: str) -> dict[str, str]:
+        """How a search reads ``query``'s typing slips ({"resturant": "restaurant"})."""
+        return await self._call(calls.memory_read_as(query))
+
     async def memory_get(self, memory_id: str) -> EventOut | FactOut:
         return await self._call(calls.memory_get(memory_id))
 

@@ -32,6 +32,7 @@ from shiyi.api.schemas import (
     MemoryHitOut,
     MemoryHits,
     MemoryJobs,
+    ReadAs,
     RunOut,
     RunResult,
     SessionDetail,
@@ -129,6 +130,15 @@ def memory_search(
         "/v1/memory/search",
         lambda body: MemoryHits.model_validate_json(body).hits,
         params=params,
+    )
+
+
+def memory_read_as(query: str) -> Call[dict[str, str]]:
+    return Call(
+        "GET",
+        "/v1/memory/read-as",
+        lambda body: ReadAs.model_validate_json(body).read_as,
+        params={"q": query},
     )
 
 

@@ -63,6 +63,9 @@ class RemoteMemory:
             until=until,
         )
 
+    def read_as(self, query: str) -> dict[str, str]:
+        return self.client.memory_read_as(query)
+
     def get(self, memory_id: str) -> EventOut | FactOut:
         return self.client.memory_get(memory_id)
 

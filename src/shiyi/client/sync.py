@@ -151,6 +151,10 @@ class Client:
         """``since``/``until``: epoch seconds (inclusive) the hits' time falls in."""
         return self._call(calls.memory_search(query, mode, limit, kinds, since, until))
 
+    def memory_read_as(self, query: str) -> dict[str, str]:
+        """How a search reads ``query``'s typing slips ({"resturant": "restaurant"})."""
+        return self._call(calls.memory_read_as(query))
+
     def memory_list(
         self,
         *,

@@ -48,7 +48,7 @@ from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.recall import prefetch
 from shiyi.memory.recall.config import Mode, RerankWeights
 from shiyi.memory.recall.intent import MessageIntent
-from shiyi.memory.recall.present import format_hits
+from shiyi.memory.recall.present import format_hits, reading_note
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
@@ -408,6 +408,10 @@ class Memory:
             if hit.id in promoted:
                 hit.tier = "long"
 
+    def read_as(self, query: str) -> dict[str, str]:
+        """How a search reads ``query``'s typing slips (:meth:`Retriever.read_as`)."""
+        return self.retriever.read_as(query, self.viewer)
+
     def query_text(
         self,
         query: str,
@@ -416,7 +420,9 @@ class Memory:
         kinds: Sequence[str] | None = None,
         limit: int = 5,
     ) -> str:
-        return format_hits(self.search(query, mode=mode, kinds=kinds, limit=limit))
+        """The query_memory tool's answer: the memories, after how the query was read."""
+        found = format_hits(self.search(query, mode=mode, kinds=kinds, limit=limit))
+        return reading_note(self.read_as(query)) + found
 
     def prefetch(
         self,
@@ -433,7 +439,8 @@ class Memory:
         if self.settings.prefetch_limit == 0 or not message.strip():
             return []
         if intent is not None:
-            return self._prefetch_for(intent, message, keep, previous)
+            asked = prefetch.Asked(intent, message, previous, keep)
+            return prefetch.for_intent(self.retriever, self.viewer, asked, self.settings)
         hits = self.retriever.search(
             message,
             mode="keyword",
@@ -442,44 +449,6 @@ class Memory:
             viewer=self.viewer,
         )
         return prefetch.offered(message, hits, keep)[: self.settings.prefetch_limit]
-
-    def _prefetch_for(
-        self,
-        intent: MessageIntent,
-        message: str,
-        keep: Callable[[MemoryHit], bool],
-        previous: Sequence[str],
-    ) -> list[MemoryHit]:
-        limit, threshold = self.settings.prefetch_limit, self.settings.lifecycle.active_threshold
-        query = prefetch.query_for(intent, message, previous)
-        found = self.retriever.search(
-            query, mode="keyword", limit=self.settings.candidates, touch=False, viewer=self.viewer
-        )
-        candidates = prefetch.offered(message, found, keep)
-        chosen = prefetch.draw(candidates, prefetch.PLANS[intent.kind], limit, threshold)
-        if len(chosen) < limit:  # the second search costs ~5 ms: only for room left
-            taken = {c.id for c in chosen}
-            extra = self._intent_extra(intent, query, keep, threshold)
-            chosen += [h for h in extra if h.id not in taken][: limit - len(chosen)]
-        # Nothing the intent wants: the best matches, as without an intent.
-        return chosen or candidates[:limit]
-
-    def _intent_extra(
-        self,
-        intent: MessageIntent,
-        query: str,
-        keep: Callable[[MemoryHit], bool],
-        threshold: float,
-    ) -> list[MemoryHit]:
-        """What a preference or cross-agent message draws beyond the keyword matches."""
-        if intent.kind == "preference":
-            newest = prefetch.newest_preference(self.store, self.viewer, keep, threshold)
-            return [newest] if newest is not None else []
-        if intent.kind == "cross_agent":
-            return prefetch.agent_procedures(
-                self.retriever, query, self.viewer, intent.agent, keep, threshold
-            )
-        return []
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None

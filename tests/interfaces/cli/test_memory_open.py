@@ -42,3 +42,8 @@ def test_memory_import_stores_turns_without_importing_the_app(cli: Cli) -> None:
     assert "HEAVY []" in done.stdout, done.stdout
     found = cli.run("memory", "search", "kiln", "--mode", "keyword")
     assert found.returncode == 0 and "kiln reached" in found.stdout, found.stdout
+    slipped = cli.run("memory", "search", "what about the kilnn?", "--mode", "keyword")
+    assert slipped.stdout.startswith('Searched "kilnn" as "kiln".\n'), slipped.stdout
+    assert "kiln reached" in slipped.stdout
+    as_json = cli.run("memory", "search", "what about the kilnn?", "--json")
+    assert "Searched" not in as_json.stdout and "kiln reached" in as_json.stdout

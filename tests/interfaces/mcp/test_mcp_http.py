@@ -82,6 +82,11 @@ def test_every_tool_answers_with_structured_content_and_text(live: LiveFactory) 
                 client, "search_memory", query="Pip", mode="keyword", since="2023-05-07T14:02:30Z"
             )
             assert [h["text"] for h in window["hits"]] == ["Melanie: Pip is a lovely name"]
+            assert window["read_as"] == {}
+            slipped = await call(client, "search_memory", query="the fferret", mode="keyword")
+            assert slipped["read_as"] == {"fferret": "ferret"}
+            assert slipped["_text"].startswith('Searched "fferret" as "ferret".\n')
+            assert "Pip" in slipped["_text"]
             anchors = {h["anchor"] for h in found["hits"]}
             assert len(anchors) == 2, anchors  # each message its own place to expand
             anchor = next(h["anchor"] for h in found["hits"] if h["anchor"])

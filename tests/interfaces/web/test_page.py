@@ -164,6 +164,20 @@ def test_search_finds_a_seeded_memory_and_cards_look_right(page: Page, site: Sit
     expect(card(page, ids["deploy"])).to_have_class("card procedural")
 
 
+def test_a_search_says_how_it_read_a_typing_slip(page: Page, site: Site) -> None:
+    fact = site.memory.remember("The quarterly retrospective is held in the greenhouse room")
+    wait_for_jobs(site.memory)
+    open_page(page, site)
+    page.get_by_label("Search 搜索").fill("where is the retrospective, the grenhouse?")
+    page.keyboard.press("Enter")
+    expect(card(page, fact.id)).to_be_visible()
+    expect(page.locator("#status")).to_contain_text("(searched “grenhouse” as “greenhouse”)")
+    page.get_by_label("Search 搜索").fill("where is the greenhouse?")
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("found for “where is the greenhouse?”")
+    expect(page.locator("#status")).not_to_contain_text("searched")
+
+
 def test_edit_persists(page: Page, site: Site) -> None:
     fact = site.memory.remember("The VPN config lives in ops/vpn.conf", kind="convention")
     open_page(page, site)

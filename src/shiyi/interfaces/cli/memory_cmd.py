@@ -46,6 +46,7 @@ def search(
     from shiyi.interfaces.cli.memory_lines import hit_line
     from shiyi.memory.models import FACT_KINDS
     from shiyi.memory.recall.config import MODES
+    from shiyi.memory.recall.present import reading_note
 
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; use one of {', '.join(MODES)}")
@@ -53,6 +54,9 @@ def search(
         fail(f"--kind {wrong!r} is not a memory kind; use one of {', '.join(FACT_KINDS)}")
     with operations(config) as ops:
         hits = ops.search(query, mode=mode, kinds=kind, limit=limit)  # type: ignore[arg-type]
+        read = ops.read_as(query)
+    if read and not as_json:
+        typer.echo(reading_note(read), nl=False)
     for hit in hits:
         typer.echo(hit.model_dump_json() if as_json else hit_line(hit))
     if not hits and not as_json:

@@ -40,6 +40,7 @@ from shiyi.api.schemas import (
 from shiyi.errors import ShiyiError
 from shiyi.interfaces.mcp import text as say
 from shiyi.memory.operations import MemoryOperations, SearchMode
+from shiyi.memory.recall.present import reading_note
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -161,7 +162,8 @@ def build_server(backend: Backend) -> MCPServer[Any]:
         found = await run(
             lambda: ops.search(query, mode=mode, kinds=kinds, limit=limit, since=start, until=end)
         )
-        return result(MemoryHits(hits=found), say.hits(found))
+        read = await run(lambda: ops.read_as(query))
+        return result(MemoryHits(hits=found, read_as=read), reading_note(read) + say.hits(found))
 
     @server.tool(description="List this user's facts, newest change first.", annotations=read_only)
     async def list_memories(

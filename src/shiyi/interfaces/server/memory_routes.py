@@ -28,6 +28,7 @@ from shiyi.api.schemas import (
     MemoryHealth,
     MemoryHits,
     MemoryJobs,
+    ReadAs,
 )
 from shiyi.interfaces.server.deps import get_service, memory_ops
 from shiyi.interfaces.server.identity import Caller
@@ -59,7 +60,16 @@ async def search(
     hits = await asyncio.to_thread(
         ops.search, q, mode=mode, kinds=kind, limit=limit, since=since, until=until
     )
-    return MemoryHits(hits=hits)
+    return MemoryHits(hits=hits, read_as=await asyncio.to_thread(ops.read_as, q))
+
+
+@router.get("/read-as", response_model=ReadAs)
+async def read_as(
+    service: Service, who: Caller, q: Annotated[str, Query(min_length=1, max_length=2000)]
+) -> ReadAs:
+    """How a search reads the query's typing slips, searching nothing."""
+    ops = memory_ops(service, who)
+    return ReadAs(read_as=await asyncio.to_thread(ops.read_as, q))
 
 
 @router.post("", status_code=201, response_model=FactOut)

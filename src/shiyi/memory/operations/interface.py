@@ -64,6 +64,11 @@ class MemoryOperations(Protocol):
         whose time falls in the window."""
         ...
 
+    def read_as(self, query: str) -> dict[str, str]:
+        """The typing slips of ``query`` a search reads as words the caller's memories hold
+        (``{"resturant": "restaurant"}``); empty when it is searched as typed."""
+        ...
+
     def get(self, memory_id: str) -> EventOut | FactOut:
         """One event or fact (``NotFound`` when missing or not the caller's)."""
         ...

@@ -202,6 +202,9 @@ class LocalMemory:
             hits = [h for h in hits if _within(h.ts, since, until)]
         return [hit_out(hit) for hit in hits[:limit]]
 
+    def read_as(self, query: str) -> dict[str, str]:
+        return self.memory.read_as(query)
+
     def get(self, memory_id: str) -> EventOut | FactOut:
         found = self.memory.get(memory_id)
         if isinstance(found, EventRecord):

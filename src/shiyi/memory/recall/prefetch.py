@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from shiyi.config.settings import MemorySettings
 from shiyi.memory.models import MemoryHit
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.intent import IntentKind, MessageIntent
@@ -143,6 +144,49 @@ def agent_procedures(
     hits = retriever.search(query, mode="keyword", kinds=["procedural"], touch=False, viewer=other)
     # the agent's own (agent scope): the user's procedures are in the main draw already
     return [h for h in hits if h.scope == "agent" and h.confidence >= threshold and keep(h)][:1]
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A message to prefetch for: its intent, its text, the session's previous turns and
+    which hits the caller keeps."""
+
+    intent: MessageIntent
+    message: str
+    previous: Sequence[str]
+    keep: Keep
+
+
+def for_intent(
+    retriever: Retriever, viewer: Viewer, asked: Asked, settings: MemorySettings
+) -> list[MemoryHit]:
+    """The memories ``asked``'s intent wants (:data:`PLANS`), up to the prefetch limit;
+    the best keyword matches when none of them is there."""
+    limit, threshold = settings.prefetch_limit, settings.lifecycle.active_threshold
+    query = query_for(asked.intent, asked.message, asked.previous)
+    found = retriever.search(
+        query, mode="keyword", limit=settings.candidates, touch=False, viewer=viewer
+    )
+    candidates = offered(asked.message, found, asked.keep)
+    chosen = draw(candidates, PLANS[asked.intent.kind], limit, threshold)
+    if len(chosen) < limit:  # the second search costs ~5 ms: only for room left
+        taken = {c.id for c in chosen}
+        extra = _intent_extra(retriever, viewer, asked, query, threshold)
+        chosen += [h for h in extra if h.id not in taken][: limit - len(chosen)]
+    # Nothing the intent wants: the best matches, as without an intent.
+    return chosen or candidates[:limit]
+
+
+def _intent_extra(
+    retriever: Retriever, viewer: Viewer, asked: Asked, query: str, threshold: float
+) -> list[MemoryHit]:
+    """What a preference or cross-agent message draws beyond the keyword matches."""
+    if asked.intent.kind == "preference":
+        newest = newest_preference(retriever.store, viewer, asked.keep, threshold)
+        return [newest] if newest is not None else []
+    if asked.intent.kind == "cross_agent":
+        return agent_procedures(retriever, query, viewer, asked.intent.agent, asked.keep, threshold)
+    return []
 
 
 def offered(message: str, hits: Sequence[MemoryHit], keep: Keep) -> list[MemoryHit]:

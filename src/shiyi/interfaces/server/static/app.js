@@ -163,7 +163,8 @@ async function refresh() {
   let runsTotal = null;
   if (f.q) {
     const kinds = f.kinds.length ? f.kinds : undefined;
-    const { hits } = await Memory.search(f.q, { limit: 50, kind: kinds });
+    const { hits, read_as: readAs } = await Memory.search(f.q, { limit: 50, kind: kinds });
+    f.readAs = readAs || {};
     const ids = hits.filter((hit) => hit.node === "fact").map((hit) => hit.id);
     const found = ids.length ? (await Memory.facts({ ...params, ids, limit: 200 })).facts : [];
     const byId = new Map(found.map((fact) => [fact.id, { ...fact, node: "fact" }]));
@@ -214,7 +215,10 @@ function render(items, f, runsTotal = null) {
   if (total) list.append(runsGroup(runs, total, Boolean(f.q)));
   let count = `${others.length} ${others.length === 1 ? "memory" : "memories"}`;
   if (total) count += ` and ${total} past ${total === 1 ? "run" : "runs"}`;
-  $("#status").textContent = f.q ? `${count} found for “${f.q}”` : count;
+  // how the search read the query's typing slips: "resturant" searched as "restaurant"
+  const read = Object.entries(f.readAs || {}).map(([slip, word]) => `“${slip}” as “${word}”`);
+  const searched = read.length ? ` (searched ${read.join(", ")})` : "";
+  $("#status").textContent = f.q ? `${count} found for “${f.q}”${searched}` : count;
   if (!items.length) {
     list.append(h("li", { class: "empty" }, f.q ? "Nothing matches this search." : "No memories here yet."));
   }
