@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from itertools import islice
 
-from shiyi.index.english import is_english
+from shiyi.index.english import is_english, reads_as_english
 from shiyi.index.text import tokenize
 
 _log = logging.getLogger(__name__)
@@ -44,9 +44,6 @@ RealMem dev queries "cert" read as "cent", "daya" as "data", "moto" as "motor").
 MAX_LETTERS = 40
 """Longer runs of letters are no typed words (a pasted blob): their single edits alone would
 number in the millions of strings (a 1M-letter run took the test server's memory)."""
-FOREIGN_WORDS = 3
-"""Unknown words typed in small letters a text needs before it may be judged not English:
-"where is the resturant" has one in two, and is English with a slip."""
 MAX_READ = 400
 """Words of a text read for slips: a pasted document is not read to its end."""
 MAX_SLIPS = 4
@@ -76,10 +73,10 @@ def unknown_words(text: str) -> list[str]:
     """The words of ``text`` that could be slips, lower-cased: letters only, five or more,
     not typed in capitals (an acronym: "DRSABCD"), not before "n't" (the "hadn" of
     "hadn't"), and unknown to English.  Needs no index: a question without any needs no
-    lookup at all.  None when the text does not read as English: at least
-    :data:`FOREIGN_WORDS` of its words typed in small letters, and more than a third of them,
-    are unknown (Indonesian or Spanish is not English with slips: "murah" is no slip of
-    "merah"), or more than :data:`MAX_UNKNOWN` are.  Reads the first :data:`MAX_READ` words."""
+    lookup at all.  None when the text does not read as English
+    (:func:`~shiyi.index.english.reads_as_english`: Indonesian or Spanish is not English with
+    slips, "murah" is no slip of "merah"), or more than :data:`MAX_UNKNOWN` words are
+    unknown.  Reads the first :data:`MAX_READ` words."""
     found: dict[str, None] = {}
     small = unknown_small = 0
     for match in islice(_LETTERS.finditer(text), MAX_READ):
@@ -95,7 +92,7 @@ def unknown_words(text: str) -> list[str]:
             unknown_small += not known
         if not known:
             found[word] = None
-    if unknown_small >= FOREIGN_WORDS and unknown_small * 3 > small:
+    if not reads_as_english(small, unknown_small):
         return []
     return list(found) if len(found) <= MAX_UNKNOWN else []
 

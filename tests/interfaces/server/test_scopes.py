@@ -123,7 +123,8 @@ def test_forget_by_query_or_entity_reaches_only_the_callers(planted: Planted) ->
     assert done.status_code == 200 and done.json()["forgotten"]["deleted"] >= 2
     assert a.get(f"/v1/memory/{planted.fact}").status_code == 404
     assert a.get("/v1/memory/search", params={"q": MARK_A, "mode": "keyword"}).json() == {
-        "hits": []
+        "hits": [],
+        "read_as": {},
     }
 
 

@@ -68,8 +68,10 @@ def versions_of_home(memory: Memory) -> tuple[str, str, str]:
     """Berlin, superseded by Paris (both said by the user, explicitly), and a doubtful
     Munich that contradicts Paris: (berlin, paris, munich) ids."""
     # Written straight to the store: a vector write checkpoints Kuzu at its commit, which
-    # waits a bounded time for readers; let the worker finish what the last page queued.
-    assert memory.worker.drain(timeout=120)
+    # waits a bounded time for readers; let the worker finish what the last page queued
+    # (waited for, not drained from here: a second drainer races the worker for the graph's
+    # write lock, and a job that loses it waits to be retried, so drain() answered False).
+    shared.wait_for_jobs(memory)
     berlin = memory.remember("Berlin", key="lives in", about=["Carla"])
     paris = memory.remember("Paris", key="lives in", about=["Carla"])
     munich = observe(memory, "Munich", key="lives in", confidence=0.6, about=["carla"])

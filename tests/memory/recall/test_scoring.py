@@ -208,6 +208,8 @@ def test_turns_holding_different_words_or_none_keep_their_order() -> None:
         ("Kapan istri saya jualan di pasar?", 0.0),  # Indonesian: the keyword path's to answer
         ("Bagaimana dengan motor saya yang mogok?", 0.4),  # "dengan", "yang", "mogok" unknown
         ("When does my wife sell cakes at the market?", 1.0),
+        ("When did Mel go on a roadtrip to destress?", 1.0),  # two words new to the list
+        ("What fields would she persue in her educaton?", 1.0),  # two slips
         ("Pak Budi?", 1.0),  # nothing to judge by
     ],
 )
