@@ -266,6 +266,8 @@ def test_a_mistyped_question_finds_what_the_word_meant_finds(kb: KnowledgeBase) 
     written = search(kb, "how often are restores tested", limit=3, rewrite=False)
     typed = search(kb, "how often are restroes tetsed", limit=3, rewrite=False)
     assert [p.chunk_id for p in typed.passages] == [p.chunk_id for p in written.passages]
+    assert typed.read_as == {"restroes": "restores", "tetsed": "tested"}
+    assert written.read_as == {}
     assert kb.store.read_slips("how often are restroes tetsed") == "how often are restores tested"
 
 

@@ -38,6 +38,11 @@ class PassageOut(BaseModel):
 
 class KnowledgeHits(BaseModel):
     passages: list[PassageOut]
+    read_as: dict[str, str] = Field(
+        default_factory=dict,
+        description="The question's typing slips and the words they were searched as"
+        ' ({"restroes": "restores"}); empty when it was searched as typed.',
+    )
 
 
 class PathIn(BaseModel):

@@ -145,3 +145,13 @@ def read_as(text: str, found: Mapping[str, str]) -> str:
 
 def _as_typed(word: str, slip: re.Match[str]) -> str:
     return word.capitalize() if slip.group()[0].isupper() else word
+
+
+def reading_note(found: Mapping[str, str]) -> str:
+    """A line telling how a question's typing slips were read, or nothing:
+    ``Searched "resturant" as "restaurant".`` (a model told nothing would think the user's
+    spelling was searched, and a user should see what was)."""
+    if not found:
+        return ""
+    pairs = ", ".join(f'"{slip}" as "{word}"' for slip, word in found.items())
+    return f"Searched {pairs}.\n"

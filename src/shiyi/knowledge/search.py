@@ -30,6 +30,7 @@ from typing import TypeVar
 
 from shiyi.index.english import embedding_vote
 from shiyi.index.fusion import rrf
+from shiyi.index.spelling import read_as
 from shiyi.index.types import Embedder, Scored
 from shiyi.index.vector_cache import Matrix
 from shiyi.knowledge.models import ChunkRecord, DocumentInfo, Expansion, Passage, SummaryRecord
@@ -69,6 +70,8 @@ class SearchResult:
     """The question, then the rewrites that were searched."""
     hypothetical: str = ""
     paths: list[str] = field(default_factory=list)
+    read_as: dict[str, str] = field(default_factory=dict)
+    """The question's typing slips and the words they were searched as."""
 
 
 class KnowledgeSearch:
@@ -113,7 +116,8 @@ class KnowledgeSearch:
     ) -> SearchResult:
         """The deterministic part: recall paths, fusion, expansion (blocking)."""
         options = options or SearchOptions()
-        queries = [self.store.read_slips(query), *rewrites]
+        slips = self.store.slips(query)
+        queries = [read_as(query, slips), *rewrites]
         vectors = self._embed([*queries, hypothetical] if hypothetical else queries)
         paths: dict[str, list[Scored]] = {}
         weights: dict[str, float] = {}
@@ -134,7 +138,8 @@ class KnowledgeSearch:
         scores, ranks = rrf(paths, options.rrf_k, weights)
         order = sorted(scores, key=lambda key: (-scores[key], key))
         passages = self._passages(order, scores, ranks, options)
-        return SearchResult(passages, queries, hypothetical, [p for p in paths if paths[p]])
+        found = [p for p in paths if paths[p]]
+        return SearchResult(passages, queries, hypothetical, found, read_as=slips)
 
     @property
     def _model(self) -> str | None:

@@ -332,9 +332,12 @@ class KnowledgeStore:
     def read_slips(self, query: str) -> str:
         """``query`` with its typing slips read as the words the knowledge base holds
         (:mod:`shiyi.index.spelling`), so its embedding is of what was meant too."""
-        if not unknown_words(query):
-            return query
-        return read_as(query, self.keywords.spelling(query))
+        return read_as(query, self.slips(query))
+
+    def slips(self, query: str) -> dict[str, str]:
+        """``query``'s typing slips, each with the word the knowledge base holds that it is
+        read as; asks the index only when a word is unknown to English."""
+        return self.keywords.spelling(query) if unknown_words(query) else {}
 
     def counts(self) -> dict[str, int]:
         with self.file.errors("count the knowledge base"):

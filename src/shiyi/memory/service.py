@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
+from shiyi.index.spelling import reading_note
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
 from shiyi.memory.intake.relink import relink as relink_store
@@ -48,7 +49,7 @@ from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.recall import prefetch
 from shiyi.memory.recall.config import Mode, RerankWeights
 from shiyi.memory.recall.intent import MessageIntent
-from shiyi.memory.recall.present import format_hits, reading_note
+from shiyi.memory.recall.present import format_hits
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer

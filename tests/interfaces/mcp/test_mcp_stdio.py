@@ -30,6 +30,10 @@ async def stdio_scenario(cli: Cli) -> dict[str, Any]:
         fact_id = added["fact"]["id"]
         found = await call(client, "search_memory", query="green tea", mode="keyword")
         assert [h["id"] for h in found["hits"]] == [fact_id]
+        slipped = await call(client, "search_memory", query="the grean tea", mode="keyword")
+        assert [h["id"] for h in slipped["hits"]] == [fact_id]
+        assert slipped["read_as"] == {"grean": "green"}
+        assert slipped["_text"].startswith('Searched "grean" as "green".\n')
         assert "no memory" in await error(client, "get_memory", id="fact_nothing")
         return added
 

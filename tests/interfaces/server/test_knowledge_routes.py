@@ -66,6 +66,10 @@ def test_add_a_workspace_directory_list_and_search_it(live: LiveFactory, workspa
     assert top["heading_path"] == "Guide › Deploying › Rollback"
     assert "helm rollback" in top["chunk"] and top["chunk"] in top["text"]
     assert top["doc_id"] == doc["id"]
+    assert found.json()["read_as"] == {}
+    slipped = server.client.get("/v1/knowledge/search", params={"q": "helm rollbakc revision"})
+    assert slipped.json()["read_as"] == {"rollbakc": "rollback"}
+    assert slipped.json()["passages"][0]["heading_path"] == "Guide › Deploying › Rollback"
 
 
 def test_paths_outside_the_workspace_or_protected_are_refused(

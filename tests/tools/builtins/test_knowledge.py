@@ -31,6 +31,23 @@ def filled(settings: Settings, embedder: MiniLMEmbedder) -> Settings:
     return settings
 
 
+async def test_the_tool_says_how_it_read_a_typing_slip(
+    filled: Settings, embedder: MiniLMEmbedder
+) -> None:
+    kb = KnowledgeBase.open(filled, embedder=embedder, fast_model=None)
+    try:
+        (tool,) = knowledge_tools(lambda: kb, filled.workspace)
+        ctx = ToolContext.for_dir(filled.workspace)
+        text = await tool.invoke(
+            tool.validate({"query": "authentcation fails AUTH-401", "limit": 1}), ctx
+        )
+    finally:
+        kb.close()
+    assert text.startswith(
+        'Searched "authentcation" as "authentication".\n[1] docs/auth.txt › auth  ('
+    )
+
+
 async def test_the_tool_returns_passages_with_file_and_section(
     filled: Settings, embedder: MiniLMEmbedder
 ) -> None:
@@ -43,7 +60,7 @@ async def test_the_tool_returns_passages_with_file_and_section(
     finally:
         kb.close()
     first = text.split("\n\n[2]")[0]
-    assert first.startswith("[1] docs/auth.txt › auth  (")
+    assert first.startswith("[1] docs/auth.txt › auth  (")  # searched as typed: no note
     assert "AUTH-401" in first
     assert text.count("\n[") + (text[0] == "[") == 2
 

@@ -42,11 +42,11 @@ def search(
     config: ConfigOption = None,
 ) -> None:
     """Search memory with the same retrieval the agent uses."""
+    from shiyi.index.spelling import reading_note
     from shiyi.interfaces.cli.common import fail
     from shiyi.interfaces.cli.memory_lines import hit_line
     from shiyi.memory.models import FACT_KINDS
     from shiyi.memory.recall.config import MODES
-    from shiyi.memory.recall.present import reading_note
 
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; use one of {', '.join(MODES)}")

@@ -70,7 +70,8 @@ class LocalKnowledge:
                 passage_out(p, chunks[p.chunk_id].text, chunks[p.chunk_id].doc_id, root)
                 for p in result.passages
                 if p.chunk_id in chunks
-            ]
+            ],
+            read_as=result.read_as,
         )
 
     def close(self) -> None:

@@ -38,9 +38,9 @@ from shiyi.api.schemas import (
     Scope,
 )
 from shiyi.errors import ShiyiError
+from shiyi.index.spelling import reading_note
 from shiyi.interfaces.mcp import text as say
 from shiyi.memory.operations import MemoryOperations, SearchMode
-from shiyi.memory.recall.present import reading_note
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -283,7 +283,7 @@ def build_server(backend: Backend) -> MCPServer[Any]:
             found = await backend.search_knowledge(ctx, query, limit)
         except ShiyiError as exc:
             raise ToolError(str(exc)) from None
-        return result(found, say.passages(found))
+        return result(found, reading_note(found.read_as) + say.passages(found))
 
     @server.tool(
         description="The memory job queue: pending, running, failed.", annotations=read_only

@@ -176,7 +176,8 @@ async def passages_for(knowledge: Knowledge, q: str, limit: int) -> KnowledgeHit
             passage_out(p, chunks[p.chunk_id].text, chunks[p.chunk_id].doc_id, root)
             for p in result.passages
             if p.chunk_id in chunks
-        ]
+        ],
+        read_as=result.read_as,
     )
 
 

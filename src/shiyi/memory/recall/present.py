@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from shiyi.memory.models import MemoryHit
 
@@ -42,16 +42,6 @@ def _fact_notes(hit: MemoryHit, now: float, handles: bool) -> str:
         notes += [f"anchor {hit.anchor.key()}"] if hit.anchor is not None else []
         notes.append(f"id {hit.id}")
     return ", ".join(notes)
-
-
-def reading_note(read_as: Mapping[str, str]) -> str:
-    """A line telling how a query's typing slips were read, or nothing:
-    ``Searched "resturant" as "restaurant".`` (a model told nothing would think the user's
-    spelling was searched, and a user should see what was)."""
-    if not read_as:
-        return ""
-    pairs = ", ".join(f'"{slip}" as "{word}"' for slip, word in read_as.items())
-    return f"Searched {pairs}.\n"
 
 
 def format_hits(

@@ -39,6 +39,7 @@ def knowledge_tools(open_kb: Callable[[], KnowledgeBase], root: Path | None = No
             query: What to look for, as a question or keywords.
             limit: How many passages to return (1-10).
         """
+        from shiyi.index.spelling import reading_note
         from shiyi.knowledge import format_passages
 
         try:
@@ -46,7 +47,7 @@ def knowledge_tools(open_kb: Callable[[], KnowledgeBase], root: Path | None = No
             result = await kb.search(query, kb.options(limit=max(1, min(10, limit))))
         except ShiyiError as exc:
             raise ToolError(f"the knowledge base cannot be searched: {exc}") from exc
-        return format_passages(result.passages, root)
+        return reading_note(result.read_as) + format_passages(result.passages, root)
 
     tools: list[FunctionTool] = [search_knowledge]
     return list(tools)
