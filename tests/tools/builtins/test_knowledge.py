@@ -31,18 +31,24 @@ def filled(settings: Settings, embedder: MiniLMEmbedder) -> Settings:
     return settings
 
 
+async def search_with_the_tool(
+    settings: Settings, embedder: MiniLMEmbedder, query: str, limit: int
+) -> str:
+    """The ``search_knowledge`` tool's answer over ``settings``' knowledge base."""
+    kb = KnowledgeBase.open(settings, embedder=embedder, fast_model=None)
+    try:
+        (tool,) = knowledge_tools(lambda: kb, settings.workspace)
+        assert tool.spec.name == "search_knowledge" and tool.read_only
+        ctx = ToolContext.for_dir(settings.workspace)
+        return await tool.invoke(tool.validate({"query": query, "limit": limit}), ctx)
+    finally:
+        kb.close()
+
+
 async def test_the_tool_says_how_it_read_a_typing_slip(
     filled: Settings, embedder: MiniLMEmbedder
 ) -> None:
-    kb = KnowledgeBase.open(filled, embedder=embedder, fast_model=None)
-    try:
-        (tool,) = knowledge_tools(lambda: kb, filled.workspace)
-        ctx = ToolContext.for_dir(filled.workspace)
-        text = await tool.invoke(
-            tool.validate({"query": "authentcation fails AUTH-401", "limit": 1}), ctx
-        )
-    finally:
-        kb.close()
+    text = await search_with_the_tool(filled, embedder, "authentcation fails AUTH-401", 1)
     assert text.startswith(
         'Searched "authentcation" as "authentication".\n[1] docs/auth.txt › auth  ('
     )
@@ -51,14 +57,7 @@ async def test_the_tool_says_how_it_read_a_typing_slip(
 async def test_the_tool_returns_passages_with_file_and_section(
     filled: Settings, embedder: MiniLMEmbedder
 ) -> None:
-    kb = KnowledgeBase.open(filled, embedder=embedder, fast_model=None)
-    try:
-        (tool,) = knowledge_tools(lambda: kb, filled.workspace)
-        assert tool.spec.name == "search_knowledge" and tool.read_only
-        ctx = ToolContext.for_dir(filled.workspace)
-        text = await tool.invoke(tool.validate({"query": "error AUTH-401", "limit": 2}), ctx)
-    finally:
-        kb.close()
+    text = await search_with_the_tool(filled, embedder, "error AUTH-401", 2)
     first = text.split("\n\n[2]")[0]
     assert first.startswith("[1] docs/auth.txt › auth  (")  # searched as typed: no note
     assert "AUTH-401" in first

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from shiyi.errors import StorageError
 from shiyi.memory.models import EventRecord, FactRecord, NodeKind, Scored, as_read_at
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.scopes import Viewer
 
 log = logging.getLogger(__name__)
 
@@ -200,3 +201,14 @@ def run_paths(
     found = {**{n: f.result() for n, f in futures.items()}, lead: led}
     records.load(store, list(found.values()), recall_pool())
     return {name: found[name] for name in names}, records
+
+
+def showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -> set[str]:
+    """Which of ``ids`` ``viewer`` may be shown: their own turns (not echoes of earlier
+    results) and the facts they may see, current ones (and superseded with ``history``)."""
+    statuses = ("active", "pending", "superseded") if history else ("active", "pending")
+    # Echoes out before ranking: a query_memory result repeating five memories must not take
+    # a path's ranks (and so its share of the fusion) from the memories themselves.
+    events = {e.id for e in records.events_in(ids) if viewer.sees(e) and not e.derived}
+    facts = {f.id for f in records.facts_in(ids) if f.status in statuses and viewer.sees_fact(f)}
+    return events | facts

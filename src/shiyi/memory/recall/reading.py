@@ -16,7 +16,7 @@ from itertools import islice
 
 from shiyi.index.spelling import unknown_words
 from shiyi.memory.protocol import MemoryStore
-from shiyi.memory.recall.paths import Found, Records
+from shiyi.memory.recall.paths import Found, Records, showable
 from shiyi.memory.scopes import Viewer
 
 MIN_SHOUTED = 8
@@ -56,8 +56,4 @@ def sees_word(store: MemoryStore, word: str, who: Viewer, candidates: int) -> bo
     events = {s.id for s in found if s.node == "event"}
     records = Records()
     records.load(store, [Found(found, events, {s.id for s in found if s.node == "fact"})])
-    visible = [e for e in records.events_in(list(events)) if who.sees(e) and not e.derived]
-    facts = records.facts_in([s.id for s in found if s.node == "fact"])
-    return bool(visible) or any(
-        f.status in ("active", "pending") and who.sees_fact(f) for f in facts
-    )
+    return bool(showable(records, [s.id for s in found], who, history=False))

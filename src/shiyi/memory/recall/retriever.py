@@ -38,7 +38,7 @@ from shiyi.memory.recall.burst_hits import group_bursts
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.framing import asked
-from shiyi.memory.recall.paths import Found, Records, run_paths, touch_later
+from shiyi.memory.recall.paths import Found, Records, run_paths, showable, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.reading import slips_seen, unshouted
 from shiyi.memory.recall.scoring import (
@@ -125,11 +125,11 @@ class Retriever:
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
-        shown = _showable(records, everything, who, past)
+        shown = showable(records, everything, who, past)
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
         abstain = _unscored(found, records, shown)
         tasks = self.boosts.spread and len(MODE_PATHS[mode]) > 1 and _runs_are_tasks(records, shown)
-        visible = partial(_showable, records, viewer=who, history=past)
+        visible = partial(showable, records, viewer=who, history=past)
         scores, ranks = self._fuse(
             query,
             ranked,
@@ -506,15 +506,6 @@ def _named_in(text: str) -> list[str]:
     """Names (not topics) in a turn: a bridge over every topic of the best match led to turns
     that merely share a common word (LoCoMo dev recall@10 0.757 with, 0.765 without)."""
     return [entity.name for entity in extract_entities(text)]
-
-
-def _showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -> set[str]:
-    statuses = ("active", "pending", "superseded") if history else ("active", "pending")
-    # Echoes out before ranking: a query_memory result repeating five memories must not take
-    # a path's ranks (and so its share of the fusion) from the memories themselves.
-    events = {e.id for e in records.events_in(ids) if viewer.sees(e) and not e.derived}
-    facts = {f.id for f in records.facts_in(ids) if f.status in statuses and viewer.sees_fact(f)}
-    return events | facts
 
 
 def _unscored(found: dict[str, Found], records: Records, shown: set[str]) -> dict[str, set[str]]:
