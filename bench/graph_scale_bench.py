@@ -11,7 +11,9 @@ their names and topics by the worker, and then every dev question is asked of th
 (entity lookup plus up to two hops) and the keyword path.  Prints the linking rate, the
 graph's size, and p50/p95 of each path.  ``--store-dir`` keeps the store for re-runs.
 
-``--hybrid`` also times whole hybrid searches.  Each distinct turn is embedded once (its
+``--hybrid`` also times whole hybrid searches, and the same searches by a user who holds
+none of the memories (every path crowded by another's: the widest they are asked again,
+:mod:`shiyi.memory.recall.widen`).  Each distinct turn is embedded once (its
 contextual text, as the worker embeds it) and its copies get the same vector: embedding 100k
 turns would take 13 minutes here, and a scan costs the same whatever the vectors hold.
 """
@@ -29,6 +31,7 @@ from memory_bench import percentile, timed
 
 from shiyi.config import load_settings
 from shiyi.memory.models import EventRecord
+from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.importers import ImportedConversation, detect_and_load
@@ -128,18 +131,24 @@ def main(argv: Sequence[str]) -> int:
         questions = [qa.question for c in conversations for qa in c.qa if qa.evidence]
         retriever = memory.retriever
         hybrid: list[float] = []
+        elsewhere: list[float] = []
+        guest = Viewer(user_id="guest")
         for _ in range(2):  # the second round is what is reported: caches warm, as in use
             graph = timed(lambda q: retriever.search(q, mode="graph", limit=10), questions)
             keyword = timed(lambda q: retriever.search(q, mode="keyword", limit=10), questions)
             lookup = timed(retriever.query_entities, questions)
             if args.hybrid:
                 hybrid = timed(lambda q: retriever.search(q, mode="hybrid", limit=10), questions)
+                elsewhere = timed(
+                    lambda q: retriever.search(q, mode="hybrid", limit=10, viewer=guest), questions
+                )
         print(f"{len(questions)} questions over {args.events:,} events:")
         report("graph path (search)", graph)
         report("  of which entity lookup", lookup)
         report("keyword path (search)", keyword)
         if hybrid:
             report("hybrid (all paths)", hybrid)
+            report("  as a user who holds none", elsewhere)
     finally:
         memory.close()
     return 0

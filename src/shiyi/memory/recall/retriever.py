@@ -48,6 +48,7 @@ from shiyi.memory.recall.scoring import (
     score_fusion,
     votes_for,
 )
+from shiyi.memory.recall.widen import widen_crowded
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contextual import speaker_name
 from shiyi.memory.text.echoes import asks_about_runs, terms
@@ -119,17 +120,24 @@ class Retriever:
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
-        found, records = run_paths(
-            self.store, MODE_PATHS[mode], lambda name: self._path(name, query, follows)
-        )
+        limits = {name: self._limit(name) for name in MODE_PATHS[mode]}
+
+        def ask(name: str, limit: int) -> Found:
+            return self._path(name, query, follows, limit)
+
+        found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
         shown = showable(records, everything, who, past)
+        visible = partial(showable, records, viewer=who, history=past)
+        # not the recency path: it only nudges, and the store's newest-first read of 320
+        # turns took 37 ms at 100k
+        crowdable = {name: limit for name, limit in limits.items() if name != "recent"}
+        shown = widen_crowded(self.store, found, crowdable, records, shown, ask, visible)
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
         abstain = _unscored(found, records, shown)
         tasks = self.boosts.spread and len(MODE_PATHS[mode]) > 1 and _runs_are_tasks(records, shown)
-        visible = partial(showable, records, viewer=who, history=past)
         scores, ranks = self._fuse(
             query,
             ranked,
@@ -304,37 +312,41 @@ class Retriever:
 
     # --- recall paths ------------------------------------------------------------------
 
-    def _path(self, name: str, query: str, follows: RelationFilter) -> Found:
+    def _limit(self, name: str) -> int:
+        """How many ids a path is first asked for."""
+        return RECENT_DEPTH if name == "recent" else self.candidates
+
+    def _path(self, name: str, query: str, follows: RelationFilter, limit: int) -> Found:
         if name == "vector":
-            return self._vector(query)
+            return self._vector(query, limit)
         if name == "keyword":
-            found = self.store.keyword_search(query, self.candidates)
+            found = self.store.keyword_search(query, limit)
             return Found(
                 found,
                 {s.id for s in found if s.node == "event"},
                 {s.id for s in found if s.node == "fact"},
             )
         if name == "graph":
-            return self._graph(query, follows)
-        recent = {e.id: e for e in self.store.recent_events(RECENT_DEPTH)}
+            return self._graph(query, follows, limit)
+        recent = {e.id: e for e in self.store.recent_events(limit)}
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
-    def _vector(self, query: str) -> Found:
+    def _vector(self, query: str, limit: int) -> Found:
         if self.embedder is None or not query.strip():
             return Found([])
         vector = self._query_vector(query)
-        events = self.store.vector_search("event", vector, self.candidates)
-        facts = self.store.vector_search("fact", vector, self.candidates)
+        events = self.store.vector_search("event", vector, limit)
+        facts = self.store.vector_search("fact", vector, limit)
         merged = sorted(events + facts, key=lambda s: s.score, reverse=True)
         complete: set[NodeKind] = set()
-        complete |= {"event"} if len(events) < self.candidates else set()
-        complete |= {"fact"} if len(facts) < self.candidates else set()
+        complete |= {"event"} if len(events) < limit else set()
+        complete |= {"fact"} if len(facts) < limit else set()
         return Found(
-            merged[: self.candidates],
+            merged[:limit],
             {s.id for s in events},
             {s.id for s in facts},
             exhaustive=frozenset(complete),
-            cut={s.id for s in merged[self.candidates :]},
+            cut={s.id for s in merged[limit:]},
         )
 
     def query_entities(self, query: str) -> list[str]:
@@ -346,16 +358,16 @@ class Retriever:
         known = self.store.find_entities(sorted(n for n in names if n))
         return [entity.name for entity in known]
 
-    def _graph(self, query: str, follows: RelationFilter) -> Found:
+    def _graph(self, query: str, follows: RelationFilter, limit: int) -> Found:
         """Turns and facts around the query's entities and, one RELATED_TO hop on, the
         entities the viewer's own relations tie them to (never another user's relations)."""
         names = self.query_entities(query)
         if not names:
             return Found([])
-        around = self.store.neighbourhood(names, hops=2, limit=self.candidates, follows=follows)
+        around = self.store.neighbourhood(names, hops=2, limit=limit, follows=follows)
         merged = [*around.event_ids, *around.fact_ids]
         return Found(
-            sorted(merged, key=lambda s: s.score, reverse=True)[: self.candidates],
+            sorted(merged, key=lambda s: s.score, reverse=True)[:limit],
             {s.id for s in around.event_ids},
             {s.id for s in around.fact_ids},
         )
