@@ -268,3 +268,23 @@ def test_users_tokens_must_differ_and_may_stand_in_for_server_token(
         create_app(service)  # a token per user is enough to serve beyond loopback
     finally:
         service.close()
+
+
+def test_another_users_crowd_does_not_hide_ones_own_memory(planted: Planted) -> None:
+    """A's hundred turns about sourdough take every recall path's first places; B's own turn
+    about it is still what B's search finds first (memory/recall/widen.py)."""
+    crowd = [
+        {"id": f"bakes:D1:{i}", "run": "2024-05-01", "ts": 1.7e9 + i, "role": "alice",
+         "content": f"I baked sourdough bread with rye flour, loaf {i}."}
+        for i in range(100)
+    ]  # fmt: skip
+    assert planted.a.post("/v1/memory/import", json={"session_id": "bakes", "turns": crowd})
+    wait_for_turn(planted.a, "bakes:D1:99")
+    told = "I baked a sourdough loaf with rye flour this morning; the kitchen smelled of it."
+    own = [dict(crowd[0], id="mine:D1:0", role="bob", content=told)]
+    assert planted.b.post("/v1/memory/import", json={"session_id": "mine", "turns": own})
+    wait_for_turn(planted.b, "mine:D1:0")
+    for mode in ("hybrid", "keyword"):
+        params = {"q": "What bread did I bake with rye flour?", "mode": mode, "limit": 3}
+        hits = planted.b.get("/v1/memory/search", params=params).json()["hits"]
+        assert [h["id"] for h in hits] == ["mine:D1:0"], mode
