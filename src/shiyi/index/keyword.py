@@ -14,12 +14,12 @@ the terms under the same rowid.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from shiyi.index.spelling import corrections, search_terms, unknown_words
+from shiyi.index.spelling import corrections, indexed_forms, search_terms, unknown_words
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.index.text import query_terms, tokenize
 from shiyi.index.types import Scored
@@ -210,14 +210,17 @@ class KeywordIndex:
             rows = conn.execute(_SEARCH.format(node_filter=node_filter), params)
             return [Scored(doc_id, -score, _node(kind)) for doc_id, score, kind in rows]
 
-    def spelling(self, query: str) -> dict[str, str]:
+    def spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         """The query's typing slips, each with the indexed word it is read as
-        (:mod:`shiyi.index.spelling`); {} without a word English does not know, unread."""
+        (:mod:`shiyi.index.spelling`); {} without a word English does not know, unread.
+        ``unheld``: words read as slips though some document holds them."""
         if not unknown_words(query):
             return {}
         with self._file.errors("read the query's spelling"):
             conn = self._file.conn()
-            return corrections(query, partial(_some_hold, conn, {}), partial(_held, conn))
+            held = partial(_some_hold, conn, {})
+            forms = indexed_forms(unheld, stems=self._stems)
+            return corrections(query, held, partial(_held, conn), forms)
 
     def count(self, node: IndexedNode | None = None) -> int:
         with self._file.errors("count documents"):

@@ -110,9 +110,16 @@ def slips(text: str, held: Held) -> list[str]:
     return found if len(found) <= MAX_SLIPS else []
 
 
-def corrections(text: str, held: Held, lookup: Lookup) -> dict[str, str]:
+def corrections(
+    text: str, held: Held, lookup: Lookup, unheld: Collection[str] = ()
+) -> dict[str, str]:
     """Each slip of ``text`` (a question as typed) with the word one edit away that the most
-    documents hold; a slip with no held word near it is left out."""
+    documents hold; a slip with no held word near it is left out.  ``unheld``: terms to read
+    as held by no document (the asker may see none that holds them): such a word with the
+    forms the index keeps of it (its stem), which are then never what a slip is read as."""
+    unheld = frozenset(unheld)
+    if unheld:
+        held = _except(held, unheld)
     mistyped = slips(text, held)
     if not mistyped:
         return {}
@@ -120,11 +127,23 @@ def corrections(text: str, held: Held, lookup: Lookup) -> dict[str, str]:
     counts = lookup(sorted(set().union(*near.values())))
     found: dict[str, str] = {}
     for word in mistyped:
-        present = [(counts[c], c) for c in near[word] if counts.get(c, 0) > 0]
+        present = [(counts[c], c) for c in near[word] if counts.get(c, 0) > 0 and c not in unheld]
         if present:
             found[word] = max(present)[1]  # most documents; ties by the later spelling
             _log.debug("a question's %r read as %r", word, found[word])
     return found
+
+
+def indexed_forms(words: Collection[str], *, stems: bool) -> set[str]:
+    """The terms an index keeps of ``words``: each word, and its stem where it keeps stems."""
+    return {term for word in words for term in tokenize(word, stems=stems)}
+
+
+def _except(held: Held, unheld: frozenset[str]) -> Held:
+    def some_hold(words: Sequence[str]) -> Collection[str]:
+        return {word for word in held(words) if word not in unheld}
+
+    return some_hold
 
 
 def search_terms(found: Mapping[str, str], words: Collection[str], *, stems: bool) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal, Protocol, runtime_checkable
 
 from shiyi.index.types import Embedder as Embedder  # memory code names it from here too
@@ -81,9 +81,10 @@ class MemoryStore(Protocol):
         """Events and facts by keywords (numbers, identifiers and CJK words kept)."""
         ...
 
-    def keyword_spelling(self, query: str) -> dict[str, str]:
+    def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         """The query's typing slips, each with the indexed word keyword search reads it as
-        (:mod:`shiyi.index.spelling`): {"resturant": "restaurant"}."""
+        (:mod:`shiyi.index.spelling`): {"resturant": "restaurant"}; ``unheld``: words read
+        as slips though some document holds them (none the asker may see)."""
         ...
 
     def neighbourhood(

@@ -4,7 +4,7 @@ those of what was meant.  Both backends, the real embedding model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +13,7 @@ import pytest
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
+from shiyi.memory.text.echoes import MEMORY_TOOL
 from tests.support.conversations import one_chat, open_seeded, with_boosts
 
 TURNS = [
@@ -64,7 +65,7 @@ def test_a_question_of_english_words_asks_the_store_nothing(
 ) -> None:
     asked: list[str] = []
 
-    def spelling(query: str) -> dict[str, str]:
+    def spelling(query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         asked.append(query)
         return {}
 
@@ -125,3 +126,34 @@ def test_a_slip_is_never_read_as_another_users_word(shared: Memory) -> None:
     assert semantic_as(Viewer(), typed) == semantic_as(Viewer(), written)
     assert shared.retriever.read_as("When was lunhc?", OTHER) == {"lunhc": "lunch"}  # theirs
     assert shared.retriever.read_as("When was lunhc?") == {}
+
+
+@pytest.fixture
+def echoed(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    """The chat, and the model's earlier query_memory call with a slip in it (an echo: stored
+    and indexed, never shown)."""
+    mine = one_chat(TURNS)
+    call = replace(
+        mine[-1],
+        id="echo-0",
+        ts=mine[-1].ts + 600,
+        role="assistant",
+        content="query_memory query=the necklase from Sweden",
+        segment_type="tool_call",
+        derived=MEMORY_TOOL,
+    )
+    theirs = replace(mine[0], id="mallory-0", user_id=OTHER.user_id, content="My braclet broke.")
+    opened = open_seeded(tmp_path, memory_store, [*mine, call, theirs])
+    yield opened
+    opened.close()
+
+
+def test_a_slip_only_unseen_memories_hold_is_still_read(echoed: Memory) -> None:
+    # the model's own earlier call holds "necklase", and mallory's turn "braclet": words no
+    # memory the default user is shown holds
+    assert "echo-0" in [s.id for s in echoed.store.keyword_search("necklase", 5)]
+    assert echoed.retriever.read_as("Where is the necklase from?") == {"necklase": "necklace"}
+    assert "mallory-0" in [s.id for s in echoed.store.keyword_search("braclet", 5)]
+    assert echoed.retriever.read_as("Who gave me the braclet?") == {}  # no bracelet of mine
+    assert echoed.retriever.read_as("Who gave me the necklase?", OTHER) == {}  # not theirs
+    assert echoed.retriever.read_as("Did my braclet break?", OTHER) == {}  # their own word

@@ -8,7 +8,7 @@ a mirror that holds events is damage, not a first start (:mod:`shiyi.memory.kuzu
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -187,8 +187,8 @@ class EmbeddedStore:
     def keyword_search(self, query: str, limit: int) -> list[Scored]:
         return self.keywords.search(query, limit)
 
-    def keyword_spelling(self, query: str) -> dict[str, str]:
-        return self.keywords.spelling(query)
+    def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
+        return self.keywords.spelling(query, unheld)
 
     def neighbourhood(
         self,

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import partial
 from typing import Any, Literal, TypeAlias
 
-from shiyi.index.spelling import corrections, search_terms, unknown_words
+from shiyi.index.spelling import corrections, indexed_forms, search_terms, unknown_words
 from shiyi.index.text import query_terms, tokenize
 from shiyi.memory.models import Scored
 from shiyi.memory.postgres.schema import Conn
@@ -152,12 +152,13 @@ def _statistics(conn: Conn, terms: Sequence[str]) -> tuple[int, int, dict[str, i
     return int(row[0]), int(row[1]), {t: found.get(t, 0) for t in terms}
 
 
-def spelling(conn: Conn, query: str) -> dict[str, str]:
+def spelling(conn: Conn, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
     """The query's typing slips with the indexed words they are read as, as the embedded
     index reads them (:meth:`shiyi.index.keyword.KeywordIndex.spelling`)."""
     if not unknown_words(query):
         return {}
-    return corrections(query, partial(_some_hold, conn, {}), partial(_held, conn))
+    forms = indexed_forms(unheld, stems=True)
+    return corrections(query, partial(_some_hold, conn, {}), partial(_held, conn), forms)
 
 
 def _some_hold(conn: Conn, counted: dict[str, int], words: Sequence[str]) -> set[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -291,9 +291,9 @@ class PostgresStore:
         with self._tx() as conn:
             return keywords.search(conn, query, limit)
 
-    def keyword_spelling(self, query: str) -> dict[str, str]:
+    def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         with self._tx() as conn:
-            return keywords.spelling(conn, query)
+            return keywords.spelling(conn, query, unheld)
 
     def neighbourhood(
         self,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from itertools import islice
 
 from shiyi.index.spelling import unknown_words
+from shiyi.index.text import tokenize
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.paths import Found, Records, showable
 from shiyi.memory.scopes import Viewer
@@ -42,18 +43,39 @@ def slips_seen(store: MemoryStore, query: str, who: Viewer, candidates: int) -> 
     user's, and reading a slip as another user's word would change this user's embedding of
     the question, which tells that the word is stored ("bluefinhc" read as another user's
     "bluefinch")."""
-    if not unknown_words(query):
+    unknown = unknown_words(query)
+    if not unknown:
         return {}
-    found = store.keyword_spelling(query)
+    # A word only memories the asker is never shown hold is still a slip: another user's
+    # turn, or the model's own earlier query_memory call with the same slip in it (an echo,
+    # stored and indexed), made "kettel" a held word and its reading stopped.
+    unseen = [word for word in unknown if not holds_word(store, word, who, candidates)]
+    found = store.keyword_spelling(query, unseen)
     return {slip: word for slip, word in found.items() if sees_word(store, word, who, candidates)}
+
+
+def holds_word(store: MemoryStore, word: str, who: Viewer, candidates: int) -> bool:
+    """Whether a memory ``who`` may be shown holds ``word`` itself, among the keyword path's
+    first ``candidates`` for it (the keyword search also finds what a slip is read as)."""
+    return any(
+        word in tokenize(text, stems=False) for text in _shown_texts(store, word, who, candidates)
+    )
 
 
 def sees_word(store: MemoryStore, word: str, who: Viewer, candidates: int) -> bool:
     """Whether a memory ``who`` may see holds ``word``, among the keyword path's first
     ``candidates`` for it (a word other users hold far more often may be missed there: the
     slip then stays as typed, which reveals nothing)."""
+    return bool(_shown_texts(store, word, who, candidates))
+
+
+def _shown_texts(store: MemoryStore, word: str, who: Viewer, candidates: int) -> list[str]:
+    """The texts ``who`` may be shown among the keyword path's first ``candidates`` for
+    ``word``."""
     found = store.keyword_search(word, candidates)
     events = {s.id for s in found if s.node == "event"}
     records = Records()
     records.load(store, [Found(found, events, {s.id for s in found if s.node == "fact"})])
-    return bool(showable(records, [s.id for s in found], who, history=False))
+    shown = showable(records, [s.id for s in found], who, history=False)
+    texts = [e.content for e in records.events_in(list(shown))]
+    return texts + [f.text for f in records.facts_in(list(shown))]
