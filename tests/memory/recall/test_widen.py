@@ -20,15 +20,17 @@ MALLORY = Viewer(user_id="mallory")
 CROWD = 100
 """The default user's turns about baking: more than a path's 40 candidates."""
 THEIRS = [
-    "This morning I baked a sourdough loaf with rye flour, and the kitchen smelled of it all day.",
+    "This morning I baked a sourdough loaf with rye flour for the bakeclub, the kitchen smelled.",
     "My cat is called Pixel and she sleeps on the radiator.",
     "The train to work was late again because of the snow.",
+    "The bakeclubs of the city meet on Fridays.",
 ]
 
 
 @pytest.fixture(scope="module")
 def crowd() -> list[tuple[str, str]]:
-    return [("ana", f"I baked sourdough bread with rye flour, loaf {n}.") for n in range(CROWD)]
+    said = "I baked sourdough bread with rye flour, loaf {}, bakeclub."
+    return [("ana", said.format(n)) for n in range(CROWD)]
 
 
 @pytest.fixture
@@ -99,3 +101,10 @@ def test_a_crowded_path_is_asked_for_more_up_to_its_widest(
     asked.limits.clear()
     found(narrow, "sourdough rye flour", Viewer(), "keyword")
     assert [limit for _, limit in asked.limits] == [candidates]
+
+
+def test_a_word_of_ones_own_under_anothers_crowd_is_no_slip(shared: Memory) -> None:
+    # "bakeclub" is in a hundred of the default user's turns and one of mallory's: not a slip
+    # of "bakeclubs" (another turn of hers), though her turn is not among its first 40 hits
+    assert "mallory-0" not in [s.id for s in shared.store.keyword_search("bakeclub", 40)]
+    assert shared.retriever.read_as("When did I bake for the bakeclub?", MALLORY) == {}

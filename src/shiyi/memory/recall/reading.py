@@ -12,12 +12,14 @@ The retriever also sets a question's framing aside (:mod:`shiyi.memory.recall.fr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import islice
 
 from shiyi.index.spelling import unknown_words
 from shiyi.index.text import tokenize
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.paths import Found, Records, showable
+from shiyi.memory.recall.widen import WIDER, WIDEST
 from shiyi.memory.scopes import Viewer
 
 MIN_SHOUTED = 8
@@ -55,27 +57,41 @@ def slips_seen(store: MemoryStore, query: str, who: Viewer, candidates: int) -> 
 
 
 def holds_word(store: MemoryStore, word: str, who: Viewer, candidates: int) -> bool:
-    """Whether a memory ``who`` may be shown holds ``word`` itself, among the keyword path's
-    first ``candidates`` for it (the keyword search also finds what a slip is read as)."""
-    return any(
-        word in tokenize(text, stems=False) for text in _shown_texts(store, word, who, candidates)
-    )
+    """Whether a memory ``who`` may be shown holds ``word`` itself (the keyword search also
+    finds what a slip is read as), among the keyword path's hits for it
+    (:func:`_any_shown`)."""
+
+    def holds(text: str) -> bool:
+        return word in tokenize(text, stems=False)
+
+    return _any_shown(store, word, who, candidates, holds)
 
 
 def sees_word(store: MemoryStore, word: str, who: Viewer, candidates: int) -> bool:
-    """Whether a memory ``who`` may see holds ``word``, among the keyword path's first
-    ``candidates`` for it (a word other users hold far more often may be missed there: the
-    slip then stays as typed, which reveals nothing)."""
-    return bool(_shown_texts(store, word, who, candidates))
+    """Whether a memory ``who`` may see holds ``word``, among the keyword path's hits for it
+    (:func:`_any_shown`)."""
+    return _any_shown(store, word, who, candidates, lambda text: True)
 
 
-def _shown_texts(store: MemoryStore, word: str, who: Viewer, candidates: int) -> list[str]:
-    """The texts ``who`` may be shown among the keyword path's first ``candidates`` for
-    ``word``."""
-    found = store.keyword_search(word, candidates)
-    events = {s.id for s in found if s.node == "event"}
-    records = Records()
-    records.load(store, [Found(found, events, {s.id for s in found if s.node == "fact"})])
-    shown = showable(records, [s.id for s in found], who, history=False)
-    texts = [e.content for e in records.events_in(list(shown))]
-    return texts + [f.text for f in records.facts_in(list(shown))]
+def _any_shown(
+    store: MemoryStore, word: str, who: Viewer, candidates: int, holds: Callable[[str], bool]
+) -> bool:
+    """Whether the text of a memory ``who`` may be shown, among the keyword path's hits for
+    ``word``, ``holds`` it.  Asked for ``candidates`` hits, then, while other users' memories
+    and echoes fill more than half of them, for more as a crowded recall path is
+    (:mod:`~shiyi.memory.recall.widen`); past that, a word others hold far more often is
+    missed (a slip then stays as typed, which reveals nothing)."""
+    limit, widest = candidates, candidates * WIDEST
+    while True:
+        found = store.keyword_search(word, limit)
+        events = {s.id for s in found if s.node == "event"}
+        records = Records()
+        records.load(store, [Found(found, events, {s.id for s in found if s.node == "fact"})])
+        shown = list(showable(records, [s.id for s in found], who, history=False))
+        texts = [e.content for e in records.events_in(shown)]
+        if any(map(holds, texts + [f.text for f in records.facts_in(shown)])):
+            return True
+        crowded = len(shown) * 2 < len(found) == limit  # as :func:`.widen._crowded`
+        if not crowded or limit >= widest:
+            return False
+        limit = min(limit * WIDER, widest)
