@@ -96,6 +96,8 @@ class MemoryWorker:
         work wait, up to :data:`MAX_HOLD`: an embedding batch took a first local reply from
         2.9 to 3.9 s."""
         self._held_since: float | None = None
+        self.stop_timeout = 10.0
+        """How long :meth:`stop` waits for the batch in hand."""
         self.events_done = 0
         """Events through their last step here (embedded, or linked without an embedder):
         what ``shiyi memory import`` counts as turns done."""
@@ -130,14 +132,19 @@ class MemoryWorker:
     def wake(self) -> None:
         self._wake.set()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop the thread, waiting up to ``timeout`` (default :attr:`stop_timeout`) for its
+        batch.  A batch that outlives the wait (an embedding on a loaded machine) finds the
+        store closed under it and gives up quietly: its jobs stay ``running``, and the next
+        start puts them back in the queue (:meth:`JobQueue.recover`)."""
         self._stop.set()
         self._wake.set()
         thread, self._thread = self._thread, None
         if thread is not None:
-            thread.join(timeout)
+            thread.join(self.stop_timeout if timeout is None else timeout)
             if thread.is_alive():
-                return  # still finishing a batch: it will see the stop flag and exit
+                log.info("the memory worker is still finishing a batch; it runs again next start")
+                return  # it will see the stop flag and exit
         self._stop.clear()  # a stopped worker may be started again
 
     def _yield_to_replies(self, most: float = MAX_DEFER) -> None:
@@ -178,6 +185,8 @@ class MemoryWorker:
             try:
                 done = self.run_once(light_only=self._holding_heavy())
             except Exception:  # never let the worker die; the job records the error
+                if self._stop.is_set():
+                    return  # the store closed under a batch that outlived stop()
                 log.exception("memory worker iteration failed")
                 done = 0
             if not done:
@@ -238,6 +247,9 @@ class MemoryWorker:
                 self.jobs.defer(job, str(wait), retry_in=wait.retry_in)
             return
         except Exception as exc:
+            if self._stop.is_set():  # the store closed under this batch: not the jobs' fault
+                log.info("memory %s batch stopped by close; it runs again next start", kind)
+                return
             log.warning("memory %s job failed: %s", kind, exc)
             for job in jobs:
                 self.jobs.fail(job, f"{type(exc).__name__}: {exc}", retry_in=backoff(job.attempts))
