@@ -185,8 +185,9 @@ class MemoryWorker:
             try:
                 done = self.run_once(light_only=self._holding_heavy())
             except Exception:  # never let the worker die; the job records the error
-                if self._stop.is_set():
-                    return  # the store closed under a batch that outlived stop()
+                if self._stop.is_set():  # the store closed under a batch that outlived stop()
+                    log.debug("memory worker stopped mid-batch", exc_info=True)
+                    return
                 log.exception("memory worker iteration failed")
                 done = 0
             if not done:

@@ -19,7 +19,7 @@ from shiyi.index.spelling import unknown_words
 from shiyi.index.text import tokenize
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.paths import Found, Records, showable
-from shiyi.memory.recall.widen import WIDER, WIDEST
+from shiyi.memory.recall.widen import WIDER, WIDEST, crowded
 from shiyi.memory.scopes import Viewer
 
 MIN_SHOUTED = 8
@@ -91,7 +91,6 @@ def _any_shown(
         texts = [e.content for e in records.events_in(shown)]
         if any(map(holds, texts + [f.text for f in records.facts_in(shown)])):
             return True
-        crowded = len(shown) * 2 < len(found) == limit  # as :func:`.widen._crowded`
-        if not crowded or limit >= widest:
+        if not crowded(len(found), len(shown), limit) or limit >= widest:
             return False
         limit = min(limit * WIDER, widest)

@@ -51,18 +51,18 @@ def widen_crowded(
     shown = set(shown)
     for name, first in limits.items():
         path, limit = found[name], first
-        while _crowded(path, limit, shown) and limit < first * WIDEST:
+        showable_count = sum(1 for item in path.ranked if item.id in shown)
+        while crowded(len(path.ranked), showable_count, limit) and limit < first * WIDEST:
             limit = min(limit * WIDER, first * WIDEST)
             path = ask(name, limit)
             records.load(store, [path], recall_pool())
             shown |= showable([item.id for item in path.ranked if item.id not in shown])
+            showable_count = sum(1 for item in path.ranked if item.id in shown)
         found[name] = path
     return shown
 
 
-def _crowded(path: Found, limit: int, shown: set[str]) -> bool:
-    """Fewer than half of the path's candidates may be shown, and it had more to give."""
-    if len(path.ranked) < limit:
-        return False
-    showable = sum(1 for item in path.ranked if item.id in shown)
-    return showable * 2 < limit
+def crowded(found: int, showable: int, limit: int) -> bool:
+    """A search asked for ``limit`` ids found ``found`` (it had more to give when that is the
+    limit), fewer than half of them ``showable``: ask it for more."""
+    return found >= limit and showable * 2 < found
