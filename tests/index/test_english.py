@@ -9,13 +9,56 @@ from shiyi.index.english import (
     embedding_vote,
     english_share,
     is_english,
+    knows,
     reads_english_only,
+    unstretched,
 )
 
 
 def test_english_knows_words_and_names_but_not_slips() -> None:
     assert all(is_english(w) for w in ["hiking", "restaurant", "melanie", "wether"])
     assert not any(is_english(w) for w in ["resturant", "becuase", "hikng", "weahter"])
+
+
+@pytest.mark.parametrize(
+    ("stretched", "readings"),
+    [
+        ("soooo", ("so",)),
+        ("loooove", ("love",)),
+        ("goooood", ("good", "god")),  # both are English; the index keeps both
+        ("yesss", ("yes",)),
+        ("amazinggggg", ("amazing",)),
+        ("sweeeeet", ("sweet",)),
+        ("pleaseeee", ("please",)),
+        ("excitedddd", ("excited",)),
+        ("carolineee", ("caroline",)),  # a name called out
+    ],
+)
+def test_a_stretched_word_reads_as_the_english_words_it_can_be(
+    stretched: str, readings: tuple[str, ...]
+) -> None:
+    assert unstretched(stretched) == readings
+    assert knows(stretched)
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "book",  # two letters in a row is English spelling, not stretching
+        "hahahaaaa",  # no English reading
+        "sooooooo" + "o" * 60,  # longer than anything typed to be read
+        "cooolooolooolooo",  # more runs than read
+        "caféééé",
+    ],
+)
+def test_words_that_are_not_stretched_english_have_no_reading(word: str) -> None:
+    assert unstretched(word) == ()
+
+
+def test_stretched_words_keep_a_chat_english() -> None:
+    text = "sooo excitedddd, the trip was amaaazing and i loooove the pics"
+    assert english_share(text) == 1.0
+    assert embedding_vote(text, "all-MiniLM-L6-v2") == 1.0
 
 
 @pytest.mark.parametrize(

@@ -164,6 +164,14 @@ def test_a_hyphenated_word_meets_the_same_word_written_as_one(hyphenated: str, j
         assert shared - {"de", "co", "well", "e", "non"}
 
 
+def test_a_stretched_word_is_also_indexed_as_its_english_words_and_their_stems() -> None:
+    terms = tokenize("i loooved the concert, sooo goooood", stems=True)
+    assert {"loooved", "loved", "love", "goooood", "good", "god"} <= set(terms)
+    assert "so" not in terms  # a stop word, stretched or not
+    assert tokenize("Hahahaaaa", stems=True) == ["hahahaaaa"]  # no English reading: as typed
+    assert "book" in tokenize("a good book") and "bok" not in tokenize("a good book")
+
+
 def test_identifiers_numbers_and_reduplications_are_not_joined() -> None:
     assert "user3" not in tokenize("user-3 on 2024-05-01")
     assert "20240501" not in tokenize("user-3 on 2024-05-01")

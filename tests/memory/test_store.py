@@ -464,6 +464,30 @@ def test_keyword_search_matches_british_and_american_spellings(
     assert "other" not in [hit.id for hit in store.keyword_search(query, 5)]
 
 
+@pytest.mark.parametrize(
+    ("query", "stretched", "twin"),
+    [
+        (
+            "Who loves hiking on weekends?",
+            "i loooove hiking on weekends",
+            "i dread hiking on weekends",
+        ),
+        ("Was the concert good?", "the concert was sooo goooood", "the concert was sooo loud"),
+        (
+            "Is Mia excited about the trip?",
+            "im sooo excitedddd for the trip",
+            "im so sad for the trip",
+        ),
+    ],
+)
+def test_keyword_search_meets_a_word_stretched_as_people_chat(
+    store: MemoryStore, query: str, stretched: str, twin: str
+) -> None:
+    # the twin says the same but for the word asked about: only that word puts the stretched first
+    store.add_events([said("twin", twin), said("stretched", stretched)])
+    assert [hit.id for hit in store.keyword_search(query, 5)][:1] == ["stretched"]
+
+
 def test_keyword_search_reads_a_typing_slip_as_the_word_held(store: MemoryStore) -> None:
     said = ["We had dinner at a lovely Italian restaurant", "I went biking by the river"]
     events = [event(f"e{i}", float(i)) for i in range(len(said))]

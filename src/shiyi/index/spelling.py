@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from itertools import islice
 
-from shiyi.index.english import is_english, reads_as_english
+from shiyi.index.english import knows, reads_as_english
 from shiyi.index.text import tokenize
 
 _log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def unknown_words(text: str) -> list[str]:
         if _NEGATION.match(text, match.end()):
             continue
         word = typed.lower()
-        known = is_english(word)
+        known = knows(word)
         if typed.islower():
             small += 1
             unknown_small += not known
