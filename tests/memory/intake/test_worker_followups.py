@@ -30,3 +30,27 @@ def test_follow_ups_come_in_jobs_of_at_most_one_batch(store: MemoryStore, tmp_pa
     assert worker.drain(timeout=60)
     assert store.counts()["embedded_events"] == 10
     jobs.close()
+
+
+def test_echoes_are_never_embedded(store: MemoryStore, tmp_path: Path) -> None:
+    # a memory tool's call and result are never recalled: a vector of them would only take
+    # the vector path's places and the embedder's time, at ingest or at a later backfill
+    jobs = SqliteJobQueue(tmp_path / "jobs.sqlite3")
+    embedder = CountingEmbedder("test-model", DIM)
+    worker = MemoryWorker(store, jobs, embedder, batch=4)
+    said = EventRecord("said", "s", "r", 1.7e9, "user", "my kettle is teal", "user_message")
+    call = EventRecord(
+        "call", "s", "r", 1.7e9 + 1, "assistant", "query_memory query=kettle colour",
+        "tool_call", derived="memory_tool",
+    )  # fmt: skip
+    result = EventRecord(
+        "result", "s", "r", 1.7e9 + 2, "tool", "query_memory: my kettle is teal",
+        "tool_result", derived="memory_tool",
+    )  # fmt: skip
+    jobs.enqueue(INGEST, event_payload([said, call, result]))
+    assert worker.drain(timeout=60)
+    assert store.counts()["embedded_events"] == 1
+    assert [text for text in embedder.seen if "query_memory" in text] == []
+    assert store.events_missing_embeddings(10) == []  # a backfill has nothing left to do
+    assert {hit.id for hit in store.vector_search("event", embedder.vector("x"), 10)} == {"said"}
+    jobs.close()

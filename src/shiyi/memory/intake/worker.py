@@ -327,7 +327,9 @@ class MemoryWorker:
     def _texts(self, node: str, ids: list[str]) -> list[tuple[str, str]]:
         if node == "fact":
             return [(f.id, f.text) for f in self.store.get_facts(ids)]
-        events = self.store.get_events(ids)
+        # An echo (a memory tool's traffic, a reply quoting memories) is never recalled, so a
+        # vector of it would only take the vector path's places and the embedder's time.
+        events = [e for e in self.store.get_events(ids) if not e.derived]
         return [(e.id, text) for e, text in zip(events, indexed_texts(events), strict=True)]
 
 

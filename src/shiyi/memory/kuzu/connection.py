@@ -453,9 +453,11 @@ class KuzuGraph:
         return list(found.values())
 
     def events_missing_embeddings(self, limit: int) -> list[EventRecord]:
-        """Oldest first, so a backfill proceeds in conversation order."""
+        """Oldest first, so a backfill proceeds in conversation order; echoes (derived
+        turns, never recalled) are never embedded."""
         rows = self._read(
-            "MATCH (e:Event) WHERE NOT EXISTS { MATCH (v:EventVec) WHERE v.id = e.id }"
+            "MATCH (e:Event) WHERE e.derived = ''"
+            " AND NOT EXISTS { MATCH (v:EventVec) WHERE v.id = e.id }"
             f" RETURN {q.EVENT_RETURN} ORDER BY e.ts, e.iteration, e.segment LIMIT $n",
             {"n": max(limit, 0)},
         )

@@ -134,9 +134,10 @@ def turns_around(conn: Conn, spots: Sequence[tuple[str, int]], reach: int) -> li
 
 
 def events_missing_embeddings(conn: Conn, limit: int) -> list[EventRecord]:
-    """Oldest first, so a backfill proceeds in conversation order."""
+    """Oldest first, so a backfill proceeds in conversation order; echoes (derived turns,
+    never recalled) are never embedded."""
     rows = conn.execute(
-        f"SELECT {EVENT_SELECT} FROM events AS e WHERE e.embedding IS NULL"
+        f"SELECT {EVENT_SELECT} FROM events AS e WHERE e.embedding IS NULL AND e.derived = ''"
         " ORDER BY e.ts, e.iteration, e.segment, e.id LIMIT %s",
         (max(limit, 0),),
     ).fetchall()
