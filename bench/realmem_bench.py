@@ -5,6 +5,7 @@ RRF with one turn per session first, the order shiyi gives a user's memory).
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
         all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
         [--modes keyword,semantic] [--without spread,coverage] [--slips 7 [--slips-unread]]
+        [--echoes]
 
 Protocol (/work/shared/data/README.md): one store per persona; its sessions are imported one
 by one in time order, and each session's queries are asked before the session is imported,
@@ -16,12 +17,16 @@ and, like shiyi, only the sessions before the query's.  ``--modes``: shiyi's own
 paths, asked of the same store (hybrid should stand above the best of them at every k).
 Query p50/p95 is shiyi's hybrid search.  ``--slips SEED``: every query with one typing slip
 (``slips.py``), for every system; ``--slips-unread``: shiyi's keyword search without reading
-them (:mod:`shiyi.index.spelling`).
+them (:mod:`shiyi.index.spelling`).  ``--echoes``: as an agent's memory holds them, each
+query's ``query_memory`` call and its result (the top 5, as the tool shows them) are stored
+with the query's session, marked derived (:mod:`shiyi.memory.text.echoes`), so later queries
+search a memory that holds the agent's earlier searches too.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -136,6 +141,27 @@ def open_memory(home: Path, model: str) -> Memory:
     return Memory.open(settings, start_worker=False)
 
 
+def echoes(memory: Memory, session: Session, number: int, query: Query) -> list[EventRecord]:
+    """The ``query_memory`` call and result an agent's memory would hold after ``query``."""
+    first = session.events[0]
+    said = [
+        ("assistant", "tool_call", "query_memory(" + json.dumps({"query": query.text}) + ")"),
+        ("tool", "tool_result", "query_memory -> " + memory.query_text(query.text, limit=5)),
+    ]
+    return [
+        replace(
+            first,
+            id=f"{first.run_id}:echo{number}{part}",
+            ts=first.ts + 0.5,
+            role=role,
+            content=content,
+            segment_type=kind,
+            derived="memory_tool",
+        )
+        for part, (role, kind, content) in enumerate(said)
+    ]
+
+
 def run_persona(
     sessions: list[Session],
     home: Path,
@@ -143,10 +169,12 @@ def run_persona(
     tally: Tally,
     without: dict[str, Tally] | None = None,
     modes: dict[str, Tally] | None = None,
+    with_echoes: bool = False,
 ) -> None:
     """Hybrid's recall into ``tally``; ``without``: per mechanism of :class:`Boosts`, hybrid
     with it off; ``modes``: per single search mode ("keyword", "semantic"); both asked the
-    same queries of the same store (no access counts written)."""
+    same queries of the same store (no access counts written); ``with_echoes``: each query's
+    tool call and result stored with its session (:func:`echoes`)."""
     memory = open_memory(home, model)
     base = memory.retriever
     others = {
@@ -162,6 +190,7 @@ def run_persona(
     }
     try:
         for session in sessions:
+            searched: list[EventRecord] = []
             for query in session.queries:
                 for name, other in others.items():
                     hits = other.search(query.text, mode="hybrid", limit=max(tally.ks), touch=False)
@@ -173,7 +202,9 @@ def run_persona(
                 hits = memory.retriever.search(query.text, mode="hybrid", limit=max(tally.ks))
                 tally.latencies.append(time.perf_counter() - start)
                 tally.add([hit.id for hit in hits], query)
-            memory.import_events(session.events)
+                if with_echoes:
+                    searched += echoes(memory, session, len(searched), query)
+            memory.import_events(searched + session.events)
             memory.worker.drain(timeout=3600)
     finally:
         memory.close()
@@ -233,6 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--slips", type=int, help="seed: one typing slip in every query")
     parser.add_argument("--slips-unread", action="store_true", help="keyword search as typed")
+    parser.add_argument(
+        "--echoes", action="store_true", help="store each query's query_memory call and result"
+    )
     args = parser.parse_args(argv)
     slips = random.Random(args.slips) if args.slips is not None else None
     ks = tuple(int(k) for k in args.ks.split(","))
@@ -251,6 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = {model: {mode: Tally(ks) for mode in single} for model in models}
     baseline_tallies = {} if args.no_baselines else {name: Tally(ks) for name in BASELINES}
     names = [n for n in args.personas.split(",") if n]
+    if not persona_files(Path(args.folder), names):
+        parser.error(
+            f"no persona files (*_dialogues_*.json) in {args.folder}"
+            + (f" named {', '.join(names)}" if names else "")
+            + ": give the folder of the RealMem dev data (../shared/data/realmem-dev)"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         for path in persona_files(Path(args.folder), names):
             persona, sessions = load_persona(path)
@@ -266,7 +306,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for model in models:
                 home = Path(tmp) / f"{persona}-{model}"
                 with slips_unread() if args.slips_unread else nullcontext():
-                    run_persona(sessions, home, model, tallies[model], without[model], modes[model])
+                    run_persona(
+                        sessions,
+                        home,
+                        model,
+                        tallies[model],
+                        without[model],
+                        modes[model],
+                        with_echoes=args.echoes,
+                    )
     rows = baseline_tallies | {f"shiyi hybrid, {model}": tally for model, tally in tallies.items()}
     rows |= {
         f"shiyi {mode}, {model}": tally

@@ -121,3 +121,38 @@ def test_a_version_2_postgres_store_marks_its_memory_tool_turns(postgres_url: st
         assert [found[e.id] for e in old_events()] == EXPECTED
     finally:
         again.close()
+
+
+def test_an_older_store_drops_the_vectors_of_its_echoes(open_store: StoreFactory) -> None:
+    # an older worker embedded the memory tools' turns too; they only took the vector
+    # path's places, so opening the store at the new version drops those vectors
+    store: MemoryStore = open_store()
+    marked = old_events()
+    for event, mark in zip(marked, EXPECTED, strict=True):
+        event.derived = mark
+    store.add_events(marked)
+    store.set_embeddings(
+        "event", [(e.id, [1.0, float(i)] + [0.0] * 6) for i, e in enumerate(marked)]
+    )
+    _back_one_version(store)
+    store.close()
+    again = open_store()
+    kept = {hit.id for hit in again.vector_search("event", [1.0] + [0.0] * 7, 10)}
+    assert kept == {e.id for e, mark in zip(marked, EXPECTED, strict=True) if not mark}
+    assert again.counts()["embedded_events"] == EXPECTED.count("")
+    assert again.events_missing_embeddings(10) == []  # and nothing asks to embed them again
+
+
+def _back_one_version(store: MemoryStore) -> None:
+    """Mark ``store`` as written by the shiyi before the latest schema step."""
+    from shiyi.memory.kuzu.store import EmbeddedStore
+    from shiyi.memory.postgres import schema as pg_schema
+    from shiyi.memory.postgres.store import PostgresStore
+
+    if isinstance(store, EmbeddedStore):
+        store.graph.set_meta(schema.META_VERSION, str(schema.LATEST_VERSION - 1))
+    else:
+        assert isinstance(store, PostgresStore)
+        with store._tx() as conn:
+            latest = pg_schema.LATEST_VERSION
+            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (latest,))

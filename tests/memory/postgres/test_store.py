@@ -32,6 +32,7 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: st
             (2, "relation owners"),
             (3, "derived events"),
             (4, "statement time"),
+            (5, "echoes unembedded"),
         ]
         conn.execute(
             "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",

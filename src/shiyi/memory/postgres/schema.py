@@ -229,11 +229,18 @@ def _v4_statement_time(conn: Conn, dimension: int) -> None:
     )
 
 
+def _v5_echoes_unembedded(conn: Conn, dimension: int) -> None:
+    """Echoes (derived turns, never recalled) have no vector: the ones an older worker
+    embedded only took places in the vector path."""
+    conn.execute("UPDATE events SET embedding = NULL WHERE derived <> '' AND embedding IS NOT NULL")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
     ("derived events", _v3_event_derived),
     ("statement time", _v4_statement_time),
+    ("echoes unembedded", _v5_echoes_unembedded),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
