@@ -303,3 +303,20 @@ def test_run_similarity_needs_two_runs_that_differ() -> None:
         scores = {"a1": 1.0, "b1": 0.5}
         run_similarity_bonus(scores, events, similarity)
         assert scores == {"a1": 1.0, "b1": 0.5}
+
+
+ONLY_SAID_BY = replace(Boosts.none(), said_by=True)
+
+
+def test_a_question_about_what_you_said_favours_the_assistants_turns() -> None:
+    events = [turn("u", "user", "r1", 0), turn("a", "assistant", "r1", 1)]
+    scores = {"u": 1.0, "a": 1.0}
+    asked = "Which stretches did you suggest for my back?"
+    assert boosted(scores, events, asked, ONLY_SAID_BY) == {"u": 1.0, "a": 1.0 + SPEAKER_BONUS}
+    told = "What did I tell you about my back?"
+    assert boosted(scores, events, told, ONLY_SAID_BY) == {"u": 1.0 + SPEAKER_BONUS, "a": 1.0}
+    # between two people "you" is one of them, and a memory of one role has no one to favour
+    chat = [turn("c", "caroline", "r1", 0), turn("m", "melanie", "r1", 1)]
+    assert boosted({"c": 1.0, "m": 1.0}, chat, asked, ONLY_SAID_BY) == {"c": 1.0, "m": 1.0}
+    alone = [turn("u1", "user", "r1", 0), turn("u2", "user", "r2", 0)]
+    assert boosted({"u1": 1.0, "u2": 0.5}, alone, told, ONLY_SAID_BY) == {"u1": 1.0, "u2": 0.5}

@@ -8,6 +8,9 @@ strong match is 2 or more).  These add to it, each switchable for the recall ben
   :data:`SPEAKER_BONUS`, unless the query names every speaker among the candidates.  With
   ``aliases``, "Mel", "Melanie's" misspelt or a name the other speaker calls her by name her
   too (:mod:`shiyi.memory.text.people`).
+* **said by**: in a user's memory with an assistant, a question about what "you" said or
+  made ("the stretches you suggested") favours the assistant's turns, one about what "I"
+  said the user's, by :data:`SPEAKER_BONUS` (:mod:`shiyi.memory.recall.addressed`).
 * **time**: an event or fact inside one of the query's time windows, or in a month it names,
   gains :data:`TIME_BONUS`.  A window is widened by :data:`TIME_GRACE` after its end, since
   people tell what happened in the days after.
@@ -139,6 +142,21 @@ def _speaker_bonus(
         return
     for key, event in events.items():
         if event.role in named:
+            scores[key] += SPEAKER_BONUS
+
+
+def _said_by_bonus(
+    scores: dict[str, float], events: Mapping[str, EventRecord], signals: QuerySignals
+) -> None:
+    """The role a question asks about ("what you suggested": the assistant) gains
+    :data:`SPEAKER_BONUS`, when the candidates are a user's and an assistant's turns."""
+    if not signals.said_by:
+        return
+    roles = {event.role for event in events.values()}
+    if not {"user", "assistant"} <= roles:
+        return
+    for key, event in events.items():
+        if event.role == signals.said_by:
             scores[key] += SPEAKER_BONUS
 
 
@@ -386,6 +404,8 @@ def apply_boosts(
     """Adjust ``scores`` (fused, by id) in place; ``events``/``facts``: the candidates."""
     if boosts.speakers:
         _speaker_bonus(scores, events, signals, boosts.aliases)
+    if boosts.said_by:
+        _said_by_bonus(scores, events, signals)
     if boosts.time:
         _time_bonus(scores, events, facts, signals)
     if boosts.told_when:

@@ -119,6 +119,10 @@ class Boosts:
     feedback: bool = True
     """In a user–assistant memory, the query moved towards what its best runs are about
     ranks the runs too (:mod:`shiyi.memory.recall.feedback`)."""
+    said_by: bool = True
+    """In a user–assistant memory, a question about what "you" said or made favours the
+    assistant's turns, one about what "I" said the user's
+    (:mod:`shiyi.memory.recall.addressed`)."""
     spread: bool = True
     """In a user–assistant memory, one task does not fill the top k
     (:func:`~shiyi.memory.recall.scoring.one_per_run`: every run enters once before any

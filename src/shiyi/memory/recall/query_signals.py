@@ -23,6 +23,8 @@ what the question is, found with patterns in well under a millisecond, never an 
   means depends on the hemisphere).
 * **recent**: "recently", "latest", "these days", "currently", "the last time": newer
   memories win ties.
+* **said_by**: in a user's memory, whether it asks about what the assistant said ("the
+  stretches you suggested") or the user ("what I told you about my knee").
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
   which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
   message intent of :mod:`shiyi.memory.recall.intent` does, when a cue is clear (a query quoting
@@ -39,6 +41,7 @@ from typing import Literal, TypeAlias
 
 from shiyi.index.text import tokenize
 from shiyi.memory.recall import chinese_time, english_time
+from shiyi.memory.recall.addressed import Role, said_by
 from shiyi.memory.recall.intent import favoured_kinds
 from shiyi.memory.text.people import han_grams, lowercase_names, query_names
 
@@ -152,6 +155,9 @@ class QuerySignals:
     subject: str = ""
     how_often: bool = False
     """The question asks how often something happens ("how often does Sam climb?")."""
+    said_by: Role = ""
+    """Whose words it asks about in a user's memory: the assistant's ("the plan you drafted")
+    or the user's ("what I told you") (:mod:`shiyi.memory.recall.addressed`)."""
 
     @property
     def timed(self) -> bool:
@@ -202,6 +208,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         terms=frozenset(tokenize(query, stems=True)),
         subject=_subject(_WORD.findall(text), people),
         how_often=_HOW_OFTEN.search(text) is not None,
+        said_by=said_by(query),
     )
 
 

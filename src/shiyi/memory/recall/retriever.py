@@ -164,7 +164,8 @@ class Retriever:
         if tasks and not past:
             # among what is shown: a newer turn from below the cut would take an older one's
             # run out of the top k (RealMem dev R@10 0.722 -> 0.718 when the whole order was)
-            best = newest_of_equals(best, _answer_words(query, records, best))
+            said_by = signals.said_by if self.boosts.said_by else ""
+            best = newest_of_equals(best, _answer_words(query, records, best, said_by))
         if touch and best:
             self._touch(best)
         return best
@@ -498,16 +499,21 @@ def _runs_are_tasks(records: Records, ids: set[str]) -> bool:
 
 
 def _answer_words(
-    query: str, records: Records, hits: Sequence[MemoryHit]
+    query: str, records: Records, hits: Sequence[MemoryHit], said_by: str = ""
 ) -> dict[str, frozenset[str]]:
     """Per turn among ``hits``, the question's words (stems) it holds, when it holds at least
     half of them (and two): a turn that answers the question rather than sharing a word
     with it.  Two turns holding the same such words are told apart only by time
-    (:func:`~shiyi.memory.recall.scoring.newest_of_equals`)."""
+    (:func:`~shiyi.memory.recall.scoring.newest_of_equals`).  ``said_by``: the role whose
+    words the question asks about ("what you suggested": the assistant's); the other
+    role's turns answer nothing, so a user's later mention does not take the place of the
+    assistant's suggestion (:mod:`~shiyi.memory.recall.addressed`)."""
     asked = terms(query)
     need = max(2, (len(asked) + 1) // 2)
     held: dict[str, frozenset[str]] = {}
     for event in records.events_in([hit.id for hit in hits if hit.node == "event"]):
+        if said_by and event.role != said_by:
+            continue
         words = asked & terms(event.content)
         if len(words) >= need:
             held[event.id] = words
