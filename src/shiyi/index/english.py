@@ -90,9 +90,14 @@ def unstretched(word: str) -> tuple[str, ...]:
     return tuple(readings)
 
 
+def is_stretched(word: str) -> bool:
+    """Whether ``word`` (lower case) has a letter typed three times or more in a row."""
+    return _STRETCH.search(word) is not None
+
+
 def knows(word: str) -> bool:
     """Whether English knows ``word`` (lower case) as written or stretched ("soooo")."""
-    return is_english(word) or bool(_STRETCH.search(word) and unstretched(word))
+    return is_english(word) or (is_stretched(word) and bool(unstretched(word)))
 
 
 _ENGLISH_ONLY = re.compile(r"(?i)(?<![a-z])(?:all-)?minilm|all-mpnet|(?<=[-_])en(?:[-_.]|$)")

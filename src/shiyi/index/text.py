@@ -60,7 +60,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from shiyi.index.english import unstretched
+from shiyi.index.english import is_stretched, unstretched
 from shiyi.index.word_forms import WORD_FORMS
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -82,7 +82,6 @@ _NEGATION = re.compile(r"['’]t\b")
 _SEPARATORS = re.compile(r"[._\-/@:+~]+")
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_STRETCHED = re.compile(r"([a-z])\1\1")
 
 
 def word_set(words: str) -> frozenset[str]:
@@ -288,7 +287,7 @@ def _latin_terms(chunk: str, stems: bool) -> Iterator[str]:
                 yield root
         if kind == "word" and "-" in word:
             yield from _joined(word.lower(), stems)
-        if kind == "word" and _STRETCHED.search(word.lower()):
+        if kind == "word" and is_stretched(word.lower()):
             yield from _unstretched_terms(word.lower(), stems)
 
 

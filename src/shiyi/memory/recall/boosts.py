@@ -140,9 +140,7 @@ def _speaker_bonus(
         named = _the_subject(signals.subject, speakers, events, aliases)
     if not named or named == speakers:
         return
-    for key, event in events.items():
-        if event.role in named:
-            scores[key] += SPEAKER_BONUS
+    _favour(scores, events, named)
 
 
 def _said_by_bonus(
@@ -153,10 +151,14 @@ def _said_by_bonus(
     if not signals.said_by:
         return
     roles = {event.role for event in events.values()}
-    if not {"user", "assistant"} <= roles:
-        return
+    if {"user", "assistant"} <= roles:
+        _favour(scores, events, {signals.said_by})
+
+
+def _favour(scores: dict[str, float], events: Mapping[str, EventRecord], roles: set[str]) -> None:
+    """The turns said by one of ``roles`` gain :data:`SPEAKER_BONUS`."""
     for key, event in events.items():
-        if event.role == signals.said_by:
+        if event.role in roles:
             scores[key] += SPEAKER_BONUS
 
 
