@@ -100,3 +100,53 @@ def test_centroid_similarity_is_the_cosine_of_a_groups_mean_direction() -> None:
     assert cache.centroid_similarity({"second": ["v3"]}, query.tolist()) == {
         "second": pytest.approx(1.0, abs=1e-5)
     }
+
+
+def test_a_search_for_some_owners_ranks_only_their_rows() -> None:
+    rng = np.random.default_rng(11)
+    data = {f"v{i}": rng.normal(size=16).tolist() for i in range(3000)}
+    owner = {key: "ana" if i % 100 else "bo" for i, key in enumerate(data)}  # bo: 30 rows
+    asked: list[int] = []
+
+    def owners_of(keys: list[str]) -> dict[str, str]:
+        asked.append(len(keys))
+        return {key: owner[key] for key in keys if key in owner}
+
+    cache = VectorCache(
+        16, lambda: (list(data), np.array(list(data.values()), dtype=np.float32)), owners_of
+    )
+    query = rng.normal(size=16)
+    bos = {key: vector for key, vector in data.items() if owner[key] == "bo"}
+    assert [s.id for s in cache.search(query.tolist(), 10, {"bo"})] == brute_force(bos, query, 10)
+    assert [s.id for s in cache.search(query.tolist(), 40, {"bo"})] == brute_force(bos, query, 30)
+    assert [s.id for s in cache.search(query.tolist(), 10, {"ana", "bo"})] == brute_force(
+        data, query, 10
+    )
+    assert cache.search(query.tolist(), 10, {"carol"}) == []
+    assert asked == [3000]  # each row's owner is looked up once
+    cache.upsert([("gone", query.tolist())])  # a vector whose record the lookup cannot find
+    assert "gone" not in [s.id for s in cache.search(query.tolist(), 5, {"ana", "bo"})]
+    assert cache.search(query.tolist(), 1)[0].id == "gone"  # unlimited: every row
+    assert asked == [3000, 1]
+
+
+def test_an_owner_that_changed_is_looked_up_again() -> None:
+    owner = {"a": "ana", "b": "ana"}
+    cache = VectorCache(
+        2,
+        lambda: (["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)),
+        lambda keys: {key: owner[key] for key in keys},
+    )
+    assert [s.id for s in cache.search([1.0, 0.1], 2, {"ana"})] == ["a", "b"]
+    owner["a"] = "workspace"
+    assert [s.id for s in cache.search([1.0, 0.1], 2, {"ana"})] == ["a", "b"]  # cached
+    cache.forget_owners(["a"])
+    assert [s.id for s in cache.search([1.0, 0.1], 2, {"ana"})] == ["b"]
+    cache.delete(["b"])
+    assert [s.id for s in cache.search([1.0, 0.1], 2, {"workspace"})] == ["a"]
+
+
+def test_a_cache_without_an_owner_lookup_refuses_an_owners_search() -> None:
+    cache = VectorCache(2, lambda: (["a"], np.array([[1.0, 0.0]], dtype=np.float32)))
+    with pytest.raises(ValueError, match="owner lookup"):
+        cache.search([1.0, 0.0], 1, {"ana"})

@@ -113,6 +113,7 @@ def test_a_version_2_postgres_store_marks_its_memory_tool_turns(postgres_url: st
     with store._tx() as conn:  # as a store from before version 3 has them
         conn.execute("ALTER TABLE events DROP COLUMN derived")
         conn.execute("ALTER TABLE facts DROP COLUMN said_at, DROP COLUMN said_in")
+        conn.execute("ALTER TABLE keyword_docs DROP COLUMN owner")
         conn.execute("DELETE FROM schema_migrations WHERE version >= 3")
     store.close()
     again = PostgresStore(postgres_url, dimension=8, embedding_model="test-model")
@@ -144,7 +145,8 @@ def test_an_older_store_drops_the_vectors_of_its_echoes(open_store: StoreFactory
 
 
 def _back_one_version(store: MemoryStore) -> None:
-    """Mark ``store`` as written by the shiyi before the latest schema step."""
+    """Mark ``store`` as written by the shiyi before the step that drops echoes' vectors (the
+    embedded store's latest; PostgreSQL's steps after it run again too)."""
     from shiyi.memory.kuzu.store import EmbeddedStore
     from shiyi.memory.postgres import schema as pg_schema
     from shiyi.memory.postgres.store import PostgresStore
@@ -153,6 +155,7 @@ def _back_one_version(store: MemoryStore) -> None:
         store.graph.set_meta(schema.META_VERSION, str(schema.LATEST_VERSION - 1))
     else:
         assert isinstance(store, PostgresStore)
+        steps = [name for name, _ in pg_schema.MIGRATIONS]
+        echoes = steps.index("echoes unembedded") + 1
         with store._tx() as conn:
-            latest = pg_schema.LATEST_VERSION
-            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (latest,))
+            conn.execute("DELETE FROM schema_migrations WHERE version >= %s", (echoes,))

@@ -7,14 +7,17 @@ tokenised the same way and every term is double-quoted, so FTS syntax typed by t
 (``"``, ``*``, ``NEAR``, ``-``, ``:``) is matched as text instead of being parsed.
 
 Tables are prefixed ``kw_`` because the SQLite file may be shared (e.g. with a job queue):
-``kw_docs`` maps our string ids to integer rowids and holds the node kind; ``kw_fts`` holds
-the terms under the same rowid.
+``kw_docs`` maps our string ids to integer rowids and holds the node kind and the document's
+*owner* (an opaque tag saying who may see it; ``""`` while unknown); ``kw_fts`` holds the terms
+under the same rowid.  A search may be limited to some owners: the filter runs inside the
+query, so on a store shared by several users one user's thousands of documents on the same
+words cannot take every place of another's search.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -34,7 +37,8 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS kw_docs (
     seq  INTEGER PRIMARY KEY,
     id   TEXT NOT NULL UNIQUE,
-    node TEXT NOT NULL
+    node TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS kw_docs_node ON kw_docs(node);
 CREATE VIRTUAL TABLE IF NOT EXISTS kw_fts USING fts5(
@@ -45,10 +49,13 @@ CREATE VIRTUAL TABLE IF NOT EXISTS kw_fts USING fts5(
 # BM25 costs ~2 us per matching document, so a query is planned to score at most about
 # this many: keeps p95 well under 20 ms on 100k documents.
 _SCORE_BUDGET = 4000
+# Only documents without an owner: finds what an older index has yet to be told.
+_UNOWNED_INDEX = "CREATE INDEX IF NOT EXISTS kw_docs_unowned ON kw_docs(seq) WHERE owner = ''"
+# CROSS JOIN keeps the full-text match the outer loop: the owner filter is checked per match.
 _SEARCH = """
 SELECT d.id, bm25(kw_fts) AS rank_score, d.node
-FROM kw_fts JOIN kw_docs AS d ON d.seq = kw_fts.rowid
-WHERE kw_fts MATCH ? AND kw_fts.rowid >= ? {node_filter}
+FROM kw_fts CROSS JOIN kw_docs AS d ON d.seq = kw_fts.rowid
+WHERE kw_fts MATCH ? AND kw_fts.rowid >= ? {filters}
 ORDER BY rank_score
 LIMIT ?
 """
@@ -57,7 +64,13 @@ _CAPPED_COUNT = "SELECT count(*) FROM (SELECT 1 FROM kw_fts WHERE kw_fts MATCH ?
 _VOCABULARY = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kw_vocab USING fts5vocab(main, kw_fts, 'row')"
 )
-_NTH_NEWEST = "SELECT rowid FROM kw_fts WHERE kw_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+_NTH_NEWEST = """
+SELECT kw_fts.rowid FROM kw_fts CROSS JOIN kw_docs AS d ON d.seq = kw_fts.rowid
+WHERE kw_fts MATCH ? {filters} ORDER BY kw_fts.rowid DESC LIMIT 1 OFFSET ?
+"""
+UNKNOWN_OWNER = ""
+"""The owner of a document indexed without one: searches for some owners include it (the
+caller checks who may see it) until :meth:`KeywordIndex.set_owners` tells its owner."""
 
 
 def _node(kind: str) -> Literal["event", "fact"] | None:
@@ -73,15 +86,28 @@ def _or_terms(terms: Sequence[str]) -> str:
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
+def _owner_filter(owners: Collection[str] | None) -> tuple[str, tuple[str, ...]]:
+    """SQL limiting ``d`` to documents of these owners (and of none known yet), its params."""
+    if owners is None:
+        return "", ()
+    tags = (*sorted(set(owners)), UNKNOWN_OWNER)
+    return f"AND d.owner IN ({','.join('?' * len(tags))})", tags
+
+
 def _plan(
-    conn: sqlite3.Connection, terms: Sequence[str], counts: dict[str, int]
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    counts: dict[str, int],
+    owners: Collection[str] | None = None,
 ) -> tuple[str, int]:
     """(MATCH expression, lowest rowid to score) keeping BM25's work near the budget.
 
     Rare terms decide the ranking (high IDF), so terms are taken rarest first while their
     document counts fit the budget; very common ones add little and are dropped.  If even
     the rarest term is too common, all terms are kept but only the newest rows holding a
-    budget's worth of matches are scored: recent memories win ties anyway.
+    budget's worth of matches are scored: recent memories win ties anyway.  With ``owners``,
+    those are the newest of *their* matches: another owner's newer ones, however many, are
+    walked past (a primary-key look-up each, no scoring).
     """
     present = sorted((t for t in terms if counts[t] > 0), key=counts.__getitem__)
     if not present:
@@ -97,7 +123,9 @@ def _plan(
         return _or_terms(chosen), 0
     expression = _or_terms(present)
     # Walking the merged doclist from the newest row stops after a budget's worth.
-    row = conn.execute(_NTH_NEWEST, (expression, _SCORE_BUDGET - 1)).fetchone()
+    filters, tags = _owner_filter(owners)
+    nth = _NTH_NEWEST.format(filters=filters)
+    row = conn.execute(nth, (expression, *tags, _SCORE_BUDGET - 1)).fetchone()
     return expression, int(row[0]) if row else 0
 
 
@@ -131,6 +159,15 @@ def _capped_count(conn: sqlite3.Connection, term: str, cap: int) -> int:
     return int(row[0])
 
 
+def _add_owner_column(conn: sqlite3.Connection) -> None:
+    """An index from before owners gains the column, every document's owner unknown."""
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(kw_docs)")}
+    if "owner" not in columns:
+        with conn:
+            conn.execute("ALTER TABLE kw_docs ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+    conn.execute(_UNOWNED_INDEX)
+
+
 class KeywordIndex:
     """BM25 keyword search over events and facts; safe to share between threads."""
 
@@ -141,32 +178,65 @@ class KeywordIndex:
         self._file = path if isinstance(path, SqliteFile) else SqliteFile(path)
         self._owns_file = not isinstance(path, SqliteFile)
         with self._file.errors("create the keyword index"):
-            self._file.conn().executescript(_SCHEMA)
+            conn = self._file.conn()
+            conn.executescript(_SCHEMA)
+            _add_owner_column(conn)
 
     # --- writes ----------------------------------------------------------------------
-    def add(self, items: Sequence[tuple[str, IndexedNode, str]]) -> int:
-        """Index (id, node, text) items, replacing any earlier text of the same id."""
+    def add(
+        self,
+        items: Sequence[tuple[str, IndexedNode, str]],
+        owners: Mapping[str, str] | None = None,
+    ) -> int:
+        """Index (id, node, text) items, replacing any earlier text of the same id.
+
+        ``owners``: each id's owner tag; an id missing from it keeps the owner it had
+        (:data:`UNKNOWN_OWNER` when new)."""
         # Tokenise outside the lock: jieba is the slow part and needs no database.
+        known = owners or {}
         rows = [
-            (doc_id, node, " ".join(tokenize(text, stems=self._stems)))
+            (
+                doc_id,
+                node,
+                known.get(doc_id, UNKNOWN_OWNER),
+                " ".join(tokenize(text, stems=self._stems)),
+            )
             for doc_id, node, text in items
         ]
         if not rows:
             return 0
         with self._file.write("index documents") as conn:
-            for doc_id, node, terms in rows:
-                self._upsert(conn, doc_id, node, terms)
+            for doc_id, node, owner, terms in rows:
+                self._upsert(conn, doc_id, node, owner, terms)
         return len(rows)
 
     @staticmethod
-    def _upsert(conn: sqlite3.Connection, doc_id: str, node: str, terms: str) -> None:
+    def _upsert(conn: sqlite3.Connection, doc_id: str, node: str, owner: str, terms: str) -> None:
         seq = conn.execute(
-            "INSERT INTO kw_docs(id, node) VALUES (?, ?) "
-            "ON CONFLICT(id) DO UPDATE SET node = excluded.node RETURNING seq",
-            (doc_id, node),
+            "INSERT INTO kw_docs(id, node, owner) VALUES (?, ?, ?) "
+            "ON CONFLICT(id) DO UPDATE SET node = excluded.node, owner = CASE"
+            " WHEN excluded.owner = '' THEN kw_docs.owner ELSE excluded.owner END RETURNING seq",
+            (doc_id, node, owner),
         ).fetchone()[0]
         conn.execute("DELETE FROM kw_fts WHERE rowid = ?", (seq,))
         conn.execute("INSERT INTO kw_fts(rowid, terms) VALUES (?, ?)", (seq, terms))
+
+    def set_owners(self, owners: Mapping[str, str]) -> None:
+        """Tell the owner tag of documents already indexed (ids not indexed are skipped)."""
+        if not owners:
+            return
+        with self._file.write("record who owns documents") as conn:
+            conn.executemany(
+                "UPDATE kw_docs SET owner = ? WHERE id = ?", [(o, i) for i, o in owners.items()]
+            )
+
+    def unowned(self, limit: int) -> list[tuple[str, IndexedNode]]:
+        """Up to ``limit`` (id, node) of documents indexed without an owner, oldest first."""
+        with self._file.errors("find documents without an owner"):
+            rows = self._file.conn().execute(
+                "SELECT id, node FROM kw_docs WHERE owner = '' ORDER BY seq LIMIT ?", (limit,)
+            )
+            return [(str(doc_id), node) for doc_id, node in rows]
 
     def delete(self, ids: Sequence[str]) -> int:
         """Remove these ids from the index; returns how many were present."""
@@ -182,8 +252,15 @@ class KeywordIndex:
         return removed
 
     # --- reads -----------------------------------------------------------------------
-    def search(self, query: str, limit: int = 20, node: IndexedNode | None = None) -> list[Scored]:
-        """Best matches first; score is ``-bm25`` (higher is better).
+    def search(
+        self,
+        query: str,
+        limit: int = 20,
+        node: IndexedNode | None = None,
+        owners: Collection[str] | None = None,
+    ) -> list[Scored]:
+        """Best matches first; score is ``-bm25`` (higher is better); ``owners``: only
+        documents of these owner tags (and of none known yet), default every document.
 
         Terms are OR-ed so a document matching only some of them still ranks; BM25 puts
         documents matching more (and rarer) terms first.  A word that looks mistyped is
@@ -192,7 +269,8 @@ class KeywordIndex:
         terms = query_terms(query, stems=self._stems)
         if not terms or limit <= 0:
             return []
-        node_filter = "AND d.node = ?" if node is not None else ""
+        owner_filter, tags = _owner_filter(owners)
+        filters = f"AND d.node = ? {owner_filter}" if node is not None else owner_filter
         with self._file.errors("search the keyword index"):
             conn = self._file.conn()
             counts = _counts(conn, terms)
@@ -202,12 +280,12 @@ class KeywordIndex:
             if extra:
                 terms = [*terms, *extra]
                 counts |= _counts(conn, extra)
-            expression, min_rowid = _plan(conn, terms, counts)
+            expression, min_rowid = _plan(conn, terms, counts, owners)
             if not expression:
                 return []
             params: tuple[object, ...] = (expression, min_rowid)
-            params += (node, limit) if node is not None else (limit,)
-            rows = conn.execute(_SEARCH.format(node_filter=node_filter), params)
+            params += (node, *tags, limit) if node is not None else (*tags, limit)
+            rows = conn.execute(_SEARCH.format(filters=filters), params)
             return [Scored(doc_id, -score, _node(kind)) for doc_id, score, kind in rows]
 
     def spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:

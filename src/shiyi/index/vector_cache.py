@@ -12,12 +12,18 @@ component) peaked above 2 GB, so the loader hands over one float32 matrix (Kuzu'
 output, no per-float objects).  The matrix lives in a buffer with spare rows: appending a
 batch of newly embedded vectors writes into the spare rows instead of ``np.vstack`` copying
 all 150 MB per batch (and holding the lock meanwhile).
+
+A search may be limited to some owners (who may see a row, an opaque tag per id): rows of
+other owners are left out of the scan's ranking itself, so one user's many vectors near a
+question cannot take all the places of another user's search.  Each row's owner is looked up
+the first time a limited search meets it (:data:`OwnerLookup`) and kept as a small integer.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from shiyi.index.blas import limit_blas_threads
@@ -34,16 +40,32 @@ Loader: TypeAlias = "Callable[[], tuple[list[str], Matrix]]"
 """Every stored vector: the ids and an (n, dimension) matrix, row i belonging to ids[i].
 The cache takes the matrix over (it normalises it in place), so hand over a fresh one."""
 
-__all__ = ["TIE_DECIMALS", "Loader", "Matrix", "VectorCache"]
+OwnerLookup: TypeAlias = "Callable[[list[str]], dict[str, str]]"
+"""The owner tags of some ids; an id it leaves out has no owner anyone may see (a vector whose
+record is gone)."""
+
+__all__ = ["TIE_DECIMALS", "Loader", "Matrix", "OwnerLookup", "VectorCache"]
+
+_UNKNOWN = -1
+"""A row whose owner has not been looked up yet (or changed since)."""
+_NOBODY = -2
+"""A row whose owner the lookup did not find: no limited search returns it."""
 
 _GROWTH = 1.25  # spare rows added when the buffer is full (amortised O(1) appends)
 _MIN_CAPACITY = 1024
 
 
 class VectorCache:
-    def __init__(self, dimension: int, loader: Loader) -> None:
+    def __init__(
+        self, dimension: int, loader: Loader, owners_of: OwnerLookup | None = None
+    ) -> None:
+        """``owners_of``: who owns ids, for searches limited to some owners (without it,
+        such a search is refused)."""
         self.dimension = dimension
         self._loader = loader
+        self.owners_of = owners_of
+        self._owner_codes = array("i")  # row i's owner, coded by _codes
+        self._codes: dict[str, int] = {}
         self._lock = threading.Lock()
         self._loaded = False
         self._ids: list[str] = []
@@ -62,11 +84,20 @@ class VectorCache:
                 self._flush()
                 self._delete(set(ids))
 
+    def forget_owners(self, ids: Iterable[str]) -> None:
+        """These ids' owners may have changed: look them up again when next needed."""
+        with self._lock:
+            for key in ids:
+                at = self._row.get(key)
+                if at is not None:
+                    self._owner_codes[at] = _UNKNOWN
+
     def reset(self, dimension: int) -> None:
         with self._lock:
             self.dimension = dimension
             self._loaded = False
             self._ids, self._row, self._pending = [], {}, {}
+            self._owner_codes = array("i")
             self._rows = VectorRows(dimension)
 
     def __len__(self) -> int:
@@ -75,13 +106,18 @@ class VectorCache:
             self._flush()
             return len(self._ids)
 
-    def search(self, vector: Sequence[float], limit: int) -> list[Scored]:
+    def search(
+        self, vector: Sequence[float], limit: int, owners: Collection[str] | None = None
+    ) -> list[Scored]:
+        """The ``limit`` ids nearest ``vector``, best first; ``owners``: only rows of these
+        owner tags, default every row."""
         query = _unit(vector)
         with self._lock:
             self._ensure_current()
             if not self._ids or limit <= 0:
                 return []
-            rows, rounded = self._rows.search(query, limit)
+            allowed = None if owners is None else self._rows_of(owners)
+            rows, rounded = self._rows.search(query, limit, allowed)
             ids = self._ids
         return [Scored(ids[i], score) for i, score in zip(rows, rounded, strict=True)]
 
@@ -113,6 +149,27 @@ class VectorCache:
 
     # --- internals (called with the lock held) ----------------------------------------
 
+    def _rows_of(self, owners: Collection[str]) -> npt.NDArray[np.bool_] | None:
+        """Which rows belong to ``owners`` (None: all of them, no mask needed)."""
+        import numpy as np
+
+        if self.owners_of is None:
+            raise ValueError("this vector cache cannot tell owners: give it an owner lookup")
+        codes = np.frombuffer(self._owner_codes, dtype=np.int32)[: len(self._ids)]
+        unknown = np.flatnonzero(codes == _UNKNOWN)
+        if len(unknown):
+            keys = [self._ids[i] for i in unknown.tolist()]
+            found = self.owners_of(keys)
+            for at, key in zip(unknown.tolist(), keys, strict=True):
+                tag = found.get(key)
+                self._owner_codes[at] = _NOBODY if tag is None else self._code(tag)
+        wanted = [self._codes[tag] for tag in owners if tag in self._codes]
+        allowed = np.isin(codes, wanted)
+        return None if bool(allowed.all()) else allowed
+
+    def _code(self, tag: str) -> int:
+        return self._codes.setdefault(tag, len(self._codes))
+
     def _ensure_current(self) -> None:
         """Loaded, and every upsert since applied."""
         self._ensure_loaded()
@@ -137,6 +194,7 @@ class VectorCache:
             self._rows.adopt(matrix)
             self._ids = list(ids)
             self._row = {key: i for i, key in enumerate(self._ids)}
+            self._owner_codes = array("i", [_UNKNOWN]) * len(self._ids)
         else:
             self._append(list(ids), matrix)
 
@@ -169,6 +227,7 @@ class VectorCache:
         for offset, key in enumerate(keys):
             self._row[key] = start + offset
         self._ids.extend(keys)
+        self._owner_codes.extend([_UNKNOWN] * len(keys))
 
     def _delete(self, gone: set[str]) -> None:
         keep = [i for i, key in enumerate(self._ids) if key not in gone]
@@ -176,6 +235,7 @@ class VectorCache:
             return
         self._ids = [self._ids[i] for i in keep]
         self._row = {key: i for i, key in enumerate(self._ids)}
+        self._owner_codes = array("i", [self._owner_codes[i] for i in keep])
         self._rows.keep(keep)
 
 

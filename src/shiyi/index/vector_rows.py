@@ -105,20 +105,25 @@ class VectorRows:
         self._scales, self._errors = self._scales[rows], self._errors[rows]
         self.size = len(rows)
 
-    def search(self, query: Matrix, limit: int) -> tuple[list[int], list[float]]:
+    def search(
+        self, query: Matrix, limit: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> tuple[list[int], list[float]]:
         """The ``limit`` rows most similar to the unit vector ``query``, best first, with their
-        exact similarities rounded to :data:`TIE_DECIMALS` (ties by row)."""
+        exact similarities rounded to :data:`TIE_DECIMALS` (ties by row); ``allowed``: only
+        the rows it marks (a mask of ``size``), default all."""
         import numpy as np
 
         size = self.size
-        limit = min(limit, size)
+        candidates = np.arange(size) if allowed is None else np.flatnonzero(allowed[:size])
+        limit = min(limit, len(candidates))
         if limit <= 0:
             return [], []
         exact_query = query.astype(np.float64)
-        if size <= max(EXACT_UP_TO, 2 * limit):
-            everything = np.arange(size)
-            return _best(everything, self._exact(everything, exact_query), limit)
+        if len(candidates) <= max(EXACT_UP_TO, 2 * limit):
+            return _best(candidates, self._exact(candidates, exact_query), limit)
         approximate, bound = self._approximate(query)
+        if allowed is not None:
+            approximate[~allowed[:size]] = -np.inf  # never shortlisted, never in reach
         shortlist = np.argpartition(-approximate, 2 * limit - 1)[: 2 * limit]
         exact = self._exact(shortlist, exact_query)
         floor = np.partition(exact, len(exact) - limit)[len(exact) - limit]

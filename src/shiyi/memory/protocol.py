@@ -64,8 +64,15 @@ class MemoryStore(Protocol):
 
     # --- reads -------------------------------------------------------------------------
     def vector_search(
-        self, node: NodeKind, vector: Sequence[float], limit: int
-    ) -> list[Scored]: ...
+        self,
+        node: NodeKind,
+        vector: Sequence[float],
+        limit: int,
+        owners: Collection[str] | None = None,
+    ) -> list[Scored]:
+        """The ``limit`` nearest ``node`` records; ``owners``: only records of these owner
+        tags (:meth:`~shiyi.memory.scopes.Viewer.owners`), filtered inside the search."""
+        ...
 
     def run_similarity(self, run_ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Per run, the cosine between ``vector`` and the mean of its embedded turns' unit
@@ -77,8 +84,11 @@ class MemoryStore(Protocol):
         they are about together; ``[]`` when none is embedded (or they cancel out)."""
         ...
 
-    def keyword_search(self, query: str, limit: int) -> list[Scored]:
-        """Events and facts by keywords (numbers, identifiers and CJK words kept)."""
+    def keyword_search(
+        self, query: str, limit: int, owners: Collection[str] | None = None
+    ) -> list[Scored]:
+        """Events and facts by keywords (numbers, identifiers and CJK words kept); ``owners``:
+        only those of these owner tags (and any whose owner is not known yet)."""
         ...
 
     def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:

@@ -7,10 +7,16 @@
 
 Events (the raw conversation) are private to the user and agent that had the conversation.
 Every read path goes through :meth:`Viewer.sees` before a memory leaves the store layer.
+
+The recall paths also ask the store for the viewer's own memories only (:meth:`Viewer.owners`):
+every event and fact carries one *owner tag* (:func:`owner_of`) saying who may see it, and a
+viewer sees exactly the tags it holds, so a search filters by tag inside its own query and one
+user's thousands of memories on the same words cannot crowd another's out of its candidates.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,6 +41,16 @@ class Viewer:
         if fact.scope == "agent":
             return fact.user_id == self.user_id and fact.agent_id == self.agent_id
         return fact.user_id == self.user_id
+
+    def owners(self) -> frozenset[str]:
+        """The owner tags of every event and fact this viewer sees (:func:`owner_of`)."""
+        return frozenset(
+            {
+                owner_tag("agent", self.user_id, self.agent_id),
+                owner_tag("user", self.user_id),
+                owner_tag("workspace", self.workspace_id),
+            }
+        )
 
     def sees_relation(self, relation: RelationRecord, *, legacy: bool = False) -> bool:
         """A relation is private like the turns it was extracted from; ``legacy``: also the
@@ -67,3 +83,40 @@ class Viewer:
             self.workspace_id,
         )
         return fact
+
+
+NOBODY = "[]"
+"""The owner tag of a record that is gone: no viewer holds it."""
+
+
+def owner_tag(scope: Scope, *names: str) -> str:
+    """Who may see a memory, as one string: JSON, so no id can make two owners' tags equal."""
+    return json.dumps([scope, *names], ensure_ascii=False)
+
+
+def owner_of(record: EventRecord | FactRecord) -> str:
+    """The owner tag of ``record``: :meth:`Viewer.sees` it exactly when the viewer's
+    :meth:`~Viewer.owners` hold it (a turn is its user's and agent's, as an agent fact is)."""
+    if isinstance(record, EventRecord):
+        return owner_tag("agent", record.user_id, record.agent_id)
+    return fact_owner(record.scope, record.user_id, record.agent_id, record.workspace_id)
+
+
+def fact_owner(scope: str, user_id: str, agent_id: str, workspace_id: str) -> str:
+    """:func:`owner_of` a fact from its columns (a fact of an unknown scope is its user's)."""
+    if scope == "workspace":
+        return owner_tag("workspace", workspace_id)
+    if scope == "agent":
+        return owner_tag("agent", user_id, agent_id)
+    return owner_tag("user", user_id)
+
+
+def parse_owner(tag: str) -> list[str]:
+    """``[scope, *names]`` of an owner tag; ``[]`` for one that is not (:data:`NOBODY`)."""
+    try:
+        parsed = json.loads(tag)
+    except ValueError:
+        return []
+    if not isinstance(parsed, list) or not all(isinstance(part, str) for part in parsed):
+        return []
+    return [str(part) for part in parsed]

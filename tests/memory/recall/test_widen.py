@@ -1,5 +1,7 @@
 """On a store shared by two users, one user's many memories on the same words must not hide
-the other's own: a crowded path is asked for more.  Both backends, the real embedding model."""
+the other's own: the keyword and vector paths search only the viewer's memories, and a path
+still crowded by what is never shown (echoes of earlier results) is asked for more.  Both
+backends, the real embedding model."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.recall.widen import WIDEST
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
+from shiyi.memory.text.echoes import MEMORY_TOOL
 from tests.support.conversations import one_chat, open_seeded
 
 MALLORY = Viewer(user_id="mallory")
@@ -73,10 +76,24 @@ class Asked:
 
     def _counted(self, name: str, search: Any) -> Any:
         def counted(*args: Any) -> Any:
-            self.limits.append((name, args[-1]))
+            # keyword_search(query, limit, owners); vector_search(node, vector, limit, owners)
+            self.limits.append((name, args[1] if name == "keyword_search" else args[2]))
             return search(*args)
 
         return counted
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic"])
+def test_anothers_crowd_past_the_widest_leaves_ones_own_in_one_ask(
+    shared: Memory, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    # a path asked for one candidate: the default user's hundred loaves are a hundred times
+    # that, past any widening, yet mallory's own loaf is what her search finds, first ask
+    narrow = Retriever(shared.store, shared.retriever.embedder, candidates=1)
+    asked = Asked(shared, monkeypatch)
+    assert found(narrow, "sourdough rye flour", MALLORY, mode)[:1] == ["mallory-0"]
+    assert {limit for _, limit in asked.limits} == {1}
+    assert "mallory-0" not in [s.id for s in shared.store.keyword_search("sourdough rye", 40)]
 
 
 def test_a_path_is_asked_once_when_its_candidates_are_the_viewers(
@@ -88,19 +105,39 @@ def test_a_path_is_asked_once_when_its_candidates_are_the_viewers(
     assert sorted(asked.limits) == [("keyword_search", 40), *[("vector_search", 40)] * 2]
 
 
+@pytest.fixture
+def echoed(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    """Mallory's loaf, then a hundred echoes of her searches about it (the model's
+    query_memory results quoting it: stored and indexed, never shown)."""
+    first = replace(one_chat([("ana", THEIRS[0])])[0], id="mallory-0", user_id=MALLORY.user_id)
+    echo = "query_memory result: sourdough rye flour loaf {}"
+    echoes = [
+        replace(
+            first,
+            id=f"echo-{n}",
+            ts=first.ts + 60 * (n + 1),
+            role="tool",
+            content=echo.format(n),
+            segment_type="tool_result",
+            derived=MEMORY_TOOL,
+        )
+        for n in range(CROWD)
+    ]
+    opened = open_seeded(tmp_path, memory_store, [first, *echoes])
+    yield opened
+    opened.close()
+
+
 @pytest.mark.parametrize(("candidates", "finds"), [(1, []), (10, ["mallory-0"])])
-def test_a_crowded_path_is_asked_for_more_up_to_its_widest(
-    shared: Memory, monkeypatch: pytest.MonkeyPatch, candidates: int, finds: list[str]
+def test_a_path_crowded_by_echoes_is_asked_for_more_up_to_its_widest(
+    echoed: Memory, monkeypatch: pytest.MonkeyPatch, candidates: int, finds: list[str]
 ) -> None:
-    narrow = Retriever(shared.store, shared.retriever.embedder, candidates=candidates)
-    asked = Asked(shared, monkeypatch)
-    # 1, 4, 16 ids: all the default user's 100 loaves; 10, 40, 160: mallory's too
-    assert found(narrow, "sourdough rye flour", MALLORY, "keyword")[:1] == finds
+    narrow = Retriever(echoed.store, echoed.retriever.embedder, candidates=candidates)
+    asked = Asked(echoed, monkeypatch)
+    # 1, 4, 16 ids: all echoes of her searches; 10, 40, 160: her loaf too
+    assert found(narrow, "sourdough rye flour loaf", MALLORY, "keyword")[:1] == finds
     assert [limit for _, limit in asked.limits] == [candidates * 4**n for n in range(3)]
     assert candidates * 4**2 == candidates * WIDEST
-    asked.limits.clear()
-    found(narrow, "sourdough rye flour", Viewer(), "keyword")
-    assert [limit for _, limit in asked.limits] == [candidates]
 
 
 def test_a_word_of_ones_own_under_anothers_crowd_is_no_slip(shared: Memory) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 import kuzu
 
 from shiyi.errors import StorageError
-from shiyi.index.vector_cache import Loader, Matrix, VectorCache
+from shiyi.index.vector_cache import Loader, Matrix, OwnerLookup, VectorCache
 from shiyi.memory.kuzu import graph as graph_path
 from shiyi.memory.kuzu import lifecycle as lc
 from shiyi.memory.kuzu import queries as q
@@ -315,12 +315,27 @@ class KuzuGraph:
 
     # --- reads -------------------------------------------------------------------------
 
-    def vector_search(self, node: NodeKind, vector: Sequence[float], limit: int) -> list[Scored]:
+    def vector_search(
+        self,
+        node: NodeKind,
+        vector: Sequence[float],
+        limit: int,
+        owners: Collection[str] | None = None,
+    ) -> list[Scored]:
+        """``owners``: only vectors of these owner tags (needs :meth:`look_up_owners`)."""
         if limit <= 0:
             return []
         if len(vector) != self.dimension:
             raise StorageError(f"query vector has dimension {len(vector)}, not {self.dimension}")
-        return self._vectors[node].search(vector, limit)
+        return self._vectors[node].search(vector, limit, owners)
+
+    def look_up_owners(self, node: NodeKind, lookup: OwnerLookup) -> None:
+        """How searches limited to some owners learn who owns a ``node`` vector."""
+        self._vectors[node].owners_of = lookup
+
+    def forget_vector_owners(self, node: NodeKind, ids: Sequence[str]) -> None:
+        """These records' owners may have changed (a fact's scope)."""
+        self._vectors[node].forget_owners(ids)
 
     def centroid_similarity(
         self, groups: Mapping[str, Sequence[str]], vector: Sequence[float]

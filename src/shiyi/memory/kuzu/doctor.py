@@ -28,6 +28,7 @@ from shiyi.memory.lifecycle.forget import DataPaths, Forgetter
 from shiyi.memory.lifecycle.forget_journal import ForgetJournal, journal_dir, tombstones
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import EventRecord
+from shiyi.memory.scopes import owner_of
 from shiyi.memory.text.contextual import indexed_texts
 
 _EMBED_CHUNK = 64
@@ -292,8 +293,14 @@ def _check_keywords(
         def index() -> str:
             records = store.get_events(events)
             texts = indexed_texts(records)
-            store.keywords.add([(e.id, "event", t) for e, t in zip(records, texts, strict=True)])
-            store.keywords.add([(f.id, "fact", f.text) for f in store.get_facts(facts)])
+            store.keywords.add(
+                [(e.id, "event", t) for e, t in zip(records, texts, strict=True)],
+                {e.id: owner_of(e) for e in records},
+            )
+            found = store.get_facts(facts)
+            store.keywords.add(
+                [(f.id, "fact", f.text) for f in found], {f.id: owner_of(f) for f in found}
+            )
             return f"indexed {_turns_and_facts(events, facts)} again"
 
         what = f"{_turns_and_facts(events, facts)} are missing from it"

@@ -135,6 +135,19 @@ class EventRows:
                 found.update((str(r[0]), _record(r)) for r in conn.execute(sql, batch))
         return found
 
+    def who_owns(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(user_id, agent_id) of each mirrored event among ``ids``."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, tuple[str, str]] = {}
+        with self._file.errors("read event owners"):
+            conn = self._file.conn()
+            for start in range(0, len(wanted), _BATCH):
+                batch = wanted[start : start + _BATCH]
+                marks = ",".join("?" * len(batch))
+                sql = f"SELECT id, user_id, agent_id FROM ev_rows WHERE id IN ({marks})"
+                found.update((str(i), (str(u), str(a))) for i, u, a in conn.execute(sql, batch))
+        return found
+
     def owners(self, ids: Sequence[str], session_id: str) -> set[tuple[str, str]]:
         """(user_id, agent_id) of the mirrored events among ``ids`` or in ``session_id``."""
         owners = {(e.user_id, e.agent_id) for e in self.get(ids).values()}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, TypeAlias
 
@@ -31,13 +31,15 @@ IndexedNode: TypeAlias = Literal["event", "fact"]
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector words
 _MAX_TSVECTOR_BYTES = 1_000_000  # and tsvectors over 1 MB
 
+# An owner of '' (unknown) keeps the one the document had.
 _UPSERT = (
-    "INSERT INTO keyword_docs (id, node, terms, tf, length)"
-    " SELECT d.id, d.node, array_to_tsvector(d.terms::text[]), d.tf, d.length"
-    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::jsonb[], %s::integer[])"
-    "   AS d(id, node, terms, tf, length)"
+    "INSERT INTO keyword_docs (id, node, terms, tf, length, owner)"
+    " SELECT d.id, d.node, array_to_tsvector(d.terms::text[]), d.tf, d.length, d.owner"
+    " FROM unnest(%s::text[], %s::text[], %s::text[], %s::jsonb[], %s::integer[], %s::text[])"
+    "   AS d(id, node, terms, tf, length, owner)"
     " ON CONFLICT (id) DO UPDATE SET node = excluded.node, terms = excluded.terms,"
-    " tf = excluded.tf, length = excluded.length"
+    " tf = excluded.tf, length = excluded.length, owner = CASE WHEN excluded.owner = ''"
+    " THEN keyword_docs.owner ELSE excluded.owner END"
 )
 _SEARCH = """
 SELECT d.id, d.node, s.score FROM keyword_docs AS d,
@@ -47,13 +49,15 @@ LATERAL (
     LATERAL (SELECT (d.tf ->> q.term)::float8 AS n) AS tf
     WHERE tf.n IS NOT NULL
 ) AS s
-WHERE d.terms @@ %(query)s::tsquery AND d.seq >= %(min_seq)s {node_filter}
+WHERE d.terms @@ %(query)s::tsquery AND d.seq >= %(min_seq)s {filters}
 ORDER BY s.score DESC, d.seq
 LIMIT %(limit)s
 """  # noqa: E501
 _NTH_NEWEST = (
-    "SELECT seq FROM keyword_docs WHERE terms @@ %s::tsquery ORDER BY seq DESC LIMIT 1 OFFSET %s"
+    "SELECT seq FROM keyword_docs AS d WHERE terms @@ %(query)s::tsquery {filters}"
+    " ORDER BY seq DESC LIMIT 1 OFFSET %(offset)s"
 )
+_OWNER_FILTER = "AND d.owner = ANY(%(owners)s::text[])"
 
 
 def document(doc_id: str, node: IndexedNode, text: str) -> tuple[str, str, str, str, int]:
@@ -75,11 +79,20 @@ def _text_array(items: Sequence[str]) -> str:
     return "{" + ",".join(quoted) + "}"
 
 
-def index(conn: Conn, items: Sequence[tuple[str, IndexedNode, str]]) -> int:
-    """Index (id, node, text) items, replacing any earlier text of the same id."""
+def index(
+    conn: Conn,
+    items: Sequence[tuple[str, IndexedNode, str]],
+    owners: Mapping[str, str] | None = None,
+) -> int:
+    """Index (id, node, text) items, replacing any earlier text of the same id; ``owners``:
+    each id's owner tag (an id missing from it keeps the owner it had, '' when new)."""
     # Last text wins for an id repeated in one batch (ON CONFLICT cannot touch a row twice).
     latest = {doc_id: (node, text) for doc_id, node, text in items}
-    rows = [document(doc_id, node, text) for doc_id, (node, text) in latest.items()]
+    known = owners or {}
+    rows = [
+        (*document(doc_id, node, text), known.get(doc_id, ""))
+        for doc_id, (node, text) in latest.items()
+    ]
     if not rows:
         return 0
     columns = list(zip(*rows, strict=True))
@@ -97,8 +110,15 @@ def tsquery(terms: Sequence[str]) -> str:
     return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
-def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) -> list[Scored]:
-    """Best matches first; score is BM25 (higher is better), as FTS5's ``-bm25()``."""
+def search(
+    conn: Conn,
+    query: str,
+    limit: int,
+    node: IndexedNode | None = None,
+    owners: Collection[str] | None = None,
+) -> list[Scored]:
+    """Best matches first; score is BM25 (higher is better), as FTS5's ``-bm25()``;
+    ``owners``: only documents of these owner tags (and of none known yet)."""
     terms = query_terms(query, stems=True)
     if not terms or limit <= 0:
         return []
@@ -109,7 +129,8 @@ def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) 
     if extra:  # a mistyped word: :mod:`shiyi.index.spelling`
         terms = [*terms, *extra]
         frequency |= dict.fromkeys(extra, 0) | _held(conn, extra)
-    chosen, min_seq = _plan(conn, terms, frequency)
+    tags = None if owners is None else [*sorted(set(owners)), ""]
+    chosen, min_seq = _plan(conn, terms, frequency, tags)
     if not chosen:
         return []
     idfs = [_idf(docs, frequency[t]) for t in chosen]
@@ -123,9 +144,10 @@ def search(conn: Conn, query: str, limit: int, node: IndexedNode | None = None) 
         "min_seq": min_seq,
         "limit": limit,
         "node": node,
+        "owners": tags,
     }
-    node_filter = "AND d.node = %(node)s" if node is not None else ""
-    rows = conn.execute(_SEARCH.format(node_filter=node_filter), params).fetchall()
+    filters = ("AND d.node = %(node)s " if node is not None else "") + _owners_sql(tags)
+    rows = conn.execute(_SEARCH.format(filters=filters), params).fetchall()
     return [Scored(str(i), float(score), _node(kind)) for i, kind, score in rows]
 
 
@@ -181,7 +203,13 @@ def _idf(docs: int, hits: int) -> float:
     return idf if idf > 0.0 else 1e-6
 
 
-def _plan(conn: Conn, terms: Sequence[str], frequency: dict[str, int]) -> tuple[list[str], int]:
+def _owners_sql(tags: list[str] | None) -> str:
+    return "" if tags is None else _OWNER_FILTER
+
+
+def _plan(
+    conn: Conn, terms: Sequence[str], frequency: dict[str, int], owners: list[str] | None = None
+) -> tuple[list[str], int]:
     """(terms to score, lowest seq to score): the embedded index's plan, term for term.
 
     Rarest terms first while their documents fit the budget; if even the rarest is too
@@ -201,7 +229,9 @@ def _plan(conn: Conn, terms: Sequence[str], frequency: dict[str, int]) -> tuple[
         total += capped[term]
     if total <= SCORE_BUDGET:
         return chosen, 0
-    row = conn.execute(_NTH_NEWEST, (tsquery(present), SCORE_BUDGET - 1)).fetchone()
+    nth = _NTH_NEWEST.format(filters=_owners_sql(owners))
+    params = {"query": tsquery(present), "owners": owners, "offset": SCORE_BUDGET - 1}
+    row = conn.execute(nth, params).fetchone()
     return present, int(row[0]) if row else 0
 
 

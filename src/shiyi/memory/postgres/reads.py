@@ -6,11 +6,13 @@ recency is ``ts, iteration, segment`` (then id, so ties are stable here).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 from shiyi.errors import StorageError
 from shiyi.index.vector_cache import TIE_DECIMALS
 from shiyi.memory.models import Anchor, EntityRecord, EventRecord, FactRecord, NodeKind, Scored
+from shiyi.memory.postgres.owners import owner_condition
 from shiyi.memory.postgres.rows import (
     EVENT_SELECT,
     FACT_SELECT,
@@ -171,16 +173,25 @@ def vector_search(
     limit: int,
     dimension: int,
     rows: RowEstimate | None = None,
+    owners: Collection[str] | None = None,
 ) -> list[Scored]:
-    """Cosine similarity, best first: exact on small tables, HNSW on large ones."""
+    """Cosine similarity, best first: exact on small tables, HNSW on large ones; ``owners``:
+    only rows of these owner tags (:mod:`shiyi.memory.scopes`)."""
     if limit <= 0:
         return []
     if len(vector) != dimension:
         raise StorageError(f"query vector has dimension {len(vector)}, not {dimension}")
     table, key = VECTOR_TABLES[node], _KEY[node]
     estimate = rows(conn, table) if rows is not None else estimated_rows(conn, table)
+    where = None if owners is None else owner_condition(node, owners)
     return nearest(
-        conn, table, key, vector_literal(vector), limit, exact=estimate < EXACT_SCAN_ROWS
+        conn,
+        table,
+        key,
+        vector_literal(vector),
+        limit,
+        exact=estimate < EXACT_SCAN_ROWS,
+        where=where,
     )
 
 
@@ -223,10 +234,19 @@ def run_centroid(conn: Conn, run_ids: Sequence[str]) -> list[float]:
 
 
 def nearest(
-    conn: Conn, table: str, key: str, query: str, limit: int, *, exact: bool
+    conn: Conn,
+    table: str,
+    key: str,
+    query: str,
+    limit: int,
+    *,
+    exact: bool,
+    where: tuple[str, dict[str, Any]] | None = None,
 ) -> list[Scored]:
     """The ``limit`` nearest to ``query`` (pgvector's text form: sent as text and parsed
-    once, 10x cheaper than a float8[] parameter)."""
+    once, 10x cheaper than a float8[] parameter); ``where``: only rows meeting this
+    condition (SQL, its named parameters).  The HNSW scan then goes on past rows that fail
+    it until it has ``limit`` (pgvector's iterative scan), in order."""
     cast = "%(q)s::vector"
     # round(float8) is rint(), half to even, as numpy's round: the same double for the
     # same similarity (numeric rounding would cost 3x the distance computation).
@@ -241,12 +261,15 @@ def nearest(
         conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, limit)}")
         # The row estimate already chose the index; the planner's cost model may not.
         conn.execute("SET LOCAL enable_seqscan = off")
+        if where is not None:
+            conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
         source = f"{table}, (SELECT {cast} AS v) AS q"
         order = f"embedding <=> {cast}"  # a parameter: what the index scan needs
+    condition, params = where or ("true", {})
     rows = conn.execute(
         f"SELECT {key}, {similarity} AS similarity FROM {source}"
-        f" WHERE embedding IS NOT NULL ORDER BY {order} LIMIT %(n)s",
-        {"q": query, "n": limit},
+        f" WHERE embedding IS NOT NULL AND ({condition}) ORDER BY {order} LIMIT %(n)s",
+        {"q": query, "n": limit, **params},
     ).fetchall()
     return [Scored(str(i), float(score)) for i, score in rows]
 

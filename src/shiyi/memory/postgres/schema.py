@@ -28,6 +28,7 @@ import psycopg
 from psycopg.rows import TupleRow
 
 from shiyi.errors import StorageError
+from shiyi.memory.postgres.owners import backfill_keyword_owners
 from shiyi.memory.text.echoes import MEMORY_TOOL, legacy_prefixes
 
 Conn = psycopg.Connection[TupleRow]
@@ -235,12 +236,20 @@ def _v5_echoes_unembedded(conn: Conn, dimension: int) -> None:
     conn.execute("UPDATE events SET embedding = NULL WHERE derived <> '' AND embedding IS NOT NULL")
 
 
+def _v6_keyword_owners(conn: Conn, dimension: int) -> None:
+    """Keyword documents carry their owner tag (:mod:`shiyi.memory.scopes`): a search limited
+    to one viewer's owners filters inside its query."""
+    conn.execute("ALTER TABLE keyword_docs ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT ''")
+    backfill_keyword_owners(conn)
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
     ("derived events", _v3_event_derived),
     ("statement time", _v4_statement_time),
     ("echoes unembedded", _v5_echoes_unembedded),
+    ("keyword owners", _v6_keyword_owners),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)

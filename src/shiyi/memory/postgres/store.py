@@ -262,10 +262,16 @@ class PostgresStore:
 
     # --- reads -------------------------------------------------------------------------
 
-    def vector_search(self, node: NodeKind, vector: Sequence[float], limit: int) -> list[Scored]:
+    def vector_search(
+        self,
+        node: NodeKind,
+        vector: Sequence[float],
+        limit: int,
+        owners: Collection[str] | None = None,
+    ) -> list[Scored]:
         with self._tx() as conn:
             return reads.vector_search(
-                conn, node, vector, limit, self.dimension, self._estimated_rows
+                conn, node, vector, limit, self.dimension, self._estimated_rows, owners
             )
 
     def run_similarity(self, run_ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
@@ -287,9 +293,11 @@ class PostgresStore:
         self._row_estimates[table] = (estimate, now)
         return estimate
 
-    def keyword_search(self, query: str, limit: int) -> list[Scored]:
+    def keyword_search(
+        self, query: str, limit: int, owners: Collection[str] | None = None
+    ) -> list[Scored]:
         with self._tx() as conn:
-            return keywords.search(conn, query, limit)
+            return keywords.search(conn, query, limit, owners=owners)
 
     def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         with self._tx() as conn:

@@ -24,6 +24,7 @@ from shiyi.memory.postgres.rows import (
     vector_literal,
 )
 from shiyi.memory.postgres.schema import VECTOR_TABLES, Conn
+from shiyi.memory.scopes import owner_of
 from shiyi.memory.text.contextual import indexed_texts
 
 _EVENT_TYPES = {"ts": "float8", "iteration": "int8", "segment": "int8"}
@@ -52,7 +53,7 @@ def add_events(conn: Conn, events: Sequence[EventRecord]) -> list[EventRecord]:
     rows = conn.execute(_INSERT_EVENTS, [list(c) for c in columns]).fetchall()
     inserted = {str(r[0]) for r in rows}
     new = [e for e in unique if e.id in inserted]
-    keywords.index(conn, [(e.id, "event", t) for e, t in zip(new, indexed_texts(new), strict=True)])
+    _index_events(conn, new)
     return new
 
 
@@ -78,8 +79,14 @@ def copy_events(conn: Conn, events: Sequence[EventRecord]) -> list[EventRecord]:
     ).fetchall()
     inserted = {str(r[0]) for r in rows}
     new = [e for e in unique if e.id in inserted]
-    keywords.index(conn, [(e.id, "event", t) for e, t in zip(new, indexed_texts(new), strict=True)])
+    _index_events(conn, new)
     return new
+
+
+def _index_events(conn: Conn, events: list[EventRecord]) -> None:
+    texts = indexed_texts(events)
+    owners = {e.id: owner_of(e) for e in events}
+    keywords.index(conn, [(e.id, "event", t) for e, t in zip(events, texts, strict=True)], owners)
 
 
 def _add_sessions(conn: Conn, events: list[EventRecord]) -> None:
@@ -232,7 +239,9 @@ def upsert_facts(conn: Conn, facts: Sequence[FactRecord]) -> None:
         cursor.executemany(_UPSERT_FACT, [fact_values(f) for f in latest.values()])
     add_about(conn, [(f.id, n) for f in facts for n in dict.fromkeys(f.entities)])
     add_derived(conn, [(f.id, e) for f in facts for e in dict.fromkeys(f.source_events)])
-    keywords.index(conn, [(f.id, "fact", f.text) for f in facts])
+    keywords.index(
+        conn, [(f.id, "fact", f.text) for f in facts], {f.id: owner_of(f) for f in facts}
+    )
 
 
 def touch(conn: Conn, ids: Sequence[str], at: float) -> None:

@@ -83,7 +83,7 @@ def _any_shown(
     missed (a slip then stays as typed, which reveals nothing)."""
     limit, widest = candidates, candidates * WIDEST
     while True:
-        found = store.keyword_search(word, limit)
+        found = store.keyword_search(word, limit, who.owners())
         events = {s.id for s in found if s.node == "event"}
         records = Records()
         records.load(store, [Found(found, events, {s.id for s in found if s.node == "fact"})])

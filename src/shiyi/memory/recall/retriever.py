@@ -120,10 +120,11 @@ class Retriever:
         signals = understand(query, self._now)
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
+        owners = who.owners()
         limits = {name: self._limit(name) for name in MODE_PATHS[mode]}
 
         def ask(name: str, limit: int) -> Found:
-            return self._path(name, query, follows, limit)
+            return self._path(name, query, follows, owners, limit)
 
         found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
         # Ranks count only what may be shown: a superseded version or another user's memory
@@ -317,11 +318,15 @@ class Retriever:
         """How many ids a path is first asked for."""
         return RECENT_DEPTH if name == "recent" else self.candidates
 
-    def _path(self, name: str, query: str, follows: RelationFilter, limit: int) -> Found:
+    def _path(
+        self, name: str, query: str, follows: RelationFilter, owners: frozenset[str], limit: int
+    ) -> Found:
+        """Path ``name``'s best ``limit`` for ``query``: the keyword and vector paths search
+        only the viewer's ``owners``' memories, so another user's cannot crowd them out."""
         if name == "vector":
-            return self._vector(query, limit)
+            return self._vector(query, owners, limit)
         if name == "keyword":
-            found = self.store.keyword_search(query, limit)
+            found = self.store.keyword_search(query, limit, owners)
             return Found(
                 found,
                 {s.id for s in found if s.node == "event"},
@@ -332,12 +337,12 @@ class Retriever:
         recent = {e.id: e for e in self.store.recent_events(limit)}
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
-    def _vector(self, query: str, limit: int) -> Found:
+    def _vector(self, query: str, owners: frozenset[str], limit: int) -> Found:
         if self.embedder is None or not query.strip():
             return Found([])
         vector = self._query_vector(query)
-        events = self.store.vector_search("event", vector, limit)
-        facts = self.store.vector_search("fact", vector, limit)
+        events = self.store.vector_search("event", vector, limit, owners)
+        facts = self.store.vector_search("fact", vector, limit, owners)
         merged = sorted(events + facts, key=lambda s: s.score, reverse=True)
         complete: set[NodeKind] = set()
         complete |= {"event"} if len(events) < limit else set()

@@ -1,0 +1,110 @@
+"""Both backends search only a viewer's own memories when asked for its owners, inside the
+keyword and vector queries, and a store from before owner tags learns them when it opens."""
+
+from __future__ import annotations
+
+import pytest
+
+from shiyi.index import vector_rows
+from shiyi.memory.models import FactRecord, Scope
+from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.scopes import Viewer
+from tests.memory.conftest import StoreFactory
+from tests.memory.test_derived_migration import _back_one_version
+from tests.support.records import turn
+
+ANA, BO = Viewer("ana"), Viewer("bo")
+
+
+def fact(key: str, text: str, scope: Scope, user: str) -> FactRecord:
+    return FactRecord(key, key, text, scope=scope, user_id=user, created_at=1.0)
+
+
+def seed(store: MemoryStore) -> None:
+    """Each user's tulip turn, ana's own fact and agent fact, a workspace fact; all near."""
+    store.add_events(
+        [turn(0, "my tulips bloom in April", user_id="ana"),
+         turn(1, "the tulips bloom red, says bo", user_id="bo")]
+    )  # fmt: skip
+    store.upsert_facts(
+        [fact("f_user", "ana grows tulips", "user", "ana"),
+         fact("f_agent", "answer ana about tulips briefly", "agent", "ana"),
+         fact("f_team", "tulips stand in the lobby", "workspace", "bo")]
+    )  # fmt: skip
+    near = [1.0] + [0.0] * 7
+    store.set_embeddings("event", [("e0", near), ("e1", [0.9, 0.1] + [0.0] * 6)])
+    store.set_embeddings("fact", [(k, near) for k in ("f_user", "f_agent", "f_team")])
+
+
+def keyword(store: MemoryStore, viewer: Viewer) -> set[str]:
+    return {s.id for s in store.keyword_search("tulips", 20, viewer.owners())}
+
+
+def vector(store: MemoryStore, viewer: Viewer) -> set[str]:
+    near = [1.0] + [0.0] * 7
+    return {
+        s.id
+        for node in ("event", "fact")
+        for s in store.vector_search(node, near, 20, viewer.owners())  # type: ignore[arg-type]
+    }
+
+
+MINE = {ANA: {"e0", "f_user", "f_agent", "f_team"}, BO: {"e1", "f_team"}}
+
+
+@pytest.mark.parametrize("scan", ["exact", "index"])
+def test_a_search_for_a_viewers_owners_finds_only_what_it_sees(
+    open_store: StoreFactory, monkeypatch: pytest.MonkeyPatch, scan: str
+) -> None:
+    if scan == "index":  # the int8 first pass; pgvector's HNSW index, scanned on past others
+        from shiyi.memory.postgres import reads
+
+        monkeypatch.setattr(vector_rows, "EXACT_UP_TO", 0)
+        monkeypatch.setattr(reads, "EXACT_SCAN_ROWS", 0)
+    store = open_store()
+    seed(store)
+    for viewer, mine in MINE.items():
+        assert keyword(store, viewer) == mine
+        assert vector(store, viewer) == mine
+    assert keyword(store, Viewer("carol")) == vector(store, Viewer("carol")) == {"f_team"}
+    elsewhere = Viewer("ana", workspace_id="w2")
+    assert keyword(store, elsewhere) == vector(store, elsewhere) == {"e0", "f_user", "f_agent"}
+    assert {s.id for s in store.keyword_search("tulips", 20)} == MINE[ANA] | MINE[BO]
+
+
+def test_a_facts_new_scope_moves_it_between_viewers(open_store: StoreFactory) -> None:
+    store = open_store()
+    seed(store)
+    assert "f_user" not in vector(store, BO)
+    store.upsert_facts([fact("f_user", "ana grows tulips", "workspace", "ana")])
+    assert "f_user" in keyword(store, BO)
+    assert "f_user" in vector(store, BO)
+
+
+def test_an_older_store_learns_its_keyword_owners_when_it_opens(
+    open_store: StoreFactory,
+) -> None:
+    store = open_store()
+    seed(store)
+    store.index_keywords([("ghost", "event", "tulips of a turn that is gone")])
+    _forget_keyword_owners(store)
+    store.close()
+    again = open_store()
+    for viewer, mine in MINE.items():
+        assert keyword(again, viewer) == mine  # the ghost is nobody's
+    assert "ghost" in {s.id for s in again.keyword_search("tulips", 20)}
+
+
+def _forget_keyword_owners(store: MemoryStore) -> None:
+    """Make ``store``'s keyword index as a shiyi from before owner tags left it."""
+    from shiyi.memory.kuzu.store import EmbeddedStore
+    from shiyi.memory.postgres.store import PostgresStore
+
+    if isinstance(store, EmbeddedStore):
+        with store.sqlite.write("forget owners") as conn:
+            conn.execute("UPDATE kw_docs SET owner = ''")
+        return
+    assert isinstance(store, PostgresStore)
+    with store._tx() as conn:
+        conn.execute("ALTER TABLE keyword_docs DROP COLUMN owner")
+    _back_one_version(store)
