@@ -121,7 +121,8 @@ def main(argv: Sequence[str]) -> int:
     settings.memory.lifecycle.extraction = False
     memory = Memory.open(settings, start_worker=False)
     try:
-        stored = memory.stats()["events"]
+        # the default user's: crowd_bench.py adds other users' conversations to this store
+        stored = memory.store.visible_counts(Viewer(), legacy=True).events
         if stored == 0:
             build(memory, copies(conversations, args.events))
         elif stored != args.events:

@@ -69,3 +69,30 @@ def test_an_entity_few_events_mention_outweighs_a_common_one(
     # e9 is the oldest event, yet its entity is mentioned once and "hub" five times
     assert around.event_ids[0].id == "e9"
     assert around.event_ids[0].score > around.event_ids[1].score
+
+
+def test_another_users_mentions_make_no_hub_of_an_entity(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bo mentions Pixel in five turns (over the cap of 3), ana in one: a hub for bo and for
+    # the store, not for ana, whose graph path reaches only her own turn
+    cap_hubs(monkeypatch, 3)
+    turns = [
+        EventRecord(f"b{i}", "s1", "r1", float(i), "user", f"Pixel {i}", "user_message", i,
+                    user_id="bo")
+        for i in range(5)
+    ]  # fmt: skip
+    turns.append(EventRecord("a0", "s2", "r2", 9.0, "user", "Pixel", "user_message", user_id="ana"))
+    store.add_events(turns)
+    store.upsert_entities([EntityRecord("pixel", "pet")])
+    store.link_mentions([(e.id, "pixel") for e in turns])
+
+    def reached(owner: tuple[str, str] | None) -> list[str]:
+        return [s.id for s in store.neighbourhood(["pixel"], 1, 10, owner=owner).event_ids]
+
+    assert reached(("ana", "shiyi")) == ["a0"]
+    assert reached(None) == []
+    assert reached(("bo", "shiyi")) == []
+    cap_hubs(monkeypatch, 10)
+    assert reached(("bo", "shiyi")) == ["b4", "b3", "b2", "b1", "b0"]
+    assert reached(("carol", "shiyi")) == []

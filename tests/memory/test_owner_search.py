@@ -3,11 +3,14 @@ keyword and vector queries, and a store from before owner tags learns them when 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from shiyi.index import vector_rows
 from shiyi.memory.models import FactRecord, Scope
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
 from tests.memory.conftest import StoreFactory
 from tests.memory.test_derived_migration import _back_one_version
@@ -108,3 +111,22 @@ def _forget_keyword_owners(store: MemoryStore) -> None:
     with store._tx() as conn:
         conn.execute("ALTER TABLE keyword_docs DROP COLUMN owner")
     _back_one_version(store)
+
+
+def test_the_newest_events_of_an_owner_and_the_clock_they_set(open_store: StoreFactory) -> None:
+    store = open_store()
+    ana = [turn(i, f"ana's turn {i}", user_id="ana", ts=1_000.0 + i) for i in range(5)]
+    bo = [turn(10 + i, f"bo's turn {i}", user_id="bo", ts=9_000.0 + i) for i in range(50)]
+    store.add_events([*ana, *bo])
+    newest = store.recent_events(3, owner=("ana", "shiyi"))
+    assert [e.id for e in newest] == ["e4", "e3", "e2"]
+    assert store.recent_events(3, owner=("ana", "other agent")) == []
+    assert [e.id for e in store.recent_events(2)] == ["e59", "e58"]  # everyone's
+    retriever = Retriever(store, None)
+    # "last week" counts back from ana's newest turn, not from bo's fifty newer ones
+    assert retriever._now(ANA) == 1_004.0
+    assert retriever._now(BO) == 9_049.0
+    assert abs(retriever._now(Viewer("carol")) - time.time()) < 60
+    # the recency path nudges towards the asker's own newest turns
+    hits = retriever.search("turn", mode="recent", viewer=ANA, limit=3, touch=False)
+    assert [h.id for h in hits] == ["e4", "e3", "e2"]

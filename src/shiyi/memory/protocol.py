@@ -103,12 +103,20 @@ class MemoryStore(Protocol):
         hops: int,
         limit: int,
         follows: RelationFilter | None = None,
+        owner: tuple[str, str] | None = None,
     ) -> Neighbourhood:
         """``follows``: which RELATED_TO edges may be returned and walked (hops=2); default
-        all (maintenance).  Readers pass the viewer's (:meth:`Viewer.sees_relation`)."""
+        all (maintenance).  Readers pass the viewer's (:meth:`Viewer.sees_relation`).
+        ``owner``: only the turns of that (user_id, agent_id) are reached, and an entity's
+        mentions are counted among them (its weight, whether it is a hub)."""
         ...
 
-    def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]: ...
+    def recent_events(
+        self, limit: int, session_id: str | None = None, owner: tuple[str, str] | None = None
+    ) -> list[EventRecord]:
+        """Newest first; ``owner``: only the events of this (user_id, agent_id)."""
+        ...
+
     def get_events(self, ids: Sequence[str]) -> list[EventRecord]: ...
     def event_owners(self, ids: Sequence[str], session_id: str) -> set[tuple[str, str]]:
         """(user_id, agent_id) of the stored events among ``ids`` or in ``session_id``: whose

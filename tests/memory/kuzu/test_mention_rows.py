@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.kuzu.graph import KuzuMentions
 from shiyi.memory.kuzu.store import EmbeddedStore
 from shiyi.memory.models import EntityRecord
@@ -95,3 +96,35 @@ def test_an_older_store_is_backfilled_once_on_open(tmp_path: Path) -> None:
         assert reopened.mention_rows.backfill(reopened.graph.all_mentions) == 0  # only once
     finally:
         reopened.close()
+
+
+def test_owner_reads_agree_with_the_graph(store: EmbeddedStore) -> None:
+    names = ["pottery", "camping", "biscuit"]
+    kuzu = KuzuMentions(store.graph._reader())
+    mine, nobody = ("default", "shiyi"), ("bo", "shiyi")
+    for owner in (mine, nobody):
+        assert store.mention_rows.degree(names, owner, 3) == kuzu.degree(names, owner, 3)
+        assert sorted(store.mention_rows.mentioning(names, owner)) == sorted(
+            kuzu.mentioning(names, owner)
+        )
+    # pottery: 4 of the owner's mentions, over a hub cap of 3: weighed by everyone's count
+    assert store.mention_rows.degree(names, mine, 3) == {"pottery": 4, "camping": 2, "biscuit": 1}
+    assert store.mention_rows.degree(names, nobody, 3) == {}
+    assert len(store.mention_rows.mentioning(names, mine)) == 7
+
+
+def test_a_mirror_from_before_owners_learns_them_when_the_store_opens(tmp_path: Path) -> None:
+    _filled(tmp_path / "mem").close()
+    file = SqliteFile(tmp_path / "mem" / "memory.sqlite3")
+    with file.write("as before owners") as conn:
+        conn.execute("DROP INDEX mentions_by_owner")
+        conn.execute("ALTER TABLE mentions DROP COLUMN user_id")
+        conn.execute("ALTER TABLE mentions DROP COLUMN agent_id")
+        conn.execute("DELETE FROM mentions_meta WHERE key = 'owners'")
+    file.close()
+    again = EmbeddedStore(tmp_path / "mem", check_model=False)
+    try:
+        assert len(again.mention_rows.mentioning(["pottery"], ("default", "shiyi"))) == 4
+        assert again.mention_rows.mentioning(["pottery"], ("bo", "shiyi")) == []
+    finally:
+        again.close()

@@ -33,7 +33,7 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: st
             (3, "derived events"),
             (4, "statement time"),
             (5, "echoes unembedded"),
-            (6, "keyword owners"),
+            (6, "owner searches"),
         ]
         conn.execute(
             "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",

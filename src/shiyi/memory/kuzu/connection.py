@@ -364,33 +364,47 @@ class KuzuGraph:
         limit: int,
         mentions: graph_path.MentionIndex | None = None,
         follows: RelationFilter | None = None,
+        owner: graph_path.Owner | None = None,
     ) -> Neighbourhood:
         """See :func:`~shiyi.memory.kuzu.graph.neighbourhood`; ``mentions``: a faster copy
         of the MENTIONS edges to read instead of the graph's."""
         seeds = self._resolve(entity_names)
         return graph_path.neighbourhood(
-            self._reader(), seeds, min(hops, 2), limit, mentions, follows
+            self._reader(), seeds, min(hops, 2), limit, mentions, follows, owner
         )
 
-    def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
-        """Newest first.
+    def recent_events(
+        self, limit: int, session_id: str | None = None, owner: tuple[str, str] | None = None
+    ) -> list[EventRecord]:
+        """Newest first; ``owner``: only the events of this (user_id, agent_id).
 
         The store-wide newest few are cached between writes: the hybrid retriever asks for
-        them on every query, and the ORDER BY scans every event (7 ms at 100k).
+        them on every query, and the ORDER BY scans every event (7 ms at 100k).  (The store
+        reads one owner's newest from its SQLite mirror.)
         """
-        if session_id is None and 0 < limit <= RECENT_CACHE:
+        if session_id is None and owner is None and 0 < limit <= RECENT_CACHE:
             cached = self._recent
             if cached is None:
-                cached = self._recent = self._query_recent(RECENT_CACHE, None)
+                cached = self._recent = self._query_recent(RECENT_CACHE, None, None)
             return cached[:limit]
-        return self._query_recent(limit, session_id)
+        return self._query_recent(limit, session_id, owner)
 
-    def _query_recent(self, limit: int, session_id: str | None) -> list[EventRecord]:
-        where = "WHERE e.session_id = $sid " if session_id is not None else ""
+    def _query_recent(
+        self, limit: int, session_id: str | None, owner: tuple[str, str] | None
+    ) -> list[EventRecord]:
+        conditions: list[str] = []
+        params: dict[str, Any] = {"n": max(limit, 0)}
+        if session_id is not None:
+            conditions.append("e.session_id = $sid")
+            params["sid"] = session_id
+        if owner is not None:
+            conditions.append("e.user_id = $user AND e.agent_id = $agent")
+            params["user"], params["agent"] = owner
+        where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
         rows = self._read(
             f"MATCH (e:Event) {where}RETURN {q.EVENT_RETURN}"
             " ORDER BY e.ts DESC, e.iteration DESC, e.segment DESC LIMIT $n",
-            {"n": max(limit, 0), **({"sid": session_id} if session_id is not None else {})},
+            params,
         )
         return [q.event_from_row(r) for r in rows]
 

@@ -37,6 +37,8 @@ CREATE TABLE IF NOT EXISTS ev_rows (
 CREATE TABLE IF NOT EXISTS ev_rows_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS ev_rows_session ON ev_rows(session_id);
 CREATE INDEX IF NOT EXISTS ev_rows_run ON ev_rows(run_id);
+CREATE INDEX IF NOT EXISTS ev_rows_owner_newest
+    ON ev_rows(user_id, agent_id, ts, iteration, segment);
 """
 _COLUMNS = (
     "id, session_id, run_id, ts, role, content, summary, iteration, segment, segment_type, "
@@ -147,6 +149,17 @@ class EventRows:
                 sql = f"SELECT id, user_id, agent_id FROM ev_rows WHERE id IN ({marks})"
                 found.update((str(i), (str(u), str(a))) for i, u, a in conn.execute(sql, batch))
         return found
+
+    def newest(self, limit: int, user_id: str, agent_id: str) -> list[EventRecord]:
+        """The ``limit`` newest mirrored events of this user and agent, newest first (one
+        index range, however many other owners' events are newer)."""
+        with self._file.errors("read the newest events"):
+            rows = self._file.conn().execute(
+                f"SELECT {_COLUMNS} FROM ev_rows WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY ts DESC, iteration DESC, segment DESC LIMIT ?",
+                (user_id, agent_id, max(limit, 0)),
+            )
+            return [_record(r) for r in rows]
 
     def owners(self, ids: Sequence[str], session_id: str) -> set[tuple[str, str]]:
         """(user_id, agent_id) of the mirrored events among ``ids`` or in ``session_id``."""

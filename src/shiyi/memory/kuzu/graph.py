@@ -17,6 +17,9 @@ from shiyi.memory.kuzu.queries import prepared
 from shiyi.memory.models import Neighbourhood, RelationFilter, RelationRecord, Scored
 from shiyi.memory.text.topics import specificity, within_budget
 
+Owner = tuple[str, str]
+"""(user_id, agent_id): whose turns."""
+
 _RELATIONS_OF = (
     "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) WHERE a.name IN $names OR b.name IN $names"
     " RETURN a.name, b.name, r.type, r.weight, r.valid_from, r.valid_to, r.user_id, r.agent_id"
@@ -35,6 +38,7 @@ _DEGREE = (
     "MATCH (n:Entity) WHERE n.name IN $names MATCH (n)<-[:MENTIONS]-(e:Event)"
     " RETURN n.name, count(e)"
 )
+_OWNED = " WHERE e.user_id = $user AND e.agent_id = $agent"
 DIRECT_SCORE = 1.0
 """Score an event/fact gets per query entity it touches directly."""
 INDIRECT_SCORE = 0.5
@@ -50,9 +54,16 @@ class MentionIndex(Protocol):
     """Where the graph path reads MENTIONS edges: Kuzu itself, or the SQLite mirror
     (:class:`~shiyi.memory.kuzu.mention_rows.MentionRows`, several times faster at scale)."""
 
-    def degree(self, names: Sequence[str]) -> dict[str, int]: ...
+    def degree(
+        self, names: Sequence[str], owner: Owner | None = None, hub: int = 0
+    ) -> dict[str, int]:
+        """Mentions of each name; ``owner``: by that (user_id, agent_id)'s turns, and past
+        ``hub`` of those, everyone's."""
+        ...
 
-    def mentioning(self, names: Sequence[str]) -> list[tuple[str, str, float]]: ...
+    def mentioning(
+        self, names: Sequence[str], owner: Owner | None = None
+    ) -> list[tuple[str, str, float]]: ...
 
 
 class KuzuMentions:
@@ -61,12 +72,28 @@ class KuzuMentions:
     def __init__(self, conn: kuzu.Connection) -> None:
         self.conn = conn
 
-    def degree(self, names: Sequence[str]) -> dict[str, int]:
-        rows = prepared(self.conn, _DEGREE, {"names": list(names)})
-        return {str(name): int(count) for name, count in rows}
+    def degree(
+        self, names: Sequence[str], owner: Owner | None = None, hub: int = 0
+    ) -> dict[str, int]:
+        total = self._degree(_DEGREE, {"names": list(names)})
+        if owner is None:
+            return total
+        query = _DEGREE.replace(" RETURN", _OWNED + " RETURN")
+        mine = self._degree(query, {"names": list(names), "user": owner[0], "agent": owner[1]})
+        return {name: total[name] if count > hub else count for name, count in mine.items()}
 
-    def mentioning(self, names: Sequence[str]) -> list[tuple[str, str, float]]:
-        rows = prepared(self.conn, _MENTIONING, {"names": list(names)})
+    def _degree(self, query: str, params: dict[str, Any]) -> dict[str, int]:
+        return {str(name): int(count) for name, count in prepared(self.conn, query, params)}
+
+    def mentioning(
+        self, names: Sequence[str], owner: Owner | None = None
+    ) -> list[tuple[str, str, float]]:
+        params: dict[str, Any] = {"names": list(names)}
+        query = _MENTIONING
+        if owner is not None:
+            query = _MENTIONING.replace(" RETURN", _OWNED + " RETURN")
+            params |= {"user": owner[0], "agent": owner[1]}
+        rows = prepared(self.conn, query, params)
         return [(str(e), str(n), float(ts or 0.0)) for e, n, ts in rows]
 
 
@@ -77,6 +104,7 @@ def neighbourhood(
     limit: int,
     mentions: MentionIndex | None = None,
     follows: RelationFilter | None = None,
+    owner: Owner | None = None,
 ) -> Neighbourhood:
     """Events and facts around ``seeds``: hop 1 = touching a seed, hop 2 = touching an entity
     RELATED_TO a seed.  Each node scores the sum over the entities it touches (direct 1.0,
@@ -85,7 +113,9 @@ def neighbourhood(
     the seeds.  Only the rarest entities are expanded, up to a budget of mentions read
     (:func:`~shiyi.memory.text.topics.within_budget`).
     Events are not expanded from hubs (see ``HUB_MENTIONS``).  ``mentions``: where MENTIONS
-    edges are read (default: the graph)."""
+    edges are read (default: the graph); ``owner``: only that (user_id, agent_id)'s turns
+    are reached, and an entity's mentions are counted among them (what another user says
+    of it, however often, makes it no hub)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
     edges = mentions or KuzuMentions(conn)
@@ -96,10 +126,10 @@ def neighbourhood(
         for rel in relations:
             for name in (rel.src, rel.dst):
                 weights.setdefault(name, INDIRECT_SCORE)
-    degree = edges.degree(list(weights))
+    degree = edges.degree(list(weights), owner, HUB_MENTIONS)
     weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
     expand = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
-    events = _ranked(edges.mentioning(expand) if expand else [], weights, limit)
+    events = _ranked(edges.mentioning(expand, owner) if expand else [], weights, limit)
     facts = _ranked(prepared(conn, _ABOUT, {"names": list(weights)}), weights, limit)
     return Neighbourhood(list(weights), events, facts, relations)
 

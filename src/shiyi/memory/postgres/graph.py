@@ -36,12 +36,21 @@ SELECT w.name, (SELECT count(*) FROM (SELECT 1 FROM mentions AS m WHERE m.entity
                                        LIMIT %(hub)s + 1) AS capped)
 FROM unnest(%(names)s::text[]) AS w(name)
 """
+# One owner's: counted among their turns (their mentions walked through the events table).
+_OWNED_DEGREE = """
+SELECT w.name, (SELECT count(*) FROM (SELECT 1 FROM mentions AS m JOIN events AS e
+                                       ON e.id = m.event_id WHERE m.entity = w.name
+                                       AND e.user_id = %(user)s AND e.agent_id = %(agent)s
+                                       LIMIT %(hub)s + 1) AS capped)
+FROM unnest(%(names)s::text[]) AS w(name)
+"""
 _EVENTS = """
 SELECT e.id, sum(w.weight) AS score
 FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
-JOIN mentions AS m ON m.entity = w.name JOIN events AS e ON e.id = m.event_id
+JOIN mentions AS m ON m.entity = w.name JOIN events AS e ON e.id = m.event_id {owned}
 GROUP BY e.id, e.ts ORDER BY score DESC, e.ts DESC, e.id LIMIT %(n)s
 """
+_OWNED = "WHERE e.user_id = %(user)s AND e.agent_id = %(agent)s"
 _FACTS = """
 SELECT f.id, sum(w.weight) AS score
 FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
@@ -52,9 +61,15 @@ ORDER BY score DESC, coalesce(f.updated_at, f.created_at, 0) DESC, f.id LIMIT %(
 
 
 def neighbourhood(
-    conn: Conn, seeds: list[str], hops: int, limit: int, follows: RelationFilter | None = None
+    conn: Conn,
+    seeds: list[str],
+    hops: int,
+    limit: int,
+    follows: RelationFilter | None = None,
+    owner: tuple[str, str] | None = None,
 ) -> Neighbourhood:
-    """Events and facts around ``seeds`` (normalised entity names that exist)."""
+    """Events and facts around ``seeds`` (normalised entity names that exist); ``owner``:
+    only that (user_id, agent_id)'s turns, mentions counted among them."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
     rows = conn.execute(_RELATIONS_OF, {"names": seeds}).fetchall()
@@ -65,12 +80,19 @@ def neighbourhood(
         for rel in relations:
             for name in (rel.src, rel.dst):
                 weights.setdefault(name, INDIRECT_SCORE)
-    rows = conn.execute(_DEGREE, {"names": list(weights), "hub": HUB_MENTIONS}).fetchall()
+    user, agent = owner or ("", "")
+    whose = {"user": user, "agent": agent}
+    counting = _DEGREE if owner is None else _OWNED_DEGREE
+    params = {"names": list(weights), "hub": HUB_MENTIONS, **whose}
+    rows = conn.execute(counting, params).fetchall()
     degree = {str(name): int(count) for name, count in rows}
     weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
     rarest = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
     expand = {name: weights[name] for name in rarest}
-    events = _scored(conn.execute(_EVENTS, _weighted(expand, limit)).fetchall()) if expand else []
+    around = _EVENTS.format(owned=_OWNED if owner is not None else "")
+    events = (
+        _scored(conn.execute(around, _weighted(expand, limit) | whose).fetchall()) if expand else []
+    )
     facts = _scored(conn.execute(_FACTS, _weighted(weights, limit)).fetchall())
     return Neighbourhood(list(weights), events, facts, relations)
 

@@ -78,13 +78,19 @@ def _links(conn: Conn, select: str, fact_ids: list[str]) -> dict[str, list[str]]
     return links
 
 
-def recent_events(conn: Conn, limit: int, session_id: str | None) -> list[EventRecord]:
-    """Newest first."""
-    where = "WHERE e.session_id = %(sid)s" if session_id is not None else ""
+def recent_events(
+    conn: Conn, limit: int, session_id: str | None, owner: tuple[str, str] | None = None
+) -> list[EventRecord]:
+    """Newest first; ``owner``: only the events of this (user_id, agent_id)."""
+    conditions = ["e.session_id = %(sid)s"] if session_id is not None else []
+    if owner is not None:
+        conditions.append("e.user_id = %(user)s AND e.agent_id = %(agent)s")
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    user, agent = owner or ("", "")
     rows = conn.execute(
         f"SELECT {EVENT_SELECT} FROM events AS e {where}"
         " ORDER BY e.ts DESC, e.iteration DESC, e.segment DESC, e.id DESC LIMIT %(n)s",
-        {"sid": session_id, "n": max(limit, 0)},
+        {"sid": session_id, "n": max(limit, 0), "user": user, "agent": agent},
     ).fetchall()
     return [event_from_row(r) for r in rows]
 

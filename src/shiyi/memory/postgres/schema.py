@@ -236,9 +236,14 @@ def _v5_echoes_unembedded(conn: Conn, dimension: int) -> None:
     conn.execute("UPDATE events SET embedding = NULL WHERE derived <> '' AND embedding IS NOT NULL")
 
 
-def _v6_keyword_owners(conn: Conn, dimension: int) -> None:
+def _v6_owner_searches(conn: Conn, dimension: int) -> None:
     """Keyword documents carry their owner tag (:mod:`shiyi.memory.scopes`): a search limited
-    to one viewer's owners filters inside its query."""
+    to one viewer's owners filters inside its query; one owner's newest events are an index
+    range."""
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS events_owner_newest"
+        " ON events (user_id, agent_id, ts DESC, iteration DESC, segment DESC)"
+    )
     conn.execute("ALTER TABLE keyword_docs ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT ''")
     backfill_keyword_owners(conn)
 
@@ -249,7 +254,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("derived events", _v3_event_derived),
     ("statement time", _v4_statement_time),
     ("echoes unembedded", _v5_echoes_unembedded),
-    ("keyword owners", _v6_keyword_owners),
+    ("owner searches", _v6_owner_searches),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)

@@ -309,14 +309,17 @@ class PostgresStore:
         hops: int,
         limit: int,
         follows: RelationFilter | None = None,
+        owner: tuple[str, str] | None = None,
     ) -> Neighbourhood:
         with self._tx() as conn:
             seeds = [e.name for e in reads.find_entities(conn, entity_names)]
-            return graph.neighbourhood(conn, seeds, min(hops, 2), limit, follows)
+            return graph.neighbourhood(conn, seeds, min(hops, 2), limit, follows, owner)
 
-    def recent_events(self, limit: int, session_id: str | None = None) -> list[EventRecord]:
+    def recent_events(
+        self, limit: int, session_id: str | None = None, owner: tuple[str, str] | None = None
+    ) -> list[EventRecord]:
         with self._tx() as conn:
-            return reads.recent_events(conn, limit, session_id)
+            return reads.recent_events(conn, limit, session_id, owner)
 
     def get_events(self, ids: Sequence[str]) -> list[EventRecord]:
         with self._tx() as conn:

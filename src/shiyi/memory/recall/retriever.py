@@ -117,14 +117,13 @@ class Retriever:
         who = viewer or Viewer()
         query = self._asked(unshouted(query))
         query = read_as(query, self._slips_of(query, who))
-        signals = understand(query, self._now)
+        signals = understand(query, partial(self._now, who))
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
-        owners = who.owners()
         limits = {name: self._limit(name) for name in MODE_PATHS[mode]}
 
         def ask(name: str, limit: int) -> Found:
-            return self._path(name, query, follows, owners, limit)
+            return self._path(name, query, follows, who, limit)
 
         found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
         # Ranks count only what may be shown: a superseded version or another user's memory
@@ -187,10 +186,12 @@ class Retriever:
             return {}
         return slips_seen(self.store, query, who, self.candidates)
 
-    def _now(self) -> float:
-        """What relative times ("last week") count back from: the newest memory's time (an
-        imported history asks about its own past), or the clock when memory is empty."""
-        newest = self.store.recent_events(1)
+    def _now(self, viewer: Viewer | None = None) -> float:
+        """What relative times ("last week") count back from: the newest time of the viewer's
+        own memories (an imported history asks about its own past; another user's newer
+        turns are not their clock), or the clock when they have none."""
+        who = viewer or Viewer()
+        newest = self.store.recent_events(1, owner=(who.user_id, who.agent_id))
         return newest[0].ts if newest else time.time()
 
     def _fuse(
@@ -319,10 +320,12 @@ class Retriever:
         return RECENT_DEPTH if name == "recent" else self.candidates
 
     def _path(
-        self, name: str, query: str, follows: RelationFilter, owners: frozenset[str], limit: int
+        self, name: str, query: str, follows: RelationFilter, who: Viewer, limit: int
     ) -> Found:
-        """Path ``name``'s best ``limit`` for ``query``: the keyword and vector paths search
-        only the viewer's ``owners``' memories, so another user's cannot crowd them out."""
+        """Path ``name``'s best ``limit`` for ``query``: the keyword, vector and recency paths
+        search only what viewer ``who`` owns, so another user's memories cannot crowd its own
+        out."""
+        owners = who.owners()
         if name == "vector":
             return self._vector(query, owners, limit)
         if name == "keyword":
@@ -333,8 +336,9 @@ class Retriever:
                 {s.id for s in found if s.node == "fact"},
             )
         if name == "graph":
-            return self._graph(query, follows, limit)
-        recent = {e.id: e for e in self.store.recent_events(limit)}
+            return self._graph(query, follows, (who.user_id, who.agent_id), limit)
+        newest = self.store.recent_events(limit, owner=(who.user_id, who.agent_id))
+        recent = {e.id: e for e in newest}
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
     def _vector(self, query: str, owners: frozenset[str], limit: int) -> Found:
@@ -364,13 +368,16 @@ class Retriever:
         known = self.store.find_entities(sorted(n for n in names if n))
         return [entity.name for entity in known]
 
-    def _graph(self, query: str, follows: RelationFilter, limit: int) -> Found:
-        """Turns and facts around the query's entities and, one RELATED_TO hop on, the
-        entities the viewer's own relations tie them to (never another user's relations)."""
+    def _graph(
+        self, query: str, follows: RelationFilter, owner: tuple[str, str], limit: int
+    ) -> Found:
+        """The viewer's (``owner``'s) turns and facts around the query's entities and, one
+        RELATED_TO hop on, the entities the viewer's own relations tie them to (never another
+        user's relations)."""
         names = self.query_entities(query)
         if not names:
             return Found([])
-        around = self.store.neighbourhood(names, hops=2, limit=limit, follows=follows)
+        around = self.store.neighbourhood(names, hops=2, limit=limit, follows=follows, owner=owner)
         merged = [*around.event_ids, *around.fact_ids]
         return Found(
             sorted(merged, key=lambda s: s.score, reverse=True)[:limit],
@@ -404,7 +411,10 @@ class Retriever:
             if not names:
                 continue
             gain = BRIDGE_SHARE * scores[seed]
-            found = self.store.neighbourhood(names, hops=1, limit=self.candidates)
+            said = records.events[seed]  # the viewer's: the turns it leads to are theirs too
+            found = self.store.neighbourhood(
+                names, hops=1, limit=self.candidates, owner=(said.user_id, said.agent_id)
+            )
             for rank, item in enumerate(found.event_ids, start=1):
                 if item.id not in seeds and gain > gains.get(item.id, (0.0, 0))[0]:
                     gains[item.id] = (gain, rank)
