@@ -8,7 +8,7 @@ import time
 import pytest
 
 from shiyi.index import vector_rows
-from shiyi.memory.models import FactRecord, Scope
+from shiyi.memory.models import EntityRecord, FactRecord, Scope
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.scopes import Viewer
@@ -89,27 +89,35 @@ def test_an_older_store_learns_its_keyword_owners_when_it_opens(
 ) -> None:
     store = open_store()
     seed(store)
+    store.upsert_entities([EntityRecord("tulip", "plant")])
+    store.link_mentions([("e0", "tulip"), ("e1", "tulip")])
     store.index_keywords([("ghost", "event", "tulips of a turn that is gone")])
-    _forget_keyword_owners(store)
+    _forget_owners(store)
     store.close()
     again = open_store()
     for viewer, mine in MINE.items():
         assert keyword(again, viewer) == mine  # the ghost is nobody's
     assert "ghost" in {s.id for s in again.keyword_search("tulips", 20)}
+    # and the mentions: whose turn mentions the tulip
+    around = again.neighbourhood(["tulip"], 1, 10, owner=("ana", "shiyi"))
+    assert [s.id for s in around.event_ids] == ["e0"]
 
 
-def _forget_keyword_owners(store: MemoryStore) -> None:
-    """Make ``store``'s keyword index as a shiyi from before owner tags left it."""
+def _forget_owners(store: MemoryStore) -> None:
+    """Make ``store``'s keyword index and mentions as a shiyi from before owners left them."""
     from shiyi.memory.kuzu.store import EmbeddedStore
     from shiyi.memory.postgres.store import PostgresStore
 
     if isinstance(store, EmbeddedStore):
         with store.sqlite.write("forget owners") as conn:
             conn.execute("UPDATE kw_docs SET owner = ''")
+            conn.execute("UPDATE mentions SET user_id = '', agent_id = ''")
+            conn.execute("DELETE FROM mentions_meta WHERE key = 'owners'")
         return
     assert isinstance(store, PostgresStore)
     with store._tx() as conn:
         conn.execute("ALTER TABLE keyword_docs DROP COLUMN owner")
+        conn.execute("ALTER TABLE mentions DROP COLUMN user_id, DROP COLUMN agent_id")
     _back_one_version(store)
 
 

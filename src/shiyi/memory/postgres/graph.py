@@ -36,21 +36,20 @@ SELECT w.name, (SELECT count(*) FROM (SELECT 1 FROM mentions AS m WHERE m.entity
                                        LIMIT %(hub)s + 1) AS capped)
 FROM unnest(%(names)s::text[]) AS w(name)
 """
-# One owner's: counted among their turns (their mentions walked through the events table).
+# One owner's: counted among their turns (one range of the mentions_owner index).
 _OWNED_DEGREE = """
-SELECT w.name, (SELECT count(*) FROM (SELECT 1 FROM mentions AS m JOIN events AS e
-                                       ON e.id = m.event_id WHERE m.entity = w.name
-                                       AND e.user_id = %(user)s AND e.agent_id = %(agent)s
+SELECT w.name, (SELECT count(*) FROM (SELECT 1 FROM mentions AS m WHERE m.entity = w.name
+                                       AND m.user_id = %(user)s AND m.agent_id = %(agent)s
                                        LIMIT %(hub)s + 1) AS capped)
 FROM unnest(%(names)s::text[]) AS w(name)
 """
 _EVENTS = """
 SELECT e.id, sum(w.weight) AS score
 FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
-JOIN mentions AS m ON m.entity = w.name JOIN events AS e ON e.id = m.event_id {owned}
+JOIN mentions AS m ON m.entity = w.name {owned} JOIN events AS e ON e.id = m.event_id
 GROUP BY e.id, e.ts ORDER BY score DESC, e.ts DESC, e.id LIMIT %(n)s
 """
-_OWNED = "WHERE e.user_id = %(user)s AND e.agent_id = %(agent)s"
+_OWNED = "AND m.user_id = %(user)s AND m.agent_id = %(agent)s"
 _FACTS = """
 SELECT f.id, sum(w.weight) AS score
 FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)

@@ -238,11 +238,24 @@ def _v5_echoes_unembedded(conn: Conn, dimension: int) -> None:
 
 def _v6_owner_searches(conn: Conn, dimension: int) -> None:
     """Keyword documents carry their owner tag (:mod:`shiyi.memory.scopes`): a search limited
-    to one viewer's owners filters inside its query; one owner's newest events are an index
-    range."""
+    to one viewer's owners filters inside its query; one owner's newest events, and their
+    mentions of an entity, are index ranges."""
     conn.execute(
         "CREATE INDEX IF NOT EXISTS events_owner_newest"
         " ON events (user_id, agent_id, ts DESC, iteration DESC, segment DESC)"
+    )
+    # whose turn mentions the entity (an event's owner never changes): one owner's mentions
+    # of an entity are one index range, however many another owner has
+    conn.execute(
+        "ALTER TABLE mentions ADD COLUMN IF NOT EXISTS user_id text NOT NULL DEFAULT '',"
+        " ADD COLUMN IF NOT EXISTS agent_id text NOT NULL DEFAULT ''"
+    )
+    conn.execute(
+        "UPDATE mentions AS m SET user_id = e.user_id, agent_id = e.agent_id FROM events AS e"
+        " WHERE e.id = m.event_id"
+    )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS mentions_owner ON mentions (entity, user_id, agent_id)"
     )
     conn.execute("ALTER TABLE keyword_docs ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT ''")
     backfill_keyword_owners(conn)

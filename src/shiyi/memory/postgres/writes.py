@@ -156,9 +156,18 @@ def upsert_entities(conn: Conn, entities: Sequence[EntityRecord]) -> None:
 
 
 def link_mentions(conn: Conn, pairs: Sequence[tuple[str, str]]) -> None:
+    """(event id, entity) edges whose two ends exist, each with its event's owner."""
     unique = list(dict.fromkeys(pairs))
     if unique:
-        _link(conn, "mentions", ("event_id", "entity"), ("events", "entities"), unique)
+        conn.execute(
+            "INSERT INTO mentions (event_id, entity, user_id, agent_id)"
+            " SELECT p.a, p.b, e.user_id, e.agent_id"
+            " FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS p(a, b, n)"
+            " JOIN events AS e ON e.id = p.a"
+            " WHERE EXISTS (SELECT 1 FROM entities WHERE name = p.b)"
+            " ORDER BY p.n ON CONFLICT DO NOTHING",
+            ([p[0] for p in unique], [p[1] for p in unique]),
+        )
 
 
 def add_about(conn: Conn, pairs: Sequence[tuple[str, str]]) -> None:
