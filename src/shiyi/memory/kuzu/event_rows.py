@@ -12,7 +12,7 @@ and :meth:`EventRows.backfill` copies what an older store lacks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import cast
+from typing import Any, cast
 
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.models import EventRecord, SegmentType
@@ -126,29 +126,26 @@ class EventRows:
 
     def get(self, ids: Sequence[str]) -> dict[str, EventRecord]:
         """The mirrored records among ``ids`` (absent ids are simply missing)."""
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, EventRecord] = {}
-        with self._file.errors("read event records"):
-            conn = self._file.conn()
-            for start in range(0, len(wanted), _BATCH):
-                batch = wanted[start : start + _BATCH]
-                marks = ",".join("?" * len(batch))
-                sql = f"SELECT {_COLUMNS} FROM ev_rows WHERE id IN ({marks})"
-                found.update((str(r[0]), _record(r)) for r in conn.execute(sql, batch))
-        return found
+        rows = self._by_id(_COLUMNS, ids, "read event records")
+        return {str(r[0]): _record(r) for r in rows}
 
     def who_owns(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(user_id, agent_id) of each mirrored event among ``ids``."""
+        rows = self._by_id("id, user_id, agent_id", ids, "read event owners")
+        return {str(i): (str(u), str(a)) for i, u, a in rows}
+
+    def _by_id(self, columns: str, ids: Sequence[str], action: str) -> list[tuple[Any, ...]]:
+        """``columns`` of the mirrored rows among ``ids``, in batches of :data:`_BATCH`."""
         wanted = list(dict.fromkeys(ids))
-        found: dict[str, tuple[str, str]] = {}
-        with self._file.errors("read event owners"):
+        rows: list[tuple[Any, ...]] = []
+        with self._file.errors(action):
             conn = self._file.conn()
             for start in range(0, len(wanted), _BATCH):
                 batch = wanted[start : start + _BATCH]
                 marks = ",".join("?" * len(batch))
-                sql = f"SELECT id, user_id, agent_id FROM ev_rows WHERE id IN ({marks})"
-                found.update((str(i), (str(u), str(a))) for i, u, a in conn.execute(sql, batch))
-        return found
+                sql = f"SELECT {columns} FROM ev_rows WHERE id IN ({marks})"
+                rows += conn.execute(sql, batch)
+        return rows
 
     def newest(self, limit: int, user_id: str, agent_id: str) -> list[EventRecord]:
         """The ``limit`` newest mirrored events of this user and agent, newest first (one
