@@ -278,6 +278,7 @@ class Memory:
             self.embedder,
             self.data_paths,
             lambda q, n: self.search(q, limit=n),
+            self.viewer.owners(),
         )
 
     def within_scope(self, plan: ForgetPlan) -> ForgetPlan:

@@ -31,7 +31,7 @@ bytes remain until the file is compacted, which the report says (:meth:`ForgetRe
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,12 +177,16 @@ class Forgetter:
         embedder: Embedder | None,
         paths: DataPaths,
         search: Search,
+        owners: Collection[str] | None = None,
     ) -> None:
+        """``owners``: the owner tags of the memories the forgetting viewer sees (echoes
+        are looked for among theirs); None: every owner's (maintenance)."""
         self.store = store
         self.jobs = jobs
         self.embedder = embedder
         self.paths = paths
         self.search = search
+        self.owners = owners
 
     # --- planning ------------------------------------------------------------------------
 
@@ -251,7 +255,7 @@ class Forgetter:
         said = [e.content for e in self.store.get_events(event_ids) if not e.derived]
         facts = self.store.get_facts(fact_ids)
         said += [f.text for f in facts if f.source != "archive"] + list(texts)
-        return echoes_of(self.store, said, {*event_ids})
+        return echoes_of(self.store, said, {*event_ids}, self.owners)
 
     def _derived_only_from(self, event_ids: list[str], fact_ids: list[str]) -> list[str]:
         """Facts that would repeat what is forgotten: those learned only from these events,

@@ -24,13 +24,20 @@ POOL = 50
 store is an edge case a second forget of the same text reaches)."""
 
 
-def echoes_of(store: MemoryStore, texts: Sequence[str], taken: Collection[str]) -> list[str]:
+def echoes_of(
+    store: MemoryStore,
+    texts: Sequence[str],
+    taken: Collection[str],
+    owners: Collection[str] | None = None,
+) -> list[str]:
     """Ids of derived turns (not in ``taken``) quoting any of ``texts``, or holding every
-    search term of one (a forget by query's words)."""
+    search term of one (a forget by query's words); ``owners``: only turns of these owner
+    tags (the forgetting user's: another user's echoes of the same words, however many,
+    then take none of the places the search reads)."""
     found: dict[str, None] = {}
     for text in dict.fromkeys(t for t in texts if t.strip()):
         wanted = terms(text)
-        scored = store.keyword_search(text, POOL)
+        scored = store.keyword_search(text, POOL, owners)
         ids = [s.id for s in scored if s.node == "event" and s.id not in taken]
         for event in store.get_events(ids):
             if event.derived and (
