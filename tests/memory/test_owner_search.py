@@ -4,6 +4,7 @@ keyword and vector queries, and a store from before owner tags learns them when 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -138,3 +139,29 @@ def test_the_newest_events_of_an_owner_and_the_clock_they_set(open_store: StoreF
     # the recency path nudges towards the asker's own newest turns
     hits = retriever.search("turn", mode="recent", viewer=ANA, limit=3, touch=False)
     assert [h.id for h in hits] == ["e4", "e3", "e2"]
+
+
+def test_the_graph_path_reaches_only_the_facts_a_viewer_may_see(open_store: StoreFactory) -> None:
+    store = open_store()
+    store.upsert_entities([EntityRecord("tulips")])
+    crowd = [
+        FactRecord(f"b{i}", f"b{i}", f"bo's tulip fact {i}", user_id="bo", created_at=100.0 + i)
+        for i in range(30)
+    ]
+    mine = [
+        fact("f_user", "ana grows tulips", "user", "ana"),
+        fact("f_agent", "answer ana about tulips briefly", "agent", "ana"),
+        fact("f_team", "tulips stand in the lobby", "workspace", "bo"),
+        replace(fact("f_other", "tulips for the helper", "agent", "ana"), agent_id="helper"),
+    ]
+    store.upsert_facts([replace(f, entities=["tulips"]) for f in [*crowd, *mine]])
+    around = store.neighbourhood(["tulips"], hops=1, limit=5, owner=("ana", "shiyi"))
+    assert {s.id for s in around.fact_ids} == {"f_user", "f_agent", "f_team"}
+    crowded = {s.id for s in store.neighbourhood(["tulips"], hops=1, limit=5).fact_ids}
+    assert len(crowded) == 5 and crowded <= {f.id for f in crowd}  # everyone's: bo's crowd
+    bos = store.neighbourhood(["tulips"], hops=1, limit=40, owner=("bo", "shiyi"))
+    assert {s.id for s in bos.fact_ids} == {f.id for f in crowd} | {"f_team"}
+    hits = Retriever(store, None, candidates=5).search(
+        "tulips", mode="graph", viewer=ANA, touch=False
+    )
+    assert {h.id for h in hits} == {"f_user", "f_agent", "f_team"}

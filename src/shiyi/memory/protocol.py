@@ -107,8 +107,9 @@ class MemoryStore(Protocol):
     ) -> Neighbourhood:
         """``follows``: which RELATED_TO edges may be returned and walked (hops=2); default
         all (maintenance).  Readers pass the viewer's (:meth:`Viewer.sees_relation`).
-        ``owner``: only the turns of that (user_id, agent_id) are reached, and an entity's
-        mentions are counted among them (its weight, whether it is a hub)."""
+        ``owner``: only the turns of that (user_id, agent_id) and the facts it may see (its
+        own, its agent's, the workspace's) are reached, and an entity's mentions are counted
+        among its turns (its weight, whether it is a hub)."""
         ...
 
     def recent_events(

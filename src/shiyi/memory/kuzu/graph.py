@@ -31,8 +31,14 @@ _MENTIONING = (
     " RETURN e.id, n.name, e.ts"
 )
 _ABOUT = (
-    "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names"
+    "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names{owned}"
     " RETURN f.id, n.name, coalesce(f.updated_at, f.created_at)"
+)
+# The facts an owner may see, as :meth:`~shiyi.memory.scopes.Viewer.sees_fact` admits them
+# (workspace facts all pass: whose workspace is checked after, as it is for every path).
+_OWNED_FACTS = (
+    " AND (f.scope = 'workspace' OR (f.user_id = $user"
+    " AND (f.scope <> 'agent' OR f.agent_id = $agent)))"
 )
 _DEGREE = (
     "MATCH (n:Entity) WHERE n.name IN $names MATCH (n)<-[:MENTIONS]-(e:Event)"
@@ -114,8 +120,8 @@ def neighbourhood(
     (:func:`~shiyi.memory.text.topics.within_budget`).
     Events are not expanded from hubs (see ``HUB_MENTIONS``).  ``mentions``: where MENTIONS
     edges are read (default: the graph); ``owner``: only that (user_id, agent_id)'s turns
-    are reached, and an entity's mentions are counted among them (what another user says
-    of it, however often, makes it no hub)."""
+    and the facts it may see are reached, and an entity's mentions are counted among its
+    turns (what another user says of it, however often, makes it no hub)."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
     edges = mentions or KuzuMentions(conn)
@@ -130,7 +136,9 @@ def neighbourhood(
     weights = {name: weight * specificity(degree.get(name, 0)) for name, weight in weights.items()}
     expand = within_budget({name: degree.get(name, 0) for name in weights}, HUB_MENTIONS)
     events = _ranked(edges.mentioning(expand, owner) if expand else [], weights, limit)
-    facts = _ranked(prepared(conn, _ABOUT, {"names": list(weights)}), weights, limit)
+    about = _ABOUT.format(owned=_OWNED_FACTS if owner is not None else "")
+    whose = {"user": owner[0], "agent": owner[1]} if owner is not None else {}
+    facts = _ranked(prepared(conn, about, {"names": list(weights), **whose}), weights, limit)
     return Neighbourhood(list(weights), events, facts, relations)
 
 

@@ -50,10 +50,16 @@ JOIN mentions AS m ON m.entity = w.name {owned} JOIN events AS e ON e.id = m.eve
 GROUP BY e.id, e.ts ORDER BY score DESC, e.ts DESC, e.id LIMIT %(n)s
 """
 _OWNED = "AND m.user_id = %(user)s AND m.agent_id = %(agent)s"
+# The facts an owner may see, as :meth:`~shiyi.memory.scopes.Viewer.sees_fact` admits them
+# (workspace facts all pass: whose workspace is checked after, as it is for every path).
+_OWNED_FACTS = (
+    "AND (f.scope = 'workspace' OR (f.user_id = %(user)s"
+    " AND (f.scope <> 'agent' OR f.agent_id = %(agent)s)))"
+)
 _FACTS = """
 SELECT f.id, sum(w.weight) AS score
 FROM unnest(%(names)s::text[], %(weights)s::float8[]) AS w(name, weight)
-JOIN about AS a ON a.entity = w.name JOIN facts AS f ON f.id = a.fact_id
+JOIN about AS a ON a.entity = w.name JOIN facts AS f ON f.id = a.fact_id {owned}
 GROUP BY f.id, f.updated_at, f.created_at
 ORDER BY score DESC, coalesce(f.updated_at, f.created_at, 0) DESC, f.id LIMIT %(n)s
 """
@@ -68,7 +74,8 @@ def neighbourhood(
     owner: tuple[str, str] | None = None,
 ) -> Neighbourhood:
     """Events and facts around ``seeds`` (normalised entity names that exist); ``owner``:
-    only that (user_id, agent_id)'s turns, mentions counted among them."""
+    only that (user_id, agent_id)'s turns and the facts it may see, mentions counted among
+    its turns."""
     if not seeds or hops < 1 or limit <= 0:
         return Neighbourhood(list(seeds), [], [], [])
     rows = conn.execute(_RELATIONS_OF, {"names": seeds}).fetchall()
@@ -92,7 +99,8 @@ def neighbourhood(
     events = (
         _scored(conn.execute(around, _weighted(expand, limit) | whose).fetchall()) if expand else []
     )
-    facts = _scored(conn.execute(_FACTS, _weighted(weights, limit)).fetchall())
+    about = _FACTS.format(owned=_OWNED_FACTS if owner is not None else "")
+    facts = _scored(conn.execute(about, _weighted(weights, limit) | whose).fetchall())
     return Neighbourhood(list(weights), events, facts, relations)
 
 
