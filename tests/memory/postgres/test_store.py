@@ -14,6 +14,7 @@ from shiyi.errors import ConfigError, StorageError
 from shiyi.memory.models import EventRecord, said_time
 from shiyi.memory.postgres import reads, schema
 from shiyi.memory.postgres.store import PostgresStore
+from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 
 
@@ -142,5 +143,47 @@ def test_large_tables_use_hnsw_with_the_same_answers(
         approximate = [[h.id for h in store.vector_search("event", q, 10)] for q in queries]
         agree = sum(len(set(a) & set(e)) for a, e in zip(approximate, exact, strict=True))
         assert agree / 200 >= 0.95  # ef_search 200 over 300 vectors: (nearly) exact
+    finally:
+        store.close()
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
+
+
+@pytest.mark.parametrize("theirs", [8, 60])
+def test_a_viewer_with_few_vectors_among_many_gets_their_nearest(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, theirs: int
+) -> None:
+    """The HNSW index's iterative scan gives up after ``hnsw.max_scan_tuples`` rows: were
+    it used for a user holding a few vectors among another user's many, they would get
+    fewer than asked for.  PostgreSQL plans such a search through the owner index and an
+    exact sort instead (a big store in small: 600 rows, a scan cap of 40)."""
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        name = admin.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        admin.execute(f'ALTER DATABASE "{name}" SET hnsw.max_scan_tuples = 40')
+    monkeypatch.setattr(reads, "EXACT_SCAN_ROWS", 100)
+    rng = random.Random(5)
+    owner = {f"e{i}": "ana" if i < theirs else "bo" for i in range(600)}
+    vectors = {key: [rng.uniform(-1, 1) for _ in range(4)] for key in owner}
+    store = PostgresStore(postgres_url, dimension=4, embedding_model="m")
+    try:
+        store.add_events(
+            [EventRecord(key, "s", "r", float(i), "user", f"n {i}", "imported", i, user_id=who)
+             for i, (key, who) in enumerate(owner.items())]
+        )  # fmt: skip
+        store.set_embeddings("event", list(vectors.items()))
+        with store._tx() as conn:
+            conn.execute("ANALYZE events")
+        query = [1.0, 0.0, 0.0, 0.0]
+        nearest = sorted(
+            (key for key, who in owner.items() if who == "ana"),
+            key=lambda key: -_cosine(vectors[key], query),
+        )
+        found = store.vector_search("event", query, 8, Viewer("ana").owners())
+        assert [s.id for s in found] == nearest[:8]
+        many = store.vector_search("event", query, 8, Viewer("bo").owners())
+        assert len(many) == 8 and all(owner[s.id] == "bo" for s in many)  # through the index
     finally:
         store.close()
