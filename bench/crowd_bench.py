@@ -1,6 +1,7 @@
 """Recall of one user's own memories on a store another user has filled with the same words.
 
     python bench/crowd_bench.py --crowd-store DIR --alone-dir DIR [../shared/data/locomo-dev.json]
+        [--postgres URL]
 
 ``--crowd-store`` is ``graph_scale_bench.py --hybrid``'s store: 100,000 turns of the default
 user, copies of the LoCoMo dev turns, so every question's words are in thousands of another
@@ -11,6 +12,9 @@ user.  Beside it, the same questions on each conversation alone in its own store
 recall@5/10/20 of the hybrid, keyword and semantic modes both ways, and hybrid p50/p95.
 
 The crowd store keeps the guests' turns: a re-run asks again without importing them.
+``--postgres URL``: the crowded questions are asked of that PostgreSQL database instead, a
+copy of the crowd store (``shiyi memory migrate --to URL`` run in ``--crowd-store`` with
+``SHIYI_HOME`` set to it, after a first run has imported the guests).
 """
 
 from __future__ import annotations
@@ -82,9 +86,10 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("dataset", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--crowd-store", type=Path, required=True)
     parser.add_argument("--alone-dir", type=Path, required=True)
+    parser.add_argument("--postgres", help="ask the crowd store's copy in this database")
     args = parser.parse_args(argv)
     conversations = detect_and_load(Path(args.dataset))
-    crowd = open_memory(args.crowd_store)
+    crowd = open_memory(args.crowd_store, args.postgres)
     results: dict[str, dict[str, dict[int, list[float]]]] = {
         way: {m: {k: [] for k in KS} for m in MODES} for way in ("alone", "crowded")
     }
@@ -109,7 +114,9 @@ def main(argv: Sequence[str]) -> int:
     finally:
         crowd.close()
     count = len(results["alone"]["hybrid"][KS[0]])
+    where = "PostgreSQL" if args.postgres else "the embedded store"
     print(f"{count} questions; crowded: each user among {others:,} turns, all but theirs another's")
+    print(f"crowded store: {where}")
     print(f"{'':<22}" + "".join(f"  R@{k:<4}" for k in KS) + "  hybrid p50   p95")
     for way in ("alone", "crowded"):
         for mode in MODES:

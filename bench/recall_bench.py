@@ -225,8 +225,11 @@ def _without_graph(weights: RerankWeights) -> RerankWeights:
 EMBED_MODEL = "all-MiniLM-L6-v2"
 
 
-def open_memory(home: Path) -> Memory:
+def open_memory(home: Path, store: str | None = None) -> Memory:
+    """``home``'s memory; ``store``: a PostgreSQL URL to use instead of its embedded store."""
     settings = load_settings(home=home, workspace=home)
+    if store is not None:
+        settings.memory.store = store
     settings.memory.embed_model = EMBED_MODEL
     settings.memory.lock_timeout = 0
     settings.memory.lifecycle.extraction = False
