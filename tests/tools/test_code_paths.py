@@ -10,6 +10,8 @@ tests/interfaces/server/test_code_paths.py.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -186,3 +188,57 @@ def test_bash_checks_let_reading_and_ordinary_writes_through(
     ctx: ToolContext, command: str
 ) -> None:
     check_command(command, ctx.workspace, [])
+
+
+GIT_REDIRECTS = [
+    ".git/commondir",
+    ".git/modules/sub/config",
+    ".git/modules/sub/hooks/post-checkout",
+    ".git/worktrees/wt/commondir",
+    ".git/config.worktree",
+    ".git/objects/info/alternates",
+]
+"""Files inside ``.git`` that make git read config or hooks from elsewhere: ``commondir``
+moves ``config`` and ``hooks`` to a directory the model writes freely; a submodule's
+``config`` and ``hooks`` run at the superproject's ``git status``."""
+
+
+@pytest.mark.parametrize("path", GIT_REDIRECTS)
+async def test_write_file_refuses_every_file_git_reads_from_its_dir(
+    tree: Path, ctx: ToolContext, path: str
+) -> None:
+    with pytest.raises(ProtectedPath, match="may not be changed"):
+        await run(write_file, ctx, path=path, content="../evil\n")
+    assert not (tree / path).exists()
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+async def test_a_git_config_planted_outside_dot_git_never_runs(
+    tree: Path, ctx: ToolContext
+) -> None:
+    """The door end to end: ``evil/config`` is an ordinary file, and a ``commondir`` naming
+    its directory would make the user's next ``git status`` run its ``core.fsmonitor``."""
+    marker = tree / "PWNED"
+    shutil.rmtree(tree / ".git")
+    _git(tree, "init", "-q")
+    evil = f'[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch {marker}; false"\n'
+    await run(write_file, ctx, path="evil/config", content=evil)
+    await run(write_file, ctx, path="evil/objects/README", content="x\n")
+    await run(write_file, ctx, path="evil/refs/README", content="x\n")
+    with pytest.raises(ProtectedPath):
+        await run(write_file, ctx, path=".git/commondir", content="../evil\n")
+    _git(tree, "status")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo ../evil > .git/commondir", "cp /tmp/evil .git/modules/sub/config"],
+)
+def test_bash_checks_refuse_redirecting_git(ctx: ToolContext, command: str) -> None:
+    with pytest.raises(CommandDenied, match="may not be changed"):
+        check_command(command, ctx.workspace, [])

@@ -9,8 +9,10 @@ deleting (reading stays allowed), unless ``tools.allow_code_paths`` says otherwi
 * anything inside a virtualenv (a directory holding ``pyvenv.cfg``) or a ``site-packages`` /
   ``dist-packages`` directory, any ``*.pth`` file and ``pyvenv.cfg`` itself;
 * ``__pycache__`` and ``*.pyc`` (compiled code runs in place of its source);
-* ``.git`` itself, ``.git/hooks/`` and ``.git/config`` (hooks, ``core.hooksPath`` and
-  ``core.fsmonitor`` run programs at the next git command);
+* ``.git`` itself and everything in it: ``.git/hooks/`` and ``.git/config`` (hooks,
+  ``core.hooksPath`` and ``core.fsmonitor`` run programs at the next git command), and the
+  files that point git at config and hooks elsewhere (``commondir``, a submodule's
+  ``modules/*/config`` and ``hooks``, ``config.worktree``); git itself still writes there;
 * ``sitecustomize.py`` / ``usercustomize.py`` anywhere (run at every Python start);
 * a top-level module that shadows one Python would import: a ``.py`` file (or extension, or
   package) directly in a directory on shiyi's ``sys.path`` or its working directory, named
@@ -69,6 +71,10 @@ def _git_reason(parts: tuple[str, ...]) -> str | None:
             return "git runs the programs in .git/hooks"
         if below == ("config",):
             return ".git/config can name programs git runs (core.hooksPath, core.fsmonitor)"
+        return (
+            "git reads .git as its own: commondir, a submodule's modules/*/config and "
+            "hooks, config.worktree can point it at config and hooks that run programs"
+        )
     return None
 
 
