@@ -12,6 +12,7 @@ from shiyi.errors import ConfigError
 from shiyi.interfaces.server import AgentService, create_app
 from shiyi.llm.scripted import ScriptedModel
 from tests.interfaces.server.conftest import LiveFactory, server_settings
+from tests.interfaces.web.conftest import observe
 
 
 def test_loopback_detection() -> None:
@@ -181,3 +182,51 @@ def test_cors_origins_may_write(live: LiveFactory) -> None:
     server = live(cors_origins=["http://ui.test"])
     response = server.client.post("/v1/sessions", json={}, headers={"origin": "http://ui.test/"})
     assert response.status_code == 201
+
+
+IMAGE_FROM_ANOTHER_SITE = {
+    "sec-fetch-site": "cross-site",
+    "sec-fetch-mode": "no-cors",
+    "sec-fetch-dest": "image",
+}
+"""What a browser sends for ``<img src="http://127.0.0.1:8765/v1/memory/search?q=...">`` on
+another site's page: no ``Origin`` (a GET), but the fetch metadata says where it came from."""
+
+
+def test_a_page_on_another_site_cannot_count_retrievals_with_gets(live: LiveFactory) -> None:
+    """A search counts as a retrieval: three of them promote a short-term fact to long term
+    (memory.lifecycle.promote_after) and raise its rank.  A page the user visits could do it
+    with image tags against a token-less loopback server, so cross-site fetches are
+    refused whatever their method; the page's own files stay reachable by a link."""
+    server = live()
+    assert server.service.memory is not None
+    fact = observe(server.service.memory, "Prefers the quokka mug", kind="preference")
+    assert fact.tier == "short"
+    for site in ("cross-site", "same-site"):
+        headers = {**IMAGE_FROM_ANOTHER_SITE, "sec-fetch-site": site}
+        for _ in range(3):
+            response = server.client.get(
+                "/v1/memory/search", params={"q": "quokka", "mode": "keyword"}, headers=headers
+            )
+            assert response.status_code == 403, response.text
+            assert response.json()["error"]["code"] == "cross_site"
+    (stored,) = server.service.memory.store.get_facts([fact.id])
+    assert stored.tier == "short" and stored.access_count == 0
+    link = {"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"}
+    assert server.client.get("/", headers=link).status_code == 200
+    assert server.client.get("/ui/app.js", headers=link).status_code == 200
+    # The page itself, the address bar and programs (no fetch metadata) still read, and
+    # their three searches are the retrievals that promote the fact.
+    for own in ({"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"}, {}):
+        found = server.client.get(
+            "/v1/memory/search", params={"q": "quokka", "mode": "keyword"}, headers=own
+        )
+        assert found.status_code == 200, found.text
+    (stored,) = server.service.memory.store.get_facts([fact.id])
+    assert stored.tier == "long" and stored.access_count == 3
+
+
+def test_cors_origins_may_read_across_sites(live: LiveFactory) -> None:
+    server = live(cors_origins=["http://ui.test"])
+    headers = {"sec-fetch-site": "cross-site", "sec-fetch-mode": "cors", "origin": "http://ui.test"}
+    assert server.client.get("/v1/sessions", headers=headers).status_code == 200

@@ -13,6 +13,12 @@ can reach it too, two ways:
   page in ``Origin`` on every such request, so a state-changing request whose ``Origin`` is
   neither this server nor one of ``server.cors_origins`` is refused. Programs (the CLI,
   curl, the client library) send no ``Origin`` and are not affected.
+- **Cross-site reads with side effects**: an ``<img src>`` on any page sends a GET without
+  ``Origin``, and a search counts as a retrieval (access counts, promotion of short-term
+  facts to long term). Browsers label every request with ``Sec-Fetch-Site``; one that says
+  ``cross-site`` or ``same-site`` (another port of this machine) is refused unless its
+  ``Origin`` is in ``server.cors_origins``, whatever its method. The page's own files stay
+  reachable by a link; the page, the address bar and programs are not affected.
 
 Both refusals are 403 with a JSON error naming the header and the setting that admits it.
 """
@@ -29,6 +35,12 @@ from shiyi.config.server_settings import ServerSettings
 from shiyi.interfaces.server.openai_wire import guard_error
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+FOREIGN_SITES = frozenset({"cross-site", "same-site"})
+"""``Sec-Fetch-Site`` values of a request another page started (``same-site``: another
+port or subdomain, which is still another origin)."""
+PAGE_PATHS = frozenset({"/", "/healthz"})
+PAGE_PREFIXES = ("/ui/",)
+"""The memory page's files, which hold no data: a link from anywhere may open them."""
 
 
 def host_name(authority: str) -> str:
@@ -67,7 +79,9 @@ class OriginGuard:
             await self.app(scope, receive, send)
             return
         host = _header(scope, b"host") or ""
-        refusal = self.host_refusal(host) or self.origin_refusal(scope, host)
+        refusal = (
+            self.host_refusal(host) or self.site_refusal(scope) or self.origin_refusal(scope, host)
+        )
         if refusal is None:
             await self.app(scope, receive, send)
             return
@@ -89,6 +103,24 @@ class OriginGuard:
             f"Host {host!r} is not this server, which listens on loopback only; a web page "
             "may be trying DNS rebinding. If you reach the server through a proxy under this "
             "name, add it to server.allowed_hosts.",
+        )
+
+    def site_refusal(self, scope: Scope) -> tuple[str, str] | None:
+        site = (_header(scope, b"sec-fetch-site") or "").strip().lower()
+        if site not in FOREIGN_SITES:
+            return None
+        path = scope.get("path", "")
+        if path in PAGE_PATHS or path.startswith(PAGE_PREFIXES):
+            return None
+        origin = _header(scope, b"origin")
+        if origin is not None and origin.rstrip("/").lower() in self.cors_origins:
+            return None
+        return (
+            "cross_site",
+            f"a {scope.get('method')} that a page on another site started (Sec-Fetch-Site: "
+            f"{site}) was refused: another site may not use this server, and a read counts "
+            "as a retrieval. To let a web app on another origin use the API, add it to "
+            "server.cors_origins.",
         )
 
     def origin_refusal(self, scope: Scope, host: str) -> tuple[str, str] | None:
