@@ -152,21 +152,26 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
 
 
-@pytest.mark.parametrize("theirs", [8, 60])
+@pytest.mark.parametrize(("theirs", "copies"), [(8, 0), (60, 0), (10, 100)])
 def test_a_viewer_with_few_vectors_among_many_gets_their_nearest(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch, theirs: int
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, theirs: int, copies: int
 ) -> None:
     """The HNSW index's iterative scan gives up after ``hnsw.max_scan_tuples`` rows: were
     it used for a user holding a few vectors among another user's many, they would get
     fewer than asked for.  PostgreSQL plans such a search through the owner index and an
-    exact sort instead (a big store in small: 600 rows, a scan cap of 40)."""
+    exact sort instead (a big store in small: 600 rows, a scan cap of 40).  ``copies``:
+    another user holds that many copies of each of the viewer's vectors (a shared server
+    where everyone talks of the same things), so the index walk meets theirs first."""
     with psycopg.connect(postgres_url, autocommit=True) as admin:
         name = admin.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
         admin.execute(f'ALTER DATABASE "{name}" SET hnsw.max_scan_tuples = 40')
     monkeypatch.setattr(reads, "EXACT_SCAN_ROWS", 100)
     rng = random.Random(5)
-    owner = {f"e{i}": "ana" if i < theirs else "bo" for i in range(600)}
+    total = 600 if not copies else theirs * (copies + 1)
+    owner = {f"e{i}": "ana" if i < theirs else "bo" for i in range(total)}
     vectors = {key: [rng.uniform(-1, 1) for _ in range(4)] for key in owner}
+    if copies:
+        vectors |= {f"e{i}": vectors[f"e{i % theirs}"] for i in range(theirs, total)}
     store = PostgresStore(postgres_url, dimension=4, embedding_model="m")
     try:
         store.add_events(
