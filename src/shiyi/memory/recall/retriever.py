@@ -22,7 +22,6 @@ from functools import partial
 
 from shiyi.index.fusion import rrf
 from shiyi.index.spelling import read_as
-from shiyi.index.text import query_terms, stem_word
 from shiyi.memory.models import (
     Anchor,
     EventRecord,
@@ -38,6 +37,7 @@ from shiyi.memory.recall.burst_hits import group_bursts
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.framing import asked
+from shiyi.memory.recall.graph_hops import bridge, graph_path, query_entities
 from shiyi.memory.recall.paths import Found, Records, run_paths, showable, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.reading import slips_seen, unshouted
@@ -52,14 +52,8 @@ from shiyi.memory.recall.widen import widen_crowded
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contextual import speaker_name
 from shiyi.memory.text.echoes import asks_about_runs, terms
-from shiyi.memory.text.entities import extract_entities, normalize_name
-from shiyi.memory.text.topics import extract_topics
 
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
-BRIDGE_SEEDS = 1
-"""How many of the best matches the graph bridge starts from."""
-BRIDGE_SHARE = 0.3
-"""What a bridged turn gains, as a share of its seed's fused score."""
 SUPERSEDED_WEIGHT = 0.8
 """History questions still prefer what is current, by a little."""
 ARCHIVE_WEIGHT = 0.1
@@ -237,7 +231,7 @@ class Retriever:
             if tasks and self.boosts.run_similarity:
                 self._run_similarity(query, scores, events)
             if self.boosts.bridge:
-                self._bridge(scores, ranks, records, events, signals)
+                bridge(self.store, self.candidates, scores, ranks, records, events, signals)
         # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
         return {key: math.exp(value) for key, value in scores.items()}, ranks
 
@@ -336,7 +330,7 @@ class Retriever:
                 {s.id for s in found if s.node == "fact"},
             )
         if name == "graph":
-            return self._graph(query, follows, (who.user_id, who.agent_id), limit)
+            return graph_path(self.store, query, follows, (who.user_id, who.agent_id), limit)
         newest = self.store.recent_events(limit, owner=(who.user_id, who.agent_id))
         recent = {e.id: e for e in newest}
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
@@ -360,72 +354,8 @@ class Retriever:
         )
 
     def query_entities(self, query: str) -> list[str]:
-        """Known entities named in the query: extracted names and topics, plus plain terms
-        and their stems that match (a topic's key is a stem: "camped" finds "camping")."""
-        names = {e.name for e in [*extract_entities(query), *extract_topics(query)]}
-        terms = query_terms(query)
-        names |= {normalize_name(term) for term in terms} | {stem_word(term) for term in terms}
-        known = self.store.find_entities(sorted(n for n in names if n))
-        return [entity.name for entity in known]
-
-    def _graph(
-        self, query: str, follows: RelationFilter, owner: tuple[str, str], limit: int
-    ) -> Found:
-        """The viewer's (``owner``'s) turns and facts around the query's entities and, one
-        RELATED_TO hop on, the entities the viewer's own relations tie them to (never another
-        user's relations)."""
-        names = self.query_entities(query)
-        if not names:
-            return Found([])
-        around = self.store.neighbourhood(names, hops=2, limit=limit, follows=follows, owner=owner)
-        merged = [*around.event_ids, *around.fact_ids]
-        return Found(
-            sorted(merged, key=lambda s: s.score, reverse=True)[:limit],
-            {s.id for s in around.event_ids},
-            {s.id for s in around.fact_ids},
-        )
-
-    def _bridge(
-        self,
-        scores: dict[str, float],
-        ranks: dict[str, dict[str, int]],
-        records: Records,
-        events: dict[str, EventRecord],
-        signals: QuerySignals,
-    ) -> None:
-        """The second hop of a multi-hop question ("what did the puppy Jon's sister adopted
-        chew?"): the entities a best match mentions but the query does not name (the puppy's
-        name) lead to other turns that mention them, which gain a share of that match's
-        score (and join the candidates if no path found them)."""
-        speakers = {e.role for e in events.values()}
-        seeds = sorted(events, key=scores.__getitem__, reverse=True)[:BRIDGE_SEEDS]
-        gains: dict[str, tuple[float, int]] = {}
-        for seed in seeds:
-            if scores[seed] <= 0:
-                break
-            names = [
-                n
-                for n in _named_in(records.events[seed].content)
-                if n not in signals.names and n not in speakers
-            ]
-            if not names:
-                continue
-            gain = BRIDGE_SHARE * scores[seed]
-            said = records.events[seed]  # the viewer's: the turns it leads to are theirs too
-            found = self.store.neighbourhood(
-                names, hops=1, limit=self.candidates, owner=(said.user_id, said.agent_id)
-            )
-            for rank, item in enumerate(found.event_ids, start=1):
-                if item.id not in seeds and gain > gains.get(item.id, (0.0, 0))[0]:
-                    gains[item.id] = (gain, rank)
-        fresh = [key for key in gains if key not in scores]
-        if fresh:
-            records.load(self.store, [Found([Scored(k, 0.0) for k in fresh], set(fresh))])
-        floor = min(scores.values())
-        for key, (gain, rank) in gains.items():
-            if key in records.events:
-                scores[key] = scores.get(key, floor) + gain
-                ranks.setdefault(key, {})["bridge"] = rank
+        """Known entities named in the query (:func:`~.graph_hops.query_entities`)."""
+        return query_entities(self.store, query)
 
     # --- from ids to hits ----------------------------------------------------------------
 
@@ -533,12 +463,6 @@ def _answer_words(
         if len(words) >= need:
             held[event.id] = words
     return held
-
-
-def _named_in(text: str) -> list[str]:
-    """Names (not topics) in a turn: a bridge over every topic of the best match led to turns
-    that merely share a common word (LoCoMo dev recall@10 0.757 with, 0.765 without)."""
-    return [entity.name for entity in extract_entities(text)]
 
 
 def _unscored(found: dict[str, Found], records: Records, shown: set[str]) -> dict[str, set[str]]:
