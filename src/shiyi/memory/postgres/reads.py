@@ -182,8 +182,8 @@ def vector_search(
     owners: Collection[str] | None = None,
 ) -> list[Scored]:
     """Cosine similarity, best first: exact on small tables, HNSW on large ones; ``owners``:
-    only rows of these owner tags (:mod:`shiyi.memory.scopes`), compared exactly when they
-    are few however large the table."""
+    only rows of these owner tags (:mod:`shiyi.memory.scopes`); a viewer's own events are
+    compared exactly when they are few, however large the table."""
     if limit <= 0:
         return []
     if len(vector) != dimension:
@@ -191,7 +191,10 @@ def vector_search(
     table, key = VECTOR_TABLES[node], _KEY[node]
     estimate = rows(conn, table) if rows is not None else estimated_rows(conn, table)
     where = None if owners is None else owner_condition(node, owners)
-    exact = estimate < EXACT_SCAN_ROWS or (where is not None and _few(conn, table, where))
+    # events only: their owner is one index range; a fact's is a condition on its scope,
+    # which no index serves (counting would read the whole table)
+    few = node == "event" and where is not None and _few(conn, table, where)
+    exact = estimate < EXACT_SCAN_ROWS or few
     return nearest(conn, table, key, vector_literal(vector), limit, exact=exact, where=where)
 
 
