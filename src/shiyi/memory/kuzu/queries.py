@@ -1,4 +1,5 @@
-"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu.connection`."""
+"""Cypher text and row <-> record conversion for :mod:`shiyi.memory.kuzu.connection` and
+:mod:`shiyi.memory.kuzu.reads`."""
 
 from __future__ import annotations
 
