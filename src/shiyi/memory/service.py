@@ -19,14 +19,10 @@ from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.facts import Observation
-from shiyi.memory.lifecycle.forget import (
-    MEM0_LEDGER,
-    DataPaths,
-    ForgetPlan,
-    ForgetReport,
-    Forgetter,
-)
+from shiyi.memory.lifecycle.forget import Forgetter
+from shiyi.memory.lifecycle.forget_files import MEM0_LEDGER, DataPaths
 from shiyi.memory.lifecycle.forget_journal import journal_dir
+from shiyi.memory.lifecycle.forget_report import ForgetPlan, ForgetReport
 from shiyi.memory.lifecycle.health import (
     MemoryHealth,
     add_store_wide,

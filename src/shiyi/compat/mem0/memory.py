@@ -24,7 +24,7 @@ from shiyi.compat.mem0.shapes import (
 from shiyi.config import Settings
 from shiyi.errors import MemoryRequestError, UnknownMemory
 from shiyi.llm.protocol import ChatModel
-from shiyi.memory.lifecycle.forget import MEM0_LEDGER
+from shiyi.memory.lifecycle.forget_files import MEM0_LEDGER
 from shiyi.memory.models import EventRecord, FactRecord, SegmentType
 from shiyi.memory.operations import MemoryOperations
 from shiyi.memory.operations.local import LocalMemory

@@ -24,7 +24,8 @@ from shiyi.memory.kuzu.guard import damaged_sqlite_message
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.kuzu.rebuild import graph_damage, move_damaged, rebuild_graph
 from shiyi.memory.kuzu.store import GRAPH_NAME, SQLITE_NAME, EmbeddedStore
-from shiyi.memory.lifecycle.forget import DataPaths, Forgetter
+from shiyi.memory.lifecycle.forget import Forgetter
+from shiyi.memory.lifecycle.forget_files import DataPaths
 from shiyi.memory.lifecycle.forget_journal import ForgetJournal, journal_dir, tombstones
 from shiyi.memory.lock import StoreLock
 from shiyi.memory.models import EventRecord

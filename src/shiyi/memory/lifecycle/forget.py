@@ -26,145 +26,44 @@ with ``compact=True`` (the CLI's default) then rewrites the graph file through E
 (:mod:`shiyi.memory.kuzu.compact`); without it the text is unreachable by every query but its
 bytes remain until the file is compacted, which the report says (:meth:`ForgetReport.lines`,
 ``bytes_remain``) with the command that does it.
+
+This module plans and runs a forget (:class:`Forgetter`) and edits the job queue's payloads
+(:func:`payload_editor`).  The plan and the report it returns are in
+:mod:`~shiyi.memory.lifecycle.forget_report`; the erasing and scrubbing of the files beside
+the store (the session log, the caches, the mem0 ledger) in
+:mod:`~shiyi.memory.lifecycle.forget_files`.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from shiyi.errors import NothingToForget, StorageError
-from shiyi.index.embeddings.cache import CachedEmbedder, EmbeddingCache, content_hash
+from shiyi.errors import NothingToForget
+from shiyi.index.embeddings.cache import content_hash
 from shiyi.index.text import stem_word, tokenize
-from shiyi.memory.intake.segments import logged_rows, parse_event_id
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.forget_echoes import echoes_of
+from shiyi.memory.lifecycle.forget_files import (
+    DataPaths,
+    clear_summaries,
+    erase_embeddings,
+    erase_log,
+    erase_mem0_ledger,
+    scrub_files,
+)
 from shiyi.memory.lifecycle.forget_journal import ForgetEntry, ForgetJournal, unique
+from shiyi.memory.lifecycle.forget_report import ForgetPlan, ForgetReport
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.text.contextual import indexed_texts
-from shiyi.sessions.log import SessionLog
-from shiyi.sessions.run_files import rewrite_run_files, runs_root
 
 Search = Callable[[str, int], list[MemoryHit]]
 _QUERY_POOL, _QUERY_POOL_MIN = 4, 20
 """A forget by query searches ``limit * 4`` (at least 20) hits and keeps the matching ones."""
 _TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
 """Job payload keys holding free text: a job whose such value is a forgotten text goes."""
-
-
-COMPACT_HINT = (
-    "no search finds the forgotten text any more, but its bytes remain on disk in {files} "
-    "until compacted: stop `shiyi serve` (if it runs) and run `shiyi memory compact`"
-)
-
-
-MEM0_LEDGER = "mem0.sqlite3"
-"""The mem0 API's ledger's file name in the memory folder (``shiyi.compat.mem0.ledger``)."""
-
-
-@dataclass(slots=True, frozen=True)
-class DataPaths:
-    """Files outside the memory store that can hold memories' text."""
-
-    sessions_db: Path | None = None
-    summaries_db: Path | None = None
-    journal_dir: Path | None = None
-    """Where forgets are journaled before they delete (None: not journaled)."""
-    mem0_ledger: Path | None = None
-    """``shiyi.compat.mem0``'s ledger (metadata and change history by memory id), when the
-    mem0-shaped API keeps it in its default place beside the store."""
-
-
-@dataclass(slots=True)
-class ForgetPlan:
-    """What one forget will delete; shown to the user before :meth:`Forgetter.execute`."""
-
-    target: str
-    event_ids: list[str] = field(default_factory=list)
-    fact_ids: list[str] = field(default_factory=list)
-    queued_ids: list[str] = field(default_factory=list)
-    """Requested ids not in the graph: maybe still queued, so taken out of the job queue."""
-    entity_names: list[str] = field(default_factory=list)
-    user_id: str | None = None
-    texts: list[str] = field(default_factory=list)
-    """Further texts whose embeddings go (the query of a forget by query)."""
-    hits: list[MemoryHit] = field(default_factory=list)
-
-    def describe(self) -> str:
-        parts = [_count(len(self.event_ids), "event"), _count(len(self.fact_ids), "fact")]
-        if self.entity_names:
-            parts.append("entity " + ", ".join(self.entity_names))
-        if self.user_id is not None:
-            parts.append(f"every session of user {self.user_id!r}")
-        return ", ".join(parts)
-
-
-@dataclass(slots=True)
-class ForgetReport:
-    """How many records each store lost."""
-
-    target: str
-    events: int = 0
-    facts: int = 0
-    entities: int = 0
-    graph_sessions: int = 0
-    keyword_docs: int = 0
-    embeddings: int = 0
-    jobs_edited: int = 0
-    jobs_deleted: int = 0
-    messages: int = 0
-    log_sessions: int = 0
-    summaries: int = 0
-    run_files: int = 0
-    """Readable run files rendered again (or removed) without the forgotten messages."""
-    archives: int = 0
-    """Run archives among ``facts``: episodic memories quoting a forgotten message."""
-    sessions: list[str] = field(default_factory=list)
-    """Sessions whose events were forgotten: a live agent's transcript of them is stale."""
-    graph_file: str = ""
-    """The store file keeping deleted rows' bytes until compacted ("" if none does)."""
-    compacted: bool = False
-    """The graph file was rewritten, so no bytes of the deleted records remain in it."""
-    wal_busy: list[str] = field(default_factory=list)
-    """SQLite files whose WAL another connection kept from being truncated."""
-
-    @property
-    def bytes_remain(self) -> list[str]:
-        """Files that may still hold the forgotten text's bytes (unreachable by any query)."""
-        graph = [self.graph_file] if self.graph_file and self.total and not self.compacted else []
-        return [*graph, *self.wal_busy]
-
-    @property
-    def total(self) -> int:
-        """Events and facts deleted from the graph."""
-        return self.events + self.facts
-
-    def lines(self) -> list[str]:
-        rows = [
-            ("graph", f"{self.events} events, {self.facts} facts, {self.entities} entities, "
-                      f"{self.graph_sessions} sessions"),
-            ("keyword index", f"{self.keyword_docs} documents"),
-            ("embedding cache", f"{self.embeddings} vectors"),
-            ("job queue", f"{self.jobs_edited} jobs edited, {self.jobs_deleted} deleted"),
-            ("session log", f"{self.messages} messages, {self.log_sessions} sessions"),
-            ("run files", f"{self.run_files} rewritten"),
-            ("summaries", f"{self.summaries} cached summaries"),
-        ]  # fmt: skip
-        if self.compacted:
-            rows.append(("graph file", "rewritten without the deleted records"))
-        if self.archives:
-            rows.append(("run archives", f"{self.archives} quoting forgotten messages"))
-        lines = [f"  {name:<16} {text}" for name, text in rows]
-        lines += [f"  warning: {path} still has a WAL (another process reads it)"
-                  for path in self.wal_busy]  # fmt: skip
-        if self.bytes_remain:
-            lines.append(f"  note: {COMPACT_HINT.format(files=', '.join(self.bytes_remain))}")
-        return lines
 
 
 class Forgetter:
@@ -337,12 +236,12 @@ class Forgetter:
         )
         report.jobs_edited, report.jobs_deleted = self.jobs.rewrite_payloads(edit)
         hashes = [*entry.text_hashes, *(content_hash(n) for n in gone_entities)]
-        report.embeddings = self._erase_embeddings(hashes)
-        self._erase_log(entry, report)
-        self._erase_mem0_ledger(entry)
+        report.embeddings = erase_embeddings(self.embedder, self._memory_db(), hashes)
+        erase_log(self.paths.sessions_db, entry, report)
+        erase_mem0_ledger(self.paths.mem0_ledger, entry)
         if entry.events or entry.user_id is not None:
-            report.summaries = self._clear_summaries()
-        self._scrub_files(report)
+            report.summaries = clear_summaries(self.paths.summaries_db)
+        report.wal_busy += self.scrub_files()
         return report
 
     def _take_late_facts(self, entry: ForgetEntry) -> None:
@@ -382,66 +281,6 @@ class Forgetter:
         facts, events = self.store.entity_footprint(entity)
         return not facts and not events
 
-    def _erase_embeddings(self, text_hashes: list[str]) -> int:
-        if isinstance(self.embedder, CachedEmbedder):
-            return self.embedder.cache.delete_hashes(text_hashes)
-        path = self._memory_db()
-        if path is None or not path.exists():
-            return 0
-        cache = EmbeddingCache(path)  # no embedder now, but earlier runs may have cached
-        try:
-            return cache.delete_hashes(text_hashes)
-        finally:
-            cache.close()
-
-    def _erase_log(self, entry: ForgetEntry, report: ForgetReport) -> None:
-        event_ids, event_sessions = entry.event_ids, entry.event_sessions
-        user_id, sessions = entry.user_id, entry.user_sessions
-        path = self.paths.sessions_db
-        if path is None or not path.exists():
-            return
-        log = SessionLog(path)
-        try:
-            report.messages = log.forget_messages(_log_rows(log, event_ids, event_sessions))
-            if user_id is not None:
-                report.log_sessions, messages = log.forget_sessions(sessions, user_id=user_id)
-                report.messages += messages
-            # The readable run files quote the log: render them again without what went.
-            touched = [*report.sessions, *sessions]
-            report.run_files = rewrite_run_files(log, runs_root(path.parent), touched)
-        finally:
-            log.close()
-
-    def _erase_mem0_ledger(self, entry: ForgetEntry) -> None:
-        """The mem0 API's rows of the forgotten memories: their metadata and the history
-        of their texts (read here by table name: memory does not import the compat layer)."""
-        path = self.paths.mem0_ledger
-        if path is None or not path.exists():
-            return
-        with _connection(path) as conn:
-            if not (_has_table(conn, "owners") and _has_table(conn, "history")):
-                return
-            ids = entry.ids
-            if entry.user_id is not None:
-                owned = conn.execute(
-                    "SELECT memory_id FROM owners WHERE user_id = ?", (entry.user_id,)
-                )
-                ids = unique([*ids, *(str(row[0]) for row in owned)])
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                conn.execute(f"DELETE FROM history WHERE memory_id IN ({marks})", chunk)
-                conn.execute(f"DELETE FROM owners WHERE memory_id IN ({marks})", chunk)
-
-    def _clear_summaries(self) -> int:
-        path = self.paths.summaries_db
-        if path is None or not path.exists():
-            return 0
-        with _connection(path) as conn:
-            if not _has_table(conn, "summaries"):
-                return 0
-            return int(conn.execute("DELETE FROM summaries").rowcount)
-
     def _graph_file(self) -> str:
         """Where deleted rows' bytes stay until :meth:`MemoryStore.compact`: Kuzu's graph
         file (it masks deleted rows), or PostgreSQL's table files (dead tuples)."""
@@ -456,38 +295,9 @@ class Forgetter:
         path = getattr(self.store, "sqlite_path", None)
         return path if isinstance(path, Path) else None
 
-    def _scrub_files(self, report: ForgetReport) -> None:
-        report.wal_busy += self.scrub_files()
-
     def scrub_files(self) -> list[str]:
         """VACUUM the SQLite files beside the store; returns those whose WAL stayed."""
-        targets = [(self._memory_db(), ("kw_fts",)), (self.paths.sessions_db, ()),
-                   (self.paths.summaries_db, ()), (self.paths.mem0_ledger, ())]  # fmt: skip
-        return [
-            str(path)
-            for path, fts in targets
-            if path is not None and path.exists() and not scrub_sqlite(path, fts)
-        ]
-
-
-def _log_rows(
-    log: SessionLog, event_ids: list[str], sessions: dict[str, str]
-) -> list[tuple[int, str]]:
-    """The ``(row, session)`` of this log behind each event made from one of its rows (an
-    event of an older log, moved aside, names no row of this one).  An event whose session
-    the journal lacks is matched by its epoch alone, which names this log; a legacy id
-    (no epoch) then needs its session, since an older log's row has the same number."""
-    who = log.identity
-    pairs: list[tuple[int, str]] = []
-    unknown: list[int] = []
-    for event_id in event_ids:
-        for row in logged_rows([event_id], who.epoch, who.legacy_through):
-            if event_id in sessions:
-                pairs.append((row, sessions[event_id]))
-            elif (parsed := parse_event_id(event_id)) is not None and parsed.epoch:
-                unknown.append(row)
-    pairs += list(log.sessions_of(unknown).items())
-    return pairs
+        return scrub_files(self._memory_db(), self.paths)
 
 
 def payload_editor(
@@ -539,54 +349,6 @@ def payload_editor(
     return edit
 
 
-def scrub_sqlite(path: Path, fts_tables: Sequence[str] = ()) -> bool:
-    """Make deleted rows unrecoverable from a SQLite file: FTS5 ``optimize`` (deleted tokens
-    leave the index segments), ``VACUUM`` (rewrites every page, truncates the rest) and a
-    ``TRUNCATE`` checkpoint (empties the WAL, which holds old page images).
-
-    Returns False when another connection's open read kept the WAL from being truncated.
-    """
-    with _connection(path) as conn:
-        for table in fts_tables:
-            if _has_table(conn, table):
-                conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
-        conn.execute("VACUUM")
-        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-    return int(busy) == 0
-
-
-@contextmanager
-def _connection(path: Path) -> Iterator[sqlite3.Connection]:
-    """An autocommit connection with ``secure_delete`` on; errors become StorageError."""
-    try:
-        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise _scrub_error(path, exc) from exc
-    try:
-        conn.execute("PRAGMA secure_delete=ON")
-        yield conn
-    except sqlite3.Error as exc:
-        raise _scrub_error(path, exc) from exc
-    finally:
-        conn.close()
-
-
-def _scrub_error(path: Path, exc: sqlite3.Error) -> StorageError:
-    return StorageError(
-        f"could not scrub forgotten data from {path}: {exc}; the memories are deleted, but to "
-        f"overwrite their bytes stop other shiyi processes and run: sqlite3 {path} VACUUM"
-    )
-
-
 def _terms(text: str) -> frozenset[str]:
     """Search terms of ``text`` as stems, so "passwords" matches "password"."""
     return frozenset(stem_word(term) for term in tokenize(text))
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _has_table(conn: sqlite3.Connection, name: str) -> bool:
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-    return row is not None

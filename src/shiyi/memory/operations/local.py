@@ -29,7 +29,7 @@ from shiyi.api.schemas import (
     Scope,
 )
 from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
-from shiyi.memory.lifecycle.forget import ForgetReport
+from shiyi.memory.lifecycle.forget_report import ForgetReport
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.operations import views
 from shiyi.memory.operations.edits import patch_fact, writable_forget_plan

@@ -15,7 +15,7 @@ from shiyi.api.schemas import (
     MemoryHealthDetail,
     MemoryHitOut,
 )
-from shiyi.memory.lifecycle.forget import COMPACT_HINT, ForgetReport
+from shiyi.memory.lifecycle.forget_report import COMPACT_HINT, ForgetReport
 from shiyi.memory.lifecycle.health import MemoryHealth
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 
