@@ -4,23 +4,27 @@ The loop ends when the model answers without tool calls, at ``max_iterations``, 
 cancellation, on a usage limit, or when the model is stuck repeating itself.  Every message
 is written to the session log as it happens; every failure becomes an ``error`` event and a
 run status, never a lost session.
+
+This module drives the run and makes its model calls; the tool calls are
+:mod:`~shiyi.agent.tool_turn`'s, and how a run stops early (the stop signal, a cancel that
+interrupts any await) :mod:`~shiyi.agent.stops`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TypeAlias, TypeVar
+from typing import TypeAlias
 
 from shiyi.agent.echo import echo_detail, echoed, repeated_sentence, split_request
 from shiyi.agent.hooks import RunHooks
+from shiyi.agent.stops import Cancellation, _OutOfTime, _Stop
+from shiyi.agent.tool_turn import ToolTurns
 from shiyi.agent.transcript import Transcript
 from shiyi.context.plain import PLAIN_MAX_TOKENS
 from shiyi.errors import ModelError
@@ -34,8 +38,6 @@ from shiyi.events import (
     RunStart,
     RunStatus,
     TextDelta,
-    ToolCallEvent,
-    ToolResultEvent,
     UsageEvent,
     UserMessageInjected,
 )
@@ -52,11 +54,10 @@ from shiyi.llm.types import (
     Usage,
 )
 from shiyi.tools.base import ToolContext
-from shiyi.tools.registry import ToolOutcome, ToolRegistry
+from shiyi.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 PLAN_TOOL = "create_plan"
-T = TypeVar("T")
 Offload: TypeAlias = Callable[[Callable[[], list[Message]]], Awaitable[list[Message]]]
 
 
@@ -79,34 +80,6 @@ class RunLimits:
     """The first step's reply, made by the agent (:mod:`shiyi.agent.dispatch`)."""
     prompt_notes: tuple[str, ...] = field(default_factory=tuple)
     """Text the model's runtime adds to the prompt itself (checked for echoes too)."""
-
-
-class _Stop(Exception):
-    """Ends the run early with a status (internal control flow)."""
-
-    def __init__(self, status: RunStatus, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-
-
-class _Cancelled:
-    """Sentinel a relay puts in its queue when its task was cancelled."""
-
-
-class _OutOfTime(Exception):
-    """A relay's source sent nothing more before its deadline."""
-
-
-@dataclass(slots=True)
-class _Done:
-    pass
-
-
-STUCK_NUDGE = (
-    "\n\n[shiyi] You have made this exact call {count} times with the same arguments. "
-    "Do not repeat it: use what you already have, try a different approach, or answer."
-)
 
 
 class RunLoop:
@@ -146,10 +119,15 @@ class RunLoop:
         self._offload = offload
         self._inbox: list[str] = []
         self.last_input = time.monotonic()
-        self._current: asyncio.Task[None] | None = None
-        self._cancel_reason: str | None = None
-        self._calls_seen: Counter[str] = Counter()
-        self._nudged = False
+        self._cancellation = Cancellation()
+        self._tool_turns = ToolTurns(
+            tools=tools,
+            context=self._ctx,
+            hooks=hooks,
+            cancellation=self._cancellation,
+            record=self._record,
+            stuck_repeats=limits.stuck_repeats,
+        )
         self._mode: str | None = None
         self.iterations = 0
         self.usage = Usage()
@@ -176,8 +154,8 @@ class RunLoop:
 
     def abandon(self, reason: str) -> None:
         """End a run whose events were never consumed (its caller went away first)."""
-        self._cancel_reason = self._cancel_reason or reason
-        self._finish("cancelled", self._cancel_reason)
+        self._cancellation.reason = self._cancellation.reason or reason
+        self._finish("cancelled", self._cancellation.reason)
 
     def detach(self, reason: str) -> None:
         """End the run now, as its agent closes while a consumer still holds its stream:
@@ -187,14 +165,11 @@ class RunLoop:
         self._detached = True
 
     def cancel(self, reason: str = "cancelled by the user") -> None:
-        if self._cancel_reason is None:
-            self._cancel_reason = reason
-        if self._current is not None and not self._current.done():
-            self._current.cancel()
+        self._cancellation.cancel(reason)
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel_reason is not None
+        return self._cancellation.reason is not None
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -236,16 +211,18 @@ class RunLoop:
                         status, detail = "failed", echo_detail(self.echo)
                         yield ErrorEvent(message=detail, retryable=True)
                     break
-                async with aclosing(self._tool_turn(reply.tool_calls)) as tools:
+                async with aclosing(self._tool_turns.run(reply.tool_calls)) as tools:
                     async for event in tools:
                         yield event
+                for event in self._announced(self._hooks.pending_events()):
+                    yield event
         except _Stop as stop:
             status, detail = stop.status, stop.detail
         except ModelError as exc:
             status, detail = "failed", str(exc)
             yield ErrorEvent(message=str(exc), retryable=exc.retryable)
         except asyncio.CancelledError:
-            status, detail = "cancelled", self._cancel_reason or "the caller went away"
+            status, detail = "cancelled", self._cancellation.reason or "the caller went away"
             self._finish(status, detail)
             raise
         except Exception as exc:  # a bug must end the run visibly, not lose the session
@@ -254,8 +231,9 @@ class RunLoop:
             yield ErrorEvent(message=detail, retryable=False)
         except GeneratorExit:
             # The consumer closed the stream early (e.g. an HTTP client went away).
-            self._cancel_reason = self._cancel_reason or "the caller stopped reading events"
-            self._finish("cancelled", self._cancel_reason)
+            cancellation = self._cancellation
+            cancellation.reason = cancellation.reason or "the caller stopped reading events"
+            self._finish("cancelled", cancellation.reason)
             raise
         self._finish(status, detail)
         # A run that streamed nothing (an error first, say) still tells the UI its mode.
@@ -315,15 +293,11 @@ class RunLoop:
             out.append(event)
         return out
 
-    def _check_cancelled(self) -> None:
-        if self._cancel_reason is not None:
-            raise _Stop("cancelled", self._cancel_reason)
-
     # --- one model call --------------------------------------------------------------------
 
     async def _dispatched_turn(self) -> AsyncGenerator[Event | Message, None]:
         """The agent's own first reply, recorded as if the model had made it."""
-        self._check_cancelled()
+        self._cancellation.check()
         reply = self._limits.opening or Message("assistant")
         for event in self._announced([ResponseStart(mode="direct")]):
             yield event
@@ -334,7 +308,7 @@ class RunLoop:
 
     async def _model_turn(self) -> AsyncGenerator[Event | Message, None]:
         """Stream one reply; yields events, then the assembled (logged) assistant message."""
-        self._check_cancelled()
+        self._cancellation.check()
         choice = self._tool_choice()
         bare = choice == "none" and self._limits.bare_answers
         build = partial(self._hooks.messages, answering=choice == "none", plain=bare)
@@ -357,7 +331,8 @@ class RunLoop:
         cut = ""
         text = ""
         try:
-            async with aclosing(self._relay(stream, self._limits.reply_seconds)) as chunks:
+            relay = self._cancellation.relay(stream, self._limits.reply_seconds)
+            async with aclosing(relay) as chunks:
                 async for chunk in chunks:
                     assembler.add(chunk)
                     if self._mode is None:
@@ -415,139 +390,8 @@ class RunLoop:
     def _check_usage(self, pending: Sequence[ToolCall]) -> None:
         limit = self._limits.max_run_tokens
         if limit is not None and self.usage.total_tokens >= limit:
-            self._skip(pending, "not run: the run reached its token limit")
+            self._tool_turns.skip(pending, "not run: the run reached its token limit")
             raise _Stop("usage_limit", f"used {self.usage.total_tokens} tokens (limit {limit})")
-
-    def _skip(self, calls: Sequence[ToolCall], why: str) -> None:
-        for call in calls:
-            self._record(Message("tool", f"Error: {why}.", tool_call_id=call.id, name=call.name))
-
-    # --- tool calls ------------------------------------------------------------------------
-
-    async def _tool_turn(self, calls: tuple[ToolCall, ...]) -> AsyncGenerator[Event, None]:
-        for call in calls:
-            yield ToolCallEvent(call_id=call.id, name=call.name, args=_try_parse(call.arguments))
-        repeated = self._note_repeats(calls)
-        outcomes: dict[str, ToolOutcome] = {}
-        cached = {c.id: hit for c in calls if (hit := self._hooks.cached_result(c)) is not None}
-        to_run = [c for c in calls if c.id not in cached]
-        try:
-            for outcome in cached.values():
-                outcomes[outcome.call_id] = outcome
-                yield _result_event(outcome, cached=True)
-            if to_run:
-                async for outcome in self._relay(self._run_tools(to_run)):
-                    outcomes[outcome.call_id] = outcome
-                    self._hooks.tool_finished(_call_of(to_run, outcome), outcome)
-                    yield _result_event(outcome)
-        finally:
-            self._record_results(calls, outcomes, repeated)
-        for event in self._announced(self._hooks.pending_events()):
-            yield event
-
-    def _note_repeats(self, calls: Sequence[ToolCall]) -> dict[str, int]:
-        """Count identical calls; nudge once at the threshold, stop if it happens again."""
-        repeated: dict[str, int] = {}
-        for call in calls:
-            signature = _signature(call)
-            self._calls_seen[signature] += 1
-            if self._calls_seen[signature] >= self._limits.stuck_repeats:
-                repeated[call.id] = self._calls_seen[signature]
-        if repeated and self._nudged:
-            self._skip(calls, "not run: the run was stopped because the model repeated itself")
-            name = next(c.name for c in calls if c.id in repeated)
-            raise _Stop(
-                "stuck",
-                f"stopped: {name} was called {max(repeated.values())} times with the same "
-                "arguments, even after a reminder",
-            )
-        if repeated:
-            self._nudged = True
-        return repeated
-
-    async def _run_tools(self, calls: Sequence[ToolCall]) -> AsyncIterator[ToolOutcome]:
-        finished: asyncio.Queue[ToolOutcome] = asyncio.Queue()
-        batch = asyncio.ensure_future(
-            self._tools.execute_many(calls, self._ctx, on_done=finished.put_nowait)
-        )
-        try:
-            for _ in calls:
-                yield await finished.get()
-            await batch
-        finally:
-            if not batch.done():
-                batch.cancel()
-                await asyncio.gather(batch, return_exceptions=True)
-
-    def _record_results(
-        self,
-        calls: Sequence[ToolCall],
-        outcomes: dict[str, ToolOutcome],
-        repeated: dict[str, int],
-    ) -> None:
-        for call in calls:
-            outcome = outcomes.get(call.id)
-            if outcome is None:
-                content = "Error: cancelled before this tool finished."
-            else:
-                content = outcome.content
-            if call.id in repeated:
-                content += STUCK_NUDGE.format(count=repeated[call.id])
-            self._record(Message("tool", content, tool_call_id=call.id, name=call.name))
-
-    # --- cancellation plumbing ---------------------------------------------------------------
-
-    async def _relay(
-        self, source: AsyncIterator[T], seconds: float | None = None
-    ) -> AsyncGenerator[T, None]:
-        """Iterate ``source`` in its own task so :meth:`cancel` can interrupt any await;
-        past ``seconds`` raise :class:`_OutOfTime` (the source's task is cancelled)."""
-        queue: asyncio.Queue[T | _Cancelled | _Done | BaseException] = asyncio.Queue()
-
-        async def pump() -> None:
-            try:
-                async for item in source:
-                    queue.put_nowait(item)
-                queue.put_nowait(_Done())
-            except asyncio.CancelledError:
-                queue.put_nowait(_Cancelled())
-                raise
-            except BaseException as exc:
-                queue.put_nowait(exc)
-
-        task = asyncio.create_task(pump())
-        # A task cancelled before it first runs never enters pump's ``except``: without this
-        # callback nothing reaches the queue and the consumer waits forever (a cancel that
-        # arrived right after a model turn started hung the HTTP stream).
-        task.add_done_callback(lambda t: queue.put_nowait(_Cancelled()) if t.cancelled() else None)
-        self._current = task
-        if self._cancel_reason is not None:
-            task.cancel()
-        deadline = None if seconds is None else time.monotonic() + seconds
-        try:
-            while True:
-                item = await _next(queue, deadline)
-                if isinstance(item, _Done):
-                    return
-                if isinstance(item, _Cancelled):
-                    raise _Stop("cancelled", self._cancel_reason or "cancelled")
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-        finally:
-            self._current = None
-            if not task.done():
-                task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-
-async def _next(queue: asyncio.Queue[T], deadline: float | None) -> T:
-    if deadline is None:
-        return await queue.get()
-    try:
-        return await asyncio.wait_for(queue.get(), max(deadline - time.monotonic(), 0.0))
-    except TimeoutError:
-        raise _OutOfTime from None
 
 
 def _mode_from(chunk: StreamChunk) -> list[Event]:
@@ -557,32 +401,3 @@ def _mode_from(chunk: StreamChunk) -> list[Event]:
     if isinstance(chunk, TextChunk | ReasoningChunk) and chunk.text.strip():
         return [ResponseStart(mode="direct")]
     return []
-
-
-def _result_event(outcome: ToolOutcome, *, cached: bool = False) -> ToolResultEvent:
-    return ToolResultEvent(
-        call_id=outcome.call_id,
-        name=outcome.name,
-        ok=outcome.ok,
-        summary=outcome.summary,
-        duration_ms=round(outcome.duration_ms, 2),
-        cached=cached,
-    )
-
-
-def _call_of(calls: Sequence[ToolCall], outcome: ToolOutcome) -> ToolCall:
-    return next(c for c in calls if c.id == outcome.call_id)
-
-
-def _try_parse(arguments: str) -> dict[str, object] | None:
-    try:
-        value = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _signature(call: ToolCall) -> str:
-    parsed = _try_parse(call.arguments)
-    normalised = json.dumps(parsed, sort_keys=True) if parsed is not None else call.arguments
-    return f"{call.name}:{normalised}"
