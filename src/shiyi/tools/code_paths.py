@@ -12,7 +12,8 @@ deleting (reading stays allowed), unless ``tools.allow_code_paths`` says otherwi
 * ``.git`` itself and everything in it: ``.git/hooks/`` and ``.git/config`` (hooks,
   ``core.hooksPath`` and ``core.fsmonitor`` run programs at the next git command), and the
   files that point git at config and hooks elsewhere (``commondir``, a submodule's
-  ``modules/*/config`` and ``hooks``, ``config.worktree``); git itself still writes there;
+  ``modules/*/config`` and ``hooks``, ``config.worktree``); git itself still writes there
+  (what bash does to those files anyway is put back: :mod:`.builtins.git_guard`);
 * ``sitecustomize.py`` / ``usercustomize.py`` anywhere (run at every Python start);
 * a top-level module that shadows one Python would import: a ``.py`` file (or extension, or
   package) directly in a directory on shiyi's ``sys.path`` or its working directory, named

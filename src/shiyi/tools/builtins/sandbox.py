@@ -8,7 +8,9 @@ it), its own network namespace (unless ``tools.bash_network``: loopback services
 the chat's API are not reachable), no capabilities (as root bwrap would otherwise keep them
 all, and ``umount`` would show what is hidden), bounded processes and memory
 (:mod:`sandbox_limits`) and no session to escape to.  Without bwrap (or with
-``tools.bash_sandbox: off``) it runs as plain bash with the parsed checks only.
+``tools.bash_sandbox: off``) it runs as plain bash with the parsed checks, and the
+agent's config and git's config and hooks put back after it (:mod:`.config_guard`,
+:mod:`.git_guard`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from shiyi.errors import ToolError
@@ -134,7 +137,13 @@ def describe_sandbox(mode: str, *, network: bool = False) -> str:
 
 
 def bwrap_argv(
-    binary: str, root: Path, protection: Protection, *, network: bool = False
+    binary: str,
+    root: Path,
+    protection: Protection,
+    *,
+    network: bool = False,
+    scan: WorkspaceScan | None = None,
+    read_only: Iterable[Path] = (),
 ) -> list[str]:
     """The bwrap command line that runs what follows it confined to ``root``.
 
@@ -142,7 +151,9 @@ def bwrap_argv(
     interpreter's prefixes under /tmp and the workspace, its code locations read-only on top
     (virtualenvs, .git hooks and config, top-level .pth / shadowing modules), then the
     protected paths hidden on top (a data dir inside the workspace too).  ``network``: share
-    this machine's network.
+    this machine's network; ``scan``: the workspace's walk, if already made; ``read_only``:
+    more paths in the workspace to bind read-only (git's config and hooks in every git
+    directory: :mod:`.git_guard`).
     """
     argv = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp"]  # fmt: skip
@@ -151,14 +162,15 @@ def bwrap_argv(
         argv += ["--ro-bind", str(prefix), str(prefix)]
     argv += ["--bind", str(root), str(root)]
     if protection.code_dirs is not None:  # code locations stay readable, not writable
-        for path in code_locations(root):
+        for path in dict.fromkeys([*code_locations(root), *read_only]):
             argv += ["--ro-bind", str(path), str(path)]
     exposed = [root, *prefixes]
     hidden_dirs = protection.hidden_dirs(root)
     for directory in hidden_dirs:
         if _visible(directory, exposed):
             argv += ["--tmpfs", str(directory)]
-    files = {*protection.hidden_files(root), *workspace_secrets(root)}
+    secrets = (scan or scan_workspace(root)).secrets
+    files = {*protection.hidden_files(root), *secrets}
     for file in sorted(files):
         if _visible(file, exposed) and not _under_any(file, hidden_dirs):
             argv += ["--ro-bind", "/dev/null", str(file)]
@@ -171,6 +183,16 @@ def bwrap_argv(
     return argv
 
 
+@dataclass(frozen=True, slots=True)
+class WorkspaceScan:
+    """What one walk of the workspace found."""
+
+    secrets: list[Path]
+    """Files :func:`protected_name` calls secret."""
+    git: list[Path]
+    """Entries named ``.git`` (repositories, ``gitdir:`` files), not followed."""
+
+
 def workspace_secrets(root: Path, limit: int | None = None) -> list[Path]:
     """Files below ``root`` that :func:`protected_name` calls secret (``.env``, ``.env.*``
     but templates, ``shiyi.yaml``), found without following links into other trees.
@@ -178,19 +200,28 @@ def workspace_secrets(root: Path, limit: int | None = None) -> list[Path]:
     Skips :data:`SCAN_SKIP` and virtualenvs (a ``pyvenv.cfg`` marks one) and stops after
     ``limit`` entries (default :data:`SCAN_MAX_ENTRIES`), warning that the rest of the
     workspace was not searched."""
+    return scan_workspace(root, limit).secrets
+
+
+def scan_workspace(root: Path, limit: int | None = None) -> WorkspaceScan:
+    """The secret files and ``.git`` entries below ``root``: one walk, bounded and skipping
+    as :func:`workspace_secrets` says."""
     limit = SCAN_MAX_ENTRIES if limit is None else limit
     started = time.monotonic()
-    found: list[Path] = []
+    found = WorkspaceScan([], [])
     for seen, entry in enumerate(_walk(root), 1):
         if seen > limit:
             log.warning(
-                "the workspace %s has more than %d entries; the bash sandbox hid the secret "
-                "files found in the first %d only (searched in %.2f s)",
+                "the workspace %s has more than %d entries; only the first %d were searched "
+                "for secret files (hidden from sandboxed bash) and git directories (whose "
+                "config and hooks bash may not change) (searched in %.2f s)",
                 root, limit, limit, time.monotonic() - started,
             )  # fmt: skip
             break
-        if protected_name(entry.name) and entry.is_file():
-            found.append(Path(entry.path))
+        if entry.name == ".git":
+            found.git.append(Path(entry.path))
+        elif protected_name(entry.name) and entry.is_file():
+            found.secrets.append(Path(entry.path))
     return found
 
 

@@ -15,14 +15,17 @@ from pathlib import Path
 from shiyi.config.settings import ToolSettings
 from shiyi.errors import ToolError
 from shiyi.tools.base import FunctionTool, Tool, ToolContext, tool
+from shiyi.tools.builtins import git_guard
 from shiyi.tools.builtins.bash_checks import check_command
 from shiyi.tools.builtins.config_guard import restore, take_snapshot
 from shiyi.tools.builtins.sandbox import (
     RUN_MARKER,
+    WorkspaceScan,
     bwrap_argv,
     command_environment,
     describe_sandbox,
     sandbox_binary,
+    scan_workspace,
 )
 from shiyi.tools.builtins.sandbox_limits import RunLimits, run_limits
 from shiyi.tools.builtins.unsandboxed import close_to_inspection, supervised
@@ -151,14 +154,22 @@ async def run_confined(
 ) -> Outcome:
     """Run ``program`` (an interpreter and its arguments) the way ``bash`` runs a command:
     in the workspace, under the sandbox when there is one, with the allowed environment,
-    within the timeout, and with the agent's own configuration put back if it changed it.
-    The caller has already checked what it runs.  A timeout raises :class:`ToolError`."""
+    within the timeout, and with the agent's own configuration and git's config and hooks
+    (:mod:`.git_guard`) put back if it changed them.  The caller has already checked what it
+    runs.  A timeout raises :class:`ToolError`."""
     seconds, notes = _effective_timeout(timeout, ctx)
     snapshot = take_snapshot(ctx.workspace)
+    root = ctx.workspace.root
+    guard_git = ctx.workspace.protected.code_dirs is not None  # not tools.allow_code_paths
+    scan = scan_workspace(root) if guard_git else None
+    git = git_guard.take(root, scan.git) if scan is not None else None
     try:
-        run = await _execute(program, ctx, seconds)
+        run = await _execute(program, ctx, seconds, scan, git)
     finally:
         restored = restore(snapshot)
+        git_restored = git_guard.restore(root, git, scan_workspace(root).git) if git else None
+    if git_restored is not None and (git_note := git_restored.note(root)):
+        notes.append(git_note)
     if restored:
         names = ", ".join(ctx.workspace.display(p) for p in restored)
         notes.append(
@@ -167,7 +178,7 @@ async def run_confined(
         )
     notes += run.notes
     if run.ending is Ending.TIMED_OUT:
-        limits = "".join(f"\nnote: {n}" for n in run.notes)
+        limits = "".join(f"\nnote: {n}" for n in notes)
         raise ToolError(
             f"the command timed out after {seconds:g} s; it and all its child processes were "
             f"killed. {_LONG_JOB_ADVICE[run.sandboxed]}{limits}\nOutput before the timeout:\n"
@@ -220,9 +231,15 @@ def _describe_code(code: int | None) -> str:
     return str(code)
 
 
-async def _execute(program: list[str], ctx: ToolContext, seconds: float) -> _Run:
+async def _execute(
+    program: list[str],
+    ctx: ToolContext,
+    seconds: float,
+    scan: WorkspaceScan | None = None,
+    git: git_guard.GitSnapshot | None = None,
+) -> _Run:
     marker = uuid.uuid4().hex
-    argv, env, limits = _command_argv(program, ctx, marker)
+    argv, env, limits = _command_argv(program, ctx, marker, scan, git)
     try:
         return await _execute_limited(argv, env, limits, ctx, seconds, marker)
     finally:
@@ -268,11 +285,16 @@ async def _execute_limited(
 
 
 def _command_argv(
-    program: list[str], ctx: ToolContext, marker: str
+    program: list[str],
+    ctx: ToolContext,
+    marker: str,
+    scan: WorkspaceScan | None = None,
+    git: git_guard.GitSnapshot | None = None,
 ) -> tuple[list[str], dict[str, str], RunLimits | None]:
     """What to exec (``program``, under bwrap when there is one, else under the supervisor
     of :mod:`.unsandboxed`), its environment and, in the sandbox, its resource limits (None:
-    not sandboxed)."""
+    not sandboxed).  ``scan``: the workspace's walk, if made; ``git``: the guarded git
+    files, bound read-only in the sandbox."""
     settings = ctx.settings
     env = command_environment(settings.bash_env, marker=marker)
     binary = sandbox_binary(settings.bash_sandbox)
@@ -283,8 +305,14 @@ def _command_argv(
     env["TMPDIR"] = "/tmp"
     env["XDG_CACHE_HOME"] = "/tmp/.cache"
     close_to_inspection()  # bwrap is Linux-only; a sandbox that leaks /proc stays closed too
+    root = ctx.workspace.root
     prefix = bwrap_argv(
-        binary, ctx.workspace.root, ctx.workspace.protected, network=settings.bash_network
+        binary,
+        root,
+        ctx.workspace.protected,
+        network=settings.bash_network,
+        scan=scan,
+        read_only=git.read_only(root) if git is not None else (),
     )
     return [*prefix, *program], env, run_limits(settings, marker)
 
