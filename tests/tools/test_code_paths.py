@@ -69,6 +69,12 @@ WRITES = [
     ("json.py", "shadow the Python module 'json'"),
     ("pydantic/__init__.py", "shadow the Python module 'pydantic'"),
     ("shiyi.py", "shadow the Python module 'shiyi'"),
+    # Case folded: on macOS and Windows these are the files above.
+    (".GIT/Hooks/pre-commit", "git runs the programs in .git/hooks"),
+    (".Git/CONFIG", "core.hooksPath"),
+    (".git/COMMONDIR", "commondir"),
+    ("anything/X.PTH", "a .pth file runs code"),
+    ("src/SiteCustomize.py", "sitecustomize.py runs at every Python start"),
 ]
 
 

@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 
 from shiyi.config import Settings, load_settings
-from shiyi.errors import ProtectedPath, WorkspaceViolation
+from shiyi.errors import CommandDenied, ProtectedPath, WorkspaceViolation
 from shiyi.events import ToolResultEvent
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.tools.base import FunctionTool, ToolContext
+from shiyi.tools.builtins.bash_checks import check_command
 from shiyi.tools.builtins.files import edit_file, list_dir, read_file, write_file
 from shiyi.tools.builtins.search import grep
+from shiyi.tools.protection import protected_name
 from tests.conftest import AppOpener, collect
 
 TOKEN = "tok-do-not-leak-4711"
@@ -154,6 +156,21 @@ async def test_dotenv_files_are_refused_but_templates_are_not(
     with pytest.raises(ProtectedPath, match=r"\.env file holds secrets"):
         await run(read_file, ctx, path=".env")
     assert "DEEPSEEK_API_KEY=" in await run(read_file, ctx, path=".env.example")
+
+
+@pytest.mark.parametrize("name", ["Shiyi.YAML", "SHIYI.yaml", ".ENV", ".Env.Local"])
+async def test_protected_names_match_in_any_case(ctx: ToolContext, name: str) -> None:
+    """On macOS and Windows ``Shiyi.YAML`` is ``shiyi.yaml``: the next start loads it."""
+    assert protected_name(name) is not None
+    with pytest.raises(ProtectedPath, match="protected"):
+        await run(write_file, ctx, path=name, content=LIFT)
+    with pytest.raises(CommandDenied, match="protected"):
+        check_command(f"echo x > {name}", ctx.workspace, [])
+
+
+def test_templates_stay_readable_in_any_case() -> None:
+    assert protected_name(".ENV.Example") is None
+    assert protected_name("shiyi.yaml.bak") is None
 
 
 async def test_grep_skips_protected_files(workspace: Path, ctx: ToolContext) -> None:

@@ -47,7 +47,8 @@ def code_reason(path: Path, module_dirs: Iterable[Path]) -> str | None:
 
 
 def _by_name(path: Path) -> str | None:
-    name, parts = path.name, path.parts
+    # Case folded: on macOS and Windows ``.GIT/Hooks`` and ``X.PTH`` are the same files.
+    name, parts = path.name.casefold(), tuple(p.casefold() for p in path.parts)
     if name.endswith(".pth"):
         return "a .pth file runs code at every Python start"
     if name == "pyvenv.cfg":

@@ -28,7 +28,9 @@ def protected_name(name: str) -> str | None:
 
     Any ``shiyi.yaml``, existing or not: one created in the working directory is the config
     the next start loads.  ``.env`` files hold keys (``.env.example`` and the like do not).
+    In any case: on macOS and Windows ``Shiyi.YAML`` and ``.ENV`` are those same files.
     """
+    name = name.casefold()
     if name == CONFIG_FILE_NAME:
         return f"a file named {CONFIG_FILE_NAME} is shiyi's configuration"
     if name == ".env" or (name.startswith(".env.") and not name.endswith(_ENV_TEMPLATES)):
