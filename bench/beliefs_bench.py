@@ -58,8 +58,8 @@ from shiyi.app import App
 from shiyi.config import load_settings
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
 from shiyi.llm.types import Message
-from shiyi.memory.lifecycle.facts import normalize_key
 from shiyi.memory.lifecycle.pipeline import CONSOLIDATE, EXTRACT
+from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
 from shiyi.memory.service import Memory
 

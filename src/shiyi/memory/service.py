@@ -18,7 +18,6 @@ from shiyi.memory.intake.relink import relink as relink_store
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
-from shiyi.memory.lifecycle.facts import Observation
 from shiyi.memory.lifecycle.forget import Forgetter
 from shiyi.memory.lifecycle.forget_files import MEM0_LEDGER, DataPaths
 from shiyi.memory.lifecycle.forget_journal import journal_dir
@@ -29,6 +28,7 @@ from shiyi.memory.lifecycle.health import (
     collect_health,
     collect_visible_health,
 )
+from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
 from shiyi.memory.lifecycle.resolution import Mention
 from shiyi.memory.models import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 
-from shiyi.memory.lifecycle.facts import Observation
+from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.models import EventRecord, FactKind, FactRecord, Scope
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from shiyi.memory.lifecycle.extraction import EXTRACTION_PROMPT
-from shiyi.memory.lifecycle.facts import Observation
+from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.models import EventRecord
 
 CONSOLIDATION_PROMPT = (

@@ -29,8 +29,9 @@ from shiyi.memory.lifecycle.extraction import (
     extract,
     render_window,
 )
-from shiyi.memory.lifecycle.facts import FactWriter, Observation, WriteReport
+from shiyi.memory.lifecycle.facts import FactWriter
 from shiyi.memory.lifecycle.lifetimes import clear_default_lifetimes
+from shiyi.memory.lifecycle.observations import Observation, WriteReport
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
 from shiyi.memory.lifecycle.statements import named_speaker, stating_turn
 from shiyi.memory.lifecycle.temporal import day_start, find_dates, resolve_relative

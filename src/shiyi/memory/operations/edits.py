@@ -13,8 +13,8 @@ from typing import Literal
 
 from shiyi.errors import Conflict, NotFound, ShiyiError
 from shiyi.memory.intake.worker import EMBED
-from shiyi.memory.lifecycle.facts import normalize_key
 from shiyi.memory.lifecycle.forget_report import ForgetPlan
+from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
 from shiyi.memory.operations.fact_views import strip_key_prefix
 from shiyi.memory.service import Memory
