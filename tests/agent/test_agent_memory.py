@@ -14,7 +14,7 @@ from shiyi.config import Settings, load_settings
 from shiyi.errors import SessionNotFound
 from shiyi.llm.scripted import ScriptedModel, call, reply
 from shiyi.memory.models import Anchor, MemoryHit
-from shiyi.sessions.log import SessionOwner
+from shiyi.sessions.records import SessionOwner
 from tests.conftest import collect
 from tests.support.requests import run_context
 

@@ -7,7 +7,8 @@ import pytest
 
 from shiyi.errors import SessionNotFound, StorageError
 from shiyi.llm.types import Message, ToolCall
-from shiyi.sessions.log import SessionLog, SessionOwner
+from shiyi.sessions.log import SessionLog
+from shiyi.sessions.records import SessionOwner
 
 
 @pytest.fixture

@@ -28,7 +28,8 @@ from shiyi.llm.gate import conversation
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.tokens import TokenCounter
 from shiyi.llm.types import Message, ToolChoice
-from shiyi.sessions.log import SessionInfo, SessionLog, SessionOwner, new_id
+from shiyi.sessions.log import SessionLog, new_id
+from shiyi.sessions.records import SessionInfo, SessionOwner
 from shiyi.sessions.run_files import runs_root, write_run_file
 from shiyi.tools.base import ToolContext
 from shiyi.tools.registry import ToolRegistry

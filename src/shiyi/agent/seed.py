@@ -12,7 +12,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shiyi.sessions.log import RunRecord, SessionLog
+from shiyi.sessions.log import SessionLog
+from shiyi.sessions.records import RunRecord
 
 if TYPE_CHECKING:
     from shiyi.memory.service import Memory

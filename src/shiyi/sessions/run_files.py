@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from shiyi.llm.types import Message
-from shiyi.sessions.log import LoggedMessage, RunRecord, SessionLog
+from shiyi.sessions.log import SessionLog
+from shiyi.sessions.records import LoggedMessage, RunRecord
 
 RUNS_DIR = "runs"
 MESSAGE_CAP = 4000

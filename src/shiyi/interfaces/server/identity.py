@@ -18,7 +18,7 @@ from starlette.types import Scope
 
 from shiyi.config.settings import Settings
 from shiyi.memory.scopes import Viewer
-from shiyi.sessions.log import SessionOwner
+from shiyi.sessions.records import SessionOwner
 
 STATE_KEY = "shiyi_identity"
 

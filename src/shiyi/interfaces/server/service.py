@@ -20,7 +20,8 @@ from shiyi.events import Event, RunEnd
 from shiyi.interfaces.server.identity import Identities, Identity
 from shiyi.llm.protocol import ChatModel
 from shiyi.memory.work import defer_work_while
-from shiyi.sessions.log import RunRecord, SessionLog
+from shiyi.sessions.log import SessionLog
+from shiyi.sessions.records import RunRecord
 from shiyi.tools.builtins import check_tool_names
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from shiyi.api.schemas import MessageOut, RunOut, SessionOut, ToolCallOut
 from shiyi.memory.operations.wire import event_out, fact_detail, fact_out, health_detail, hit_out
-from shiyi.sessions.log import LoggedMessage, RunRecord, SessionInfo
+from shiyi.sessions.records import LoggedMessage, RunRecord, SessionInfo
 
 
 def session_out(info: SessionInfo) -> SessionOut:

@@ -20,7 +20,8 @@ from shiyi.memory.intake.worker import INGEST, event_payload
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.models import EventRecord
 from shiyi.memory.protocol import MemoryStore
-from shiyi.sessions.log import LoggedMessage, LogIdentity, RunMessageOwner, SessionLog
+from shiyi.sessions.log import SessionLog
+from shiyi.sessions.records import LoggedMessage, LogIdentity, RunMessageOwner
 
 log = logging.getLogger(__name__)
 

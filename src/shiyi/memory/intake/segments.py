@@ -1,7 +1,7 @@
 """Cut logged chat messages into anchored Event segments (no LLM, no embedding).
 
 A logged message's events are named after its session-log row: ``ev_<epoch>_<row>_<segment>``.
-The epoch is the log's own random name (:attr:`shiyi.sessions.log.LogIdentity.epoch`), so a
+The epoch is the log's own random name (:attr:`shiyi.sessions.records.LogIdentity.epoch`), so a
 log moved aside and started again (rows from 1) names its messages apart from the old log's,
 whose turns memory keeps.  Logs written before epochs existed named their events
 ``ev_<row>_<segment>``: the rows they held then keep those ids (the log remembers up to which
