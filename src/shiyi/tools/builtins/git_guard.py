@@ -323,16 +323,21 @@ def _state_at(fd: int, rel: Key) -> State | None:
         return None if parent is None else _state(parent, rel[-1])
 
 
-@contextlib.contextmanager
-def _opened(fd: int, rel: Key) -> Iterator[int | None]:
+def _opened(fd: int, rel: Key) -> contextlib.AbstractContextManager[int | None]:
     """``rel`` below the directory ``fd``, every component opened without following a
     link; None when one is missing, a link or not a directory."""
+    return _walk(fd, rel, make=False)
+
+
+@contextlib.contextmanager
+def _walk(fd: int, rel: Key, *, make: bool) -> Iterator[int | None]:
+    """``rel`` below ``fd`` opened one component at a time without following links;
+    ``make``: a missing component, or a link or file in the way, becomes a directory."""
     current = os.dup(fd)
     try:
         for part in rel:
-            try:
-                inner = os.open(part, _DIR_FLAGS, dir_fd=current)
-            except OSError:
+            inner = _step(current, part, make)
+            if inner is None:
                 yield None
                 return
             os.close(current)
@@ -340,6 +345,20 @@ def _opened(fd: int, rel: Key) -> Iterator[int | None]:
         yield current
     finally:
         os.close(current)
+
+
+def _step(fd: int, part: str, make: bool) -> int | None:
+    try:
+        return os.open(part, _DIR_FLAGS, dir_fd=fd)
+    except OSError:
+        if not make:
+            return None
+    try:
+        _remove(fd, part)
+        os.mkdir(part, 0o755, dir_fd=fd)
+        return os.open(part, _DIR_FLAGS, dir_fd=fd)
+    except OSError:
+        return None
 
 
 def _state(fd: int, name: str) -> State | None:
@@ -458,28 +477,10 @@ def _kept(key: Key, state: State, owner: Key) -> bool:
     return target == posixpath.join(*owner[:-2])
 
 
-@contextlib.contextmanager
-def _made(fd: int, rel: Key) -> Iterator[int | None]:
+def _made(fd: int, rel: Key) -> contextlib.AbstractContextManager[int | None]:
     """Like :func:`_opened`, making each missing component a directory and replacing a
     link or file in the way by one (inside a git directory: nothing else lives there)."""
-    current = os.dup(fd)
-    try:
-        for part in rel:
-            try:
-                inner = os.open(part, _DIR_FLAGS, dir_fd=current)
-            except OSError:
-                try:
-                    _remove(current, part)
-                    os.mkdir(part, 0o755, dir_fd=current)
-                    inner = os.open(part, _DIR_FLAGS, dir_fd=current)
-                except OSError:
-                    yield None
-                    return
-            os.close(current)
-            current = inner
-        yield current
-    finally:
-        os.close(current)
+    return _walk(fd, rel, make=True)
 
 
 def _remove(fd: int, name: str) -> None:
