@@ -165,3 +165,33 @@ def test_the_graph_path_reaches_only_the_facts_a_viewer_may_see(open_store: Stor
         "tulips", mode="graph", viewer=ANA, touch=False
     )
     assert {h.id for h in hits} == {"f_user", "f_agent", "f_team"}
+
+
+def test_another_users_many_turns_change_nothing_of_a_viewers_keyword_search(
+    open_store: StoreFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ana's few turns are scored over her own statistics on both backends: bo saying her
+    words hundreds of times changes neither what her search finds nor its scores (which
+    would tell how often others say a word), and a word bo says past the scoring budget
+    is still searched for her."""
+    from shiyi.index import keyword
+    from shiyi.memory.postgres import keywords
+
+    monkeypatch.setattr(keyword, "_SCORE_BUDGET", 50)
+    monkeypatch.setattr(keywords, "SCORE_BUDGET", 50)
+    store = open_store()
+    texts = ["my pottery class meets on Saturday", "the kiln firing went wrong",
+             "the pottery teacher liked my bowls", "we baked bread on Saturday"]  # fmt: skip
+    store.add_events([turn(i, text, user_id="ana") for i, text in enumerate(texts)])
+    store.add_events([turn(10, "a quiet evening", user_id="bo")])
+
+    def ana(query: str) -> list[tuple[str, float]]:
+        return [(s.id, round(s.score, 9)) for s in store.keyword_search(query, 10, ANA.owners())]
+
+    alone = ana("pottery teacher on Saturday")
+    crowd = [turn(100 + i, f"pottery for sale on Saturday, lot {i}", user_id="bo")
+             for i in range(120)]  # fmt: skip
+    store.add_events(crowd)
+    assert ana("pottery teacher on Saturday") == alone
+    assert [key for key, _ in alone] == ["e2", "e0", "e3"]
+    assert [key for key, _ in ana("pottery kiln")] == ["e1", "e0", "e2"]

@@ -22,6 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import Literal, TypeAlias
 
+from shiyi.index import keyword_visible
+from shiyi.index.keyword_visible import Document, VisibleDocuments
 from shiyi.index.spelling import corrections, indexed_forms, search_terms, unknown_words
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.index.text import query_terms, tokenize
@@ -51,6 +53,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS kw_fts USING fts5(
 _SCORE_BUDGET = 4000
 # Only documents without an owner: finds what an older index has yet to be told.
 _UNOWNED_INDEX = "CREATE INDEX IF NOT EXISTS kw_docs_unowned ON kw_docs(seq) WHERE owner = ''"
+# One owner's documents are one range: a viewer's few are read without the others'.
+_OWNER_INDEX = "CREATE INDEX IF NOT EXISTS kw_docs_owner ON kw_docs(owner)"
 # CROSS JOIN keeps the full-text match the outer loop: the owner filter is checked per match.
 _SEARCH = """
 SELECT d.id, bm25(kw_fts) AS rank_score, d.node
@@ -166,6 +170,7 @@ def _add_owner_column(conn: sqlite3.Connection) -> None:
         with conn:
             conn.execute("ALTER TABLE kw_docs ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
     conn.execute(_UNOWNED_INDEX)
+    conn.execute(_OWNER_INDEX)
 
 
 class KeywordIndex:
@@ -177,6 +182,7 @@ class KeywordIndex:
         self._stems = stems
         self._file = path if isinstance(path, SqliteFile) else SqliteFile(path)
         self._owns_file = not isinstance(path, SqliteFile)
+        self._visible = VisibleDocuments()
         with self._file.errors("create the keyword index"):
             conn = self._file.conn()
             conn.executescript(_SCHEMA)
@@ -205,14 +211,17 @@ class KeywordIndex:
         ]
         if not rows:
             return 0
+        written = []
         with self._file.write("index documents") as conn:
             for doc_id, node, owner, terms in rows:
-                self._upsert(conn, doc_id, node, owner, terms)
+                seq = self._upsert(conn, doc_id, node, owner, terms)
+                written.append((owner, Document(seq, doc_id, _node(node), terms.split())))
+        self._visible.added(written)
         return len(rows)
 
     @staticmethod
-    def _upsert(conn: sqlite3.Connection, doc_id: str, node: str, owner: str, terms: str) -> None:
-        seq = conn.execute(
+    def _upsert(conn: sqlite3.Connection, doc_id: str, node: str, owner: str, terms: str) -> int:
+        seq: int = conn.execute(
             "INSERT INTO kw_docs(id, node, owner) VALUES (?, ?, ?) "
             "ON CONFLICT(id) DO UPDATE SET node = excluded.node, owner = CASE"
             " WHEN excluded.owner = '' THEN kw_docs.owner ELSE excluded.owner END RETURNING seq",
@@ -220,6 +229,7 @@ class KeywordIndex:
         ).fetchone()[0]
         conn.execute("DELETE FROM kw_fts WHERE rowid = ?", (seq,))
         conn.execute("INSERT INTO kw_fts(rowid, terms) VALUES (?, ?)", (seq, terms))
+        return seq
 
     def set_owners(self, owners: Mapping[str, str]) -> None:
         """Tell the owner tag of documents already indexed (ids not indexed are skipped)."""
@@ -229,6 +239,7 @@ class KeywordIndex:
             conn.executemany(
                 "UPDATE kw_docs SET owner = ? WHERE id = ?", [(o, i) for i, o in owners.items()]
             )
+        self._visible.forget()
 
     def unowned(self, limit: int) -> list[tuple[str, IndexedNode]]:
         """Up to ``limit`` (id, node) of documents indexed without an owner, oldest first."""
@@ -249,6 +260,7 @@ class KeywordIndex:
                 if row is not None:
                     conn.execute("DELETE FROM kw_fts WHERE rowid = ?", (row[0],))
                     removed += 1
+        self._visible.removed(ids)
         return removed
 
     # --- reads -----------------------------------------------------------------------
@@ -261,6 +273,8 @@ class KeywordIndex:
     ) -> list[Scored]:
         """Best matches first; score is ``-bm25`` (higher is better); ``owners``: only
         documents of these owner tags (and of none known yet), default every document.
+        A viewer who may see few of a shared index's documents is scored over those alone
+        (:mod:`shiyi.index.keyword_visible`).
 
         Terms are OR-ed so a document matching only some of them still ranks; BM25 puts
         documents matching more (and rarer) terms first.  A word that looks mistyped is
@@ -280,6 +294,9 @@ class KeywordIndex:
             if extra:
                 terms = [*terms, *extra]
                 counts |= _counts(conn, extra)
+            if tags and keyword_visible.few_visible(conn, tags):
+                documents = self._visible.documents(conn, tags)
+                return keyword_visible.bm25(documents, terms, limit, node)
             expression, min_rowid = _plan(conn, terms, counts, owners)
             if not expression:
                 return []

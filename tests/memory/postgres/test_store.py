@@ -35,6 +35,7 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: st
             (4, "statement time"),
             (5, "echoes unembedded"),
             (6, "owner searches"),
+            (7, "keyword owner index"),
         ]
         conn.execute(
             "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",

@@ -18,6 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, TypeAlias
 
+from shiyi.index.keyword_visible import FEW_DOCUMENTS
 from shiyi.index.spelling import corrections, indexed_forms, search_terms, unknown_words
 from shiyi.index.text import query_terms, tokenize
 from shiyi.memory.models import Scored
@@ -130,7 +131,12 @@ def search(
         terms = [*terms, *extra]
         frequency |= dict.fromkeys(extra, 0) | _held(conn, extra)
     tags = None if owners is None else [*sorted(set(owners)), ""]
-    chosen, min_seq = _plan(conn, terms, frequency, tags)
+    visible = _few_visible(conn, tags, terms) if tags is not None else None
+    if visible is not None:  # scored over the viewer's own documents and statistics
+        docs, tokens, frequency = visible
+        chosen, min_seq = [t for t in terms if frequency[t] > 0], 0
+    else:
+        chosen, min_seq = _plan(conn, terms, frequency, tags)
     if not chosen:
         return []
     idfs = [_idf(docs, frequency[t]) for t in chosen]
@@ -149,6 +155,36 @@ def search(
     filters = ("AND d.node = %(node)s " if node is not None else "") + _owners_sql(tags)
     rows = conn.execute(_SEARCH.format(filters=filters), params).fetchall()
     return [Scored(str(i), float(score), _node(kind)) for i, kind, score in rows]
+
+
+def _few_visible(
+    conn: Conn, tags: list[str], terms: Sequence[str]
+) -> tuple[int, int, dict[str, int]] | None:
+    """(documents, tokens, documents holding each term) among the documents of ``tags``,
+    when they are at most :data:`~shiyi.index.keyword_visible.FEW_DOCUMENTS` while some
+    document is another's; else None.  As the embedded index does
+    (:mod:`shiyi.index.keyword_visible`): nothing another user holds changes the search."""
+    capped = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM keyword_docs WHERE owner = ANY(%s) LIMIT %s) AS t",
+        (tags, FEW_DOCUMENTS + 1),
+    ).fetchone()
+    if capped is None or int(capped[0]) > FEW_DOCUMENTS:
+        return None
+    other = conn.execute(
+        "SELECT 1 FROM keyword_docs WHERE NOT owner = ANY(%s) LIMIT 1", (tags,)
+    ).fetchone()
+    if other is None:
+        return None
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(length), 0), array(SELECT count(d.id) FROM"
+        "   unnest(%(terms)s::text[]) WITH ORDINALITY AS q(term, n)"
+        "   LEFT JOIN keyword_docs AS d ON d.owner = ANY(%(tags)s) AND d.tf ? q.term"
+        "   GROUP BY q.n ORDER BY q.n)"
+        " FROM keyword_docs WHERE owner = ANY(%(tags)s)",
+        {"terms": list(terms), "tags": tags},
+    ).fetchone()
+    assert row is not None, "an aggregate returns a row"
+    return int(row[0]), int(row[1]), {t: int(n) for t, n in zip(terms, row[2], strict=True)}
 
 
 def _node(kind: str) -> IndexedNode | None:

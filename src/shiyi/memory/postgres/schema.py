@@ -261,6 +261,12 @@ def _v6_owner_searches(conn: Conn, dimension: int) -> None:
     backfill_keyword_owners(conn)
 
 
+def _v7_keyword_owner_index(conn: Conn, dimension: int) -> None:
+    """One owner's keyword documents are one index range: a viewer who may see few of them is
+    scored over those alone (:func:`shiyi.memory.postgres.keywords.search`)."""
+    conn.execute("CREATE INDEX IF NOT EXISTS keyword_docs_owner ON keyword_docs (owner)")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
@@ -268,6 +274,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("statement time", _v4_statement_time),
     ("echoes unembedded", _v5_echoes_unembedded),
     ("owner searches", _v6_owner_searches),
+    ("keyword owner index", _v7_keyword_owner_index),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
