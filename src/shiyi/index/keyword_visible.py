@@ -119,10 +119,10 @@ class VisibleDocuments:
                     return
                 for kept in self._kept.values():
                     kept.pop(document.id, None)
-                kept = self._kept.get(tag)
-                if kept is not None:
-                    kept[document.id] = document
-                    if len(kept) > FEW_DOCUMENTS:  # searched as the whole index from now on
+                owners = self._kept.get(tag)
+                if owners is not None:
+                    owners[document.id] = document
+                    if len(owners) > FEW_DOCUMENTS:  # searched as the whole index from now on
                         del self._kept[tag]
 
     def removed(self, ids: Iterable[str]) -> None:

@@ -12,20 +12,17 @@ terms as tsquery literals, so nothing the user types is parsed as query syntax.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, TypeAlias
 
-from shiyi.index.keyword_visible import FEW_DOCUMENTS
+from shiyi.index.keyword_visible import FEW_DOCUMENTS, K1, B, idf
 from shiyi.index.spelling import corrections, indexed_forms, search_terms, unknown_words
 from shiyi.index.text import query_terms, tokenize
 from shiyi.memory.models import Scored
 from shiyi.memory.postgres.schema import Conn
 
-K1 = 1.2
-B = 0.75
 SCORE_BUDGET = 4000
 """Documents scored per query at most, as in :mod:`shiyi.index.keyword` (same plan)."""
 IndexedNode: TypeAlias = Literal["event", "fact"]
@@ -139,7 +136,7 @@ def search(
         chosen, min_seq = _plan(conn, terms, frequency, tags)
     if not chosen:
         return []
-    idfs = [_idf(docs, frequency[t]) for t in chosen]
+    idfs = [idf(docs, frequency[t]) for t in chosen]
     params: dict[str, Any] = {
         "k1": K1,
         "b": B,
@@ -232,11 +229,6 @@ def _held(conn: Conn, terms: Sequence[str]) -> dict[str, int]:
         "SELECT term, docs FROM keyword_df WHERE term = ANY(%s) AND docs > 0", (list(terms),)
     ).fetchall()
     return {str(term): int(docs) for term, docs in rows}
-
-
-def _idf(docs: int, hits: int) -> float:
-    idf = math.log((docs - hits + 0.5) / (hits + 0.5))
-    return idf if idf > 0.0 else 1e-6
 
 
 def _owners_sql(tags: list[str] | None) -> str:
