@@ -11,7 +11,7 @@ import pytest
 
 from shiyi.config import load_settings
 from shiyi.errors import ConfigError, StorageError
-from shiyi.memory.models import EventRecord, said_time
+from shiyi.memory.models import EventRecord, FactRecord, said_time
 from shiyi.memory.postgres import reads, schema
 from shiyi.memory.postgres.store import PostgresStore
 from shiyi.memory.scopes import Viewer
@@ -36,6 +36,7 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(postgres_url: st
             (5, "echoes unembedded"),
             (6, "owner searches"),
             (7, "keyword owner index"),
+            (8, "workspace facts index"),
         ]
         conn.execute(
             "INSERT INTO schema_migrations (version, description) VALUES (%s, 'future')",
@@ -191,5 +192,44 @@ def test_a_viewer_with_few_vectors_among_many_gets_their_nearest(
         assert [s.id for s in found] == nearest[:8]
         many = store.vector_search("event", query, 8, Viewer("bo").owners())
         assert len(many) == 8 and all(owner[s.id] == "bo" for s in many)  # through the index
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("scope", ["user", "agent"])
+def test_a_viewer_with_few_facts_among_many_gets_their_nearest(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, scope: str
+) -> None:
+    """As for turns: a user holding a few facts among another user's many (copies of theirs,
+    and shared workspace facts) gets their nearest, compared exactly, not the index walk
+    that gives up after ``hnsw.max_scan_tuples`` rows."""
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        name = admin.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        admin.execute(f'ALTER DATABASE "{name}" SET hnsw.max_scan_tuples = 40')
+    monkeypatch.setattr(reads, "EXACT_SCAN_ROWS", 100)
+    rng = random.Random(7)
+    mine = {f"f{i}": [rng.uniform(-1, 1) for _ in range(4)] for i in range(10)}
+    theirs = {f"g{i}": mine[f"f{i % 10}"] for i in range(3000)}
+    shared = {f"w{i}": [rng.uniform(-1, 1) for _ in range(4)] for i in range(5)}
+    store = PostgresStore(postgres_url, dimension=4, embedding_model="m")
+    try:
+        store.upsert_facts(
+            [FactRecord(k, k, f"fact {k}", scope=scope, user_id="ana", created_at=1.0)  # type: ignore[arg-type]
+             for k in mine]
+            + [FactRecord(k, k, f"fact {k}", scope="user", user_id="bo", created_at=1.0)
+               for k in theirs]
+            + [FactRecord(k, k, f"fact {k}", scope="workspace", user_id="bo", created_at=1.0)
+               for k in shared]
+        )  # fmt: skip
+        store.set_embeddings("fact", list((mine | theirs | shared).items()))
+        with store._tx() as conn:
+            conn.execute("ANALYZE facts")
+        query = [1.0, 0.0, 0.0, 0.0]
+        seen = mine | shared
+        nearest = sorted(seen, key=lambda key: -_cosine(seen[key], query))
+        found = store.vector_search("fact", query, 8, Viewer("ana").owners())
+        assert [s.id for s in found] == nearest[:8]
+        many = store.vector_search("fact", query, 8, Viewer("bo").owners())
+        assert len(many) == 8 and all(s.id[0] in "gw" for s in many)  # through the index
     finally:
         store.close()

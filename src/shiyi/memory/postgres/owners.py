@@ -35,8 +35,14 @@ def owner_condition(node: NodeKind, owners: Collection[str]) -> tuple[str, dict[
         return "true", {}
     params["owner_user_ids"] = [p[1] for p in parts if len(p) == 2 and p[0] == "user"]
     params["owner_workspaces"] = [p[1] for p in parts if len(p) == 2 and p[0] == "workspace"]
+    params["fact_users"] = sorted({*params["owner_users"], *params["owner_user_ids"]})
+    # The CASE decides; the condition before it says the same more loosely, in terms two
+    # indexes serve (facts_user, facts_workspace): a viewer's few facts are then counted and
+    # compared without reading everyone's (:func:`shiyi.memory.postgres.reads.vector_search`).
     condition = (
-        f"CASE scope WHEN 'agent' THEN {pairs}"
+        "(user_id = ANY(%(fact_users)s::text[]) OR (scope = 'workspace'"
+        " AND workspace_id = ANY(%(owner_workspaces)s::text[])))"
+        f" AND CASE scope WHEN 'agent' THEN {pairs}"
         " WHEN 'workspace' THEN workspace_id = ANY(%(owner_workspaces)s::text[])"
         " ELSE user_id = ANY(%(owner_user_ids)s::text[]) END"
     )

@@ -183,7 +183,7 @@ def vector_search(
 ) -> list[Scored]:
     """Cosine similarity, best first: exact on small tables, HNSW on large ones; ``owners``:
     only rows of these owner tags (:mod:`shiyi.memory.scopes`); a viewer's own events are
-    compared exactly when they are few, however large the table."""
+    compared exactly when they are few, however large the table, and so are their facts."""
     if limit <= 0:
         return []
     if len(vector) != dimension:
@@ -191,9 +191,8 @@ def vector_search(
     table, key = VECTOR_TABLES[node], _KEY[node]
     estimate = rows(conn, table) if rows is not None else estimated_rows(conn, table)
     where = None if owners is None else owner_condition(node, owners)
-    # events only: their owner is one index range; a fact's is a condition on its scope,
-    # which no index serves (counting would read the whole table)
-    few = node == "event" and where is not None and _few(conn, table, where)
+    # a viewer's events are one index range, their facts two (their own and the workspace's)
+    few = node in ("event", "fact") and where is not None and _few(conn, table, where)
     exact = estimate < EXACT_SCAN_ROWS or few
     return nearest(conn, table, key, vector_literal(vector), limit, exact=exact, where=where)
 

@@ -267,6 +267,16 @@ def _v7_keyword_owner_index(conn: Conn, dimension: int) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS keyword_docs_owner ON keyword_docs (owner)")
 
 
+def _v8_workspace_facts_index(conn: Conn, dimension: int) -> None:
+    """A workspace's shared facts are one index range: with a user's own (``facts_user``),
+    the facts a viewer may see are counted, and compared exactly when few, without reading
+    every user's (:func:`shiyi.memory.postgres.reads.vector_search`)."""
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS facts_workspace ON facts (workspace_id)"
+        " WHERE scope = 'workspace'"
+    )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial schema", _v1_initial),
     ("relation owners", _v2_relation_owners),
@@ -275,6 +285,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("echoes unembedded", _v5_echoes_unembedded),
     ("owner searches", _v6_owner_searches),
     ("keyword owner index", _v7_keyword_owner_index),
+    ("workspace facts index", _v8_workspace_facts_index),
 ]
 """Index i migrates to version i + 1; append new steps, never edit shipped ones."""
 LATEST_VERSION = len(MIGRATIONS)
