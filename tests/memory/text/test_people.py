@@ -123,6 +123,24 @@ def test_in_a_group_chat_whom_a_greeting_addresses_is_not_known() -> None:
 
 
 @pytest.mark.parametrize(
+    "said",
+    ["Hi! My name is Rebecca, nice to meet you.", "my name's Rebecca btw",
+     "Everyone here calls me Rebecca.", "Hello all, I am called Rebecca at work."],
+)  # fmt: skip
+def test_a_name_said_of_oneself_names_a_speaker_known_by_a_handle(said: str) -> None:
+    handles = {"user_17", "kayak_fan"}
+    calls = called([("kayak_fan", said), ("user_17", "Welcome!")], handles)
+    assert calls == {"kayak_fan": {"rebecca"}}
+    assert named_speakers({"rebecca"}, handles, calls) == {"kayak_fan"}
+    assert named_speakers({"becky"}, handles, calls) == {"kayak_fan"}  # a nickname of it
+
+
+def test_im_before_a_capitalised_word_names_nobody() -> None:
+    calls = called([("kayak_fan", "I'm Canadian, so winters are fine.")], {"kayak_fan", "u2"})
+    assert calls == {}
+
+
+@pytest.mark.parametrize(
     ("name", "speakers", "found"),
     [
         ("小明", {"王小明", "李小红"}, {"王小明"}),  # the given name

@@ -17,7 +17,9 @@ that is not a question or function word) names a speaker when
   ``Katherine``, ``Kristopher`` / ``Christopher``, ``Steven`` / ``Stephen``, ``Carolyn`` /
   ``Caroline``); accents never count (``Zoe`` / ``Zoë``);
 * the conversation calls that speaker so: another speaker addresses them by it ("Thanks,
-  Bex!", "Hey Mel, ...") or they say it of themselves ("call me Bex").
+  Bex!", "Hey Mel, ...") or they say it of themselves ("call me Bex", "my name is
+  Rebecca"), or the name is a nickname, short form or near-spelling of what they are called
+  ("Becky" of the speaker ``kayak_fan`` who said "my name is Rebecca").
 
 Chinese names have no capitals and no spaces: every two to four characters of a question's
 Chinese text may be a name, and names a speaker only as one of the forms people address each
@@ -75,9 +77,13 @@ _GREETING_WORDS = frozenset(_GREETING_TEXT.split())
 Sam", "Happy birthday Jo"."""
 _BEFORE_YOU = frozenset({"thank", "love", "miss", "see"})
 """... or "you" after one of these: "Thank you, Bex!", "Miss you Mel"."""
-_SELF_CUES = ("call me", "calls me", "known as", "go by")
+_SELF_CUES = (
+    "call me", "calls me", "known as", "go by", "my name is", "my name's", "i'm called",
+    "i am called",
+)  # fmt: skip
 """What comes right before a name someone gives themselves: "call me Bex", "everyone calls
-me Bex", "I go by Bex"."""
+me Bex", "I go by Bex", "my name is Bex" (a speaker field that is a handle, a chat's first
+words).  Not "I'm": "I'm Canadian", "I'm Free"."""
 _LOOK_BEHIND = 24
 """Characters before a name read for one of the cues above."""
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
@@ -240,9 +246,27 @@ def named_speakers(
             if callable(called_names):
                 called_names = called_names()
             matches = {s for s in everyone if name in called_names.get(s, ())}
+            if not matches:  # "Becky" of one whose handle is kayak_fan and who said "Rebecca"
+                matches = _nearest_called(name, everyone, called_names)
         if len(matches) == 1:
             found |= matches
     return found
+
+
+def _nearest_called(
+    name: str, speakers: set[str], called_names: Mapping[str, set[str]]
+) -> set[str]:
+    """The speakers whose called names ``name`` names most plainly, by the rules a speaker
+    field is matched with (:func:`_same_person`); Chinese names only as they are called."""
+    if _HAN.fullmatch(name):
+        return set()
+    closeness = {
+        s: max((_same_person(name, c) for c in called_names.get(s, ()) if not _HAN.search(c)),
+               default=0)
+        for s in speakers
+    }  # fmt: skip
+    nearest = max(closeness.values(), default=0)
+    return {s for s, close in closeness.items() if close and close == nearest}
 
 
 @cache
