@@ -2,6 +2,7 @@
 
     python bench/recall_bench.py [../shared/data/locomo-dev.json] [--ks 5,10,20]
     python bench/recall_bench.py ../shared/data/realmem-dev    # the RealMem protocol
+    python bench/recall_bench.py --speakers handles --ask-by nicknames   # people named otherwise
 
 A folder of RealMem personas runs ``realmem_bench`` (online, session level, with its BM25,
 MiniLM and RRF baselines).
@@ -27,6 +28,9 @@ own one of the first k hits, as the RealMem protocol counts).  In the same run, 
   separately (``R@5+nb``: evidence among the hits and their neighbours);
 * hybrid recall@10 per LoCoMo category and per detected intent.
 
+``--speakers handles`` and ``--ask-by nicknames`` ask the same questions of people named
+otherwise than their speaker fields (:mod:`name_probes`).
+
 Categories, as LoCoMo's evaluation code treats them: 1 multi-hop, 2 temporal, 3 open-domain,
 4 single-hop (5, adversarial, has no evidence to find and is skipped).
 """
@@ -43,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import name_probes
 import numpy as np
 from per_unit import print_per_unit
 
@@ -200,6 +205,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, framing kept": like(boosts=replace(every, framing=False)),
         "hybrid, no speakers": like(boosts=replace(every, speakers=False)),
         "hybrid, speakers by exact name only": like(boosts=replace(every, aliases=False)),
+        "hybrid, speakers' names embedded": like(boosts=replace(every, speaker_words=False)),
         "hybrid, no time windows": like(boosts=replace(every, time=False)),
         "hybrid, no told-when": like(boosts=replace(every, told_when=False)),
         "hybrid, no episodes": like(boosts=replace(every, episodes=False)),
@@ -352,6 +358,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--embed-model", default=EMBED_MODEL, help="e.g. all-MiniLM-L6-v2-int8 (its int8 graph)"
     )
+    parser.add_argument(
+        "--speakers",
+        choices=("names", "handles"),
+        default="names",
+        help="handles: speaker fields become user_1, user_2 (bench/name_probes.py)",
+    )
+    parser.add_argument(
+        "--ask-by",
+        choices=("names", "nicknames"),
+        default="names",
+        help="nicknames: questions name each speaker by a diminutive (bench/name_probes.py)",
+    )
     args = parser.parse_args(argv)
     if Path(args.dataset).is_dir():
         import realmem_bench
@@ -360,6 +378,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ks = tuple(int(k) for k in args.ks.split(","))
     globals()["EMBED_MODEL"] = args.embed_model
     conversations = detect_and_load(Path(args.dataset))
+    if args.speakers == "handles":
+        conversations = [name_probes.handles(c) for c in conversations]
+    if args.ask_by == "nicknames":
+        conversations = [name_probes.by_nicknames(c) for c in conversations]
     count = sum(len(questions(c)) for c in conversations)
     turns = sum(len(c.events) for c in conversations)
     print(f"{args.dataset}: {len(conversations)} conversations, {turns} turns, {count} questions")
@@ -367,7 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.store_dir) if args.store_dir else Path(tmp)
         for conversation in conversations:
-            home = root / conversation.session_id
+            suffix = "-handles" if args.speakers == "handles" else ""  # other turns, own store
+            home = root / (conversation.session_id + suffix)
             evaluate_conversation(conversation, home, ks, tallies)
     report(tallies, ks)
     return 0

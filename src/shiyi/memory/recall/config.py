@@ -88,6 +88,9 @@ class Boosts:
     """The speaker boost also finds people named otherwise than their speaker field: nicknames,
     short forms, near-spellings, what the conversation calls them
     (:mod:`shiyi.memory.text.people`)."""
+    speaker_words: bool = True
+    """The vector path embeds a question also without the words that name a speaker of the
+    asker's memory, and searches with both (:mod:`shiyi.memory.recall.speaker_words`)."""
     time: bool = True
     told_when: bool = True
     """A "when" question favours turns that place an event in time

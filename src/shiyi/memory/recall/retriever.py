@@ -48,6 +48,7 @@ from shiyi.memory.recall.scoring import (
     score_fusion,
     votes_for,
 )
+from shiyi.memory.recall.speaker_words import NEWEST, SpeakerWords
 from shiyi.memory.recall.widen import widen_crowded
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contextual import speaker_name
@@ -86,6 +87,7 @@ class Retriever:
         self.boosts = Boosts() if boosts is None else boosts
         self._touching: Future[None] | None = None
         self._last_vector: tuple[str, list[float]] | None = None
+        self._speakers = SpeakerWords(self._newest_of)
         """The last query and its embedding (one tuple: replaced whole, safe across threads)."""
 
     def search(
@@ -115,11 +117,15 @@ class Retriever:
         past = signals.history if history is None else history
         follows = who.relations(self.configured)
         limits = {name: self._limit(name) for name in MODE_PATHS[mode]}
+        embedded = self._embedded(query, signals, who)
 
         def ask(name: str, limit: int) -> Found:
+            if name == "vector" and embedded != query:
+                return self._vector(query, who.owners(), limit, also=embedded)
             return self._path(name, query, follows, who, limit)
 
         found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
+        self._speakers.seen(who, records.events.values())
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
@@ -163,6 +169,16 @@ class Retriever:
         if touch and best:
             self._touch(best)
         return best
+
+    def _embedded(self, query: str, signals: QuerySignals, who: Viewer) -> str:
+        """What the vector path embeds of ``query``: without the names of ``who``'s speakers
+        (:mod:`~shiyi.memory.recall.speaker_words`)."""
+        if not self.boosts.speaker_words:
+            return query
+        return self._speakers.without_speakers(query, signals, who, aliases=self.boosts.aliases)
+
+    def _newest_of(self, viewer: Viewer) -> list[EventRecord]:
+        return self.store.recent_events(NEWEST, owner=(viewer.user_id, viewer.agent_id))
 
     def _asked(self, query: str) -> str:
         """What ``query`` asks, without its greeting, request to recall and thanks
@@ -335,10 +351,18 @@ class Retriever:
         recent = {e.id: e for e in newest}
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
-    def _vector(self, query: str, owners: frozenset[str], limit: int) -> Found:
+    def _vector(
+        self, query: str, owners: frozenset[str], limit: int, also: str | None = None
+    ) -> Found:
+        """The nearest events and facts to ``query``'s embedding; with ``also`` (the query
+        without its speakers' names, :mod:`~shiyi.memory.recall.speaker_words`), to the sum
+        of both embeddings."""
         if self.embedder is None or not query.strip():
             return Found([])
         vector = self._query_vector(query)
+        if also is not None:
+            other = self.embedder.embed([also])[0]
+            vector = [a + b for a, b in zip(vector, other, strict=True)]
         events = self.store.vector_search("event", vector, limit, owners)
         facts = self.store.vector_search("fact", vector, limit, owners)
         merged = sorted(events + facts, key=lambda s: s.score, reverse=True)

@@ -1,0 +1,119 @@
+"""The vector path embeds a question without the names of the people who speak in memory:
+their names are in every one of their turns alike, and pulled a question's embedding towards
+their content-free ones.  Unit cases, then both backends with the real embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shiyi.memory.models import EventRecord
+from shiyi.memory.recall import speaker_words
+from shiyi.memory.recall.query_signals import understand
+from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.recall.speaker_words import SpeakerWords
+from shiyi.memory.scopes import Viewer
+from shiyi.memory.service import Memory
+from tests.support.conversations import one_chat, open_seeded, with_boosts
+
+ANA = Viewer("ana")
+
+
+def chat(turns: list[tuple[str, str]]) -> list[EventRecord]:
+    return one_chat(turns)
+
+
+def embedded(words: SpeakerWords, question: str, viewer: Viewer = ANA) -> str:
+    return words.without_speakers(question, understand(question, lambda: 0.0), viewer)
+
+
+FRIENDS = chat([("melanie", "Morning!"), ("caroline", "Thank you, Mel!"), ("melanie", "Hi")])
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("What has Melanie painted?", "What has painted?"),
+        ("Where did Melanie's kids go camping?", "Where did kids go camping?"),
+        ("What did Mel bake?", "What did bake?"),  # a short form of her speaker field
+        ("Has Carrie been to Paris?", "Has been to Paris?"),  # a nickname; Paris stays
+        ("What did Melanie tell Caroline about Rome?", "What did tell about Rome?"),
+        ("What did Sam say about the hike?", "What did Sam say about the hike?"),  # no speaker
+        ("Melanie?", "Melanie?"),  # nothing else to embed
+        ("what has melanie painted?", "what has melanie painted?"),  # no capitals: as asked
+    ],
+)
+def test_a_speakers_name_is_left_out_of_what_is_embedded(question: str, read: str) -> None:
+    assert embedded(SpeakerWords(lambda viewer: FRIENDS), question) == read
+
+
+def test_a_speaker_known_by_a_handle_is_left_out_by_what_the_chat_calls_them() -> None:
+    handles = chat([("user_2", "Thanks, Caroline! That was lovely."), ("user_1", "Anytime!")])
+    words = SpeakerWords(lambda viewer: handles)
+    assert embedded(words, "What did Caroline paint?") == "What did paint?"
+
+
+def test_an_agents_memory_has_no_speaker_names() -> None:
+    agent = chat([("user", "I moved to Lisbon, Sam says hi"), ("assistant", "Noted, Sam!")])
+    words = SpeakerWords(lambda viewer: agent)
+    assert embedded(words, "Where does Sam live now?") == "Where does Sam live now?"
+
+
+def test_speakers_are_learned_per_viewer_from_their_newest_turns_and_their_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    newest = {ANA: FRIENDS, Viewer("bo"): chat([("tom", "hey"), ("jo", "hi")])}
+    reads: list[Viewer] = []
+
+    def read(viewer: Viewer) -> list[EventRecord]:
+        reads.append(viewer)
+        return newest[viewer]
+
+    words = SpeakerWords(read)
+    assert embedded(words, "What did Tom cook?") == "What did Tom cook?"  # not ana's speaker
+    assert embedded(words, "What did Tom cook?", Viewer("bo")) == "What did cook?"
+    words.seen(ANA, chat([("tom", "I cooked a curry")]))  # a candidate of ana's search
+    assert embedded(words, "What did Tom cook?") == "What did cook?"
+    assert reads == [ANA, Viewer("bo")]  # each viewer's newest turns read once
+    clock = [0.0]
+    monkeypatch.setattr(speaker_words.time, "monotonic", lambda: clock[0])
+    words = SpeakerWords(read)
+    embedded(words, "What did Tom cook?")
+    clock[0] = speaker_words.REREAD_SECONDS + 1
+    embedded(words, "What did Tom cook?")
+    assert reads[-2:] == [ANA, ANA]  # read again after a while: someone new may speak
+
+
+# Content-free turns of Melanie's beside the one that answers.
+TURNS = [
+    ("melanie", "Thanks!"),
+    ("caroline", "Haha, yes."),
+    ("melanie", "See you soon!"),
+    ("caroline", "Love that for you!"),
+    ("melanie", "Yes, definitely."),
+    ("melanie", "I finished a watercolour of the lake at sunset last week."),
+    ("caroline", "I went to a pottery class on Saturday and made a bowl."),
+    ("melanie", "Oh wow, how fun."),
+    ("melanie", "My kids and I went camping by the river in July."),
+]
+WATERCOLOUR = "turn-5"
+
+
+@pytest.fixture
+def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
+    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
+    yield opened
+    opened.close()
+
+
+def semantic_top(retriever: Retriever, question: str, k: int) -> list[str]:
+    return [h.id for h in retriever.search(question, mode="semantic", limit=k, touch=False)]
+
+
+def test_the_turn_that_answers_comes_before_the_speakers_small_talk(memory: Memory) -> None:
+    question = "What has Melanie painted?"
+    assert WATERCOLOUR in semantic_top(memory.retriever, question, 2)
+    names_embedded = with_boosts(memory, speaker_words=False)
+    assert WATERCOLOUR not in semantic_top(names_embedded, question, 3)
