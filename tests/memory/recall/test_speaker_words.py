@@ -117,3 +117,21 @@ def test_the_turn_that_answers_comes_before_the_speakers_small_talk(memory: Memo
     assert WATERCOLOUR in semantic_top(memory.retriever, question, 2)
     names_embedded = with_boosts(memory, speaker_words=False)
     assert WATERCOLOUR not in semantic_top(names_embedded, question, 3)
+
+
+def test_another_users_speakers_are_never_a_viewers(tmp_path: Path, memory_store: str) -> None:
+    from dataclasses import replace
+
+    mine = [replace(e, user_id="ana") for e in one_chat(TURNS)]
+    theirs = [replace(e, id=f"bo-{e.id}", user_id="bo", role="tom") for e in one_chat(TURNS)]
+    opened = open_seeded(tmp_path, memory_store, mine + theirs)
+    try:
+        question = "What did Tom paint?"
+        opened.retriever.search(question, limit=5, touch=False, viewer=ANA)
+        signals = understand(question, lambda: 0.0)
+        assert opened.retriever._embedded(question, signals, ANA) == question
+        bo = Viewer("bo")
+        opened.retriever.search(question, limit=5, touch=False, viewer=bo)
+        assert opened.retriever._embedded(question, signals, bo) == "What did paint?"
+    finally:
+        opened.close()

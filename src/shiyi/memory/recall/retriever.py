@@ -125,7 +125,6 @@ class Retriever:
             return self._path(name, query, follows, who, limit)
 
         found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
-        self._speakers.seen(who, records.events.values())
         # Ranks count only what may be shown: a superseded version or another user's memory
         # must not push the current, visible one down a path (and so down the fusion).
         everything = list(dict.fromkeys(s.id for path in found.values() for s in path.ranked))
@@ -135,6 +134,7 @@ class Retriever:
         # turns took 37 ms at 100k
         crowdable = {name: limit for name, limit in limits.items() if name != "recent"}
         shown = widen_crowded(self.store, found, crowdable, records, shown, ask, visible)
+        self._speakers.seen(who, records.events_in(list(shown)))  # only what they may see
         ranked = {name: [s for s in path.ranked if s.id in shown] for name, path in found.items()}
         abstain = _unscored(found, records, shown)
         tasks = self.boosts.spread and len(MODE_PATHS[mode]) > 1 and _runs_are_tasks(records, shown)
