@@ -87,8 +87,8 @@ class Retriever:
         self.boosts = Boosts() if boosts is None else boosts
         self._touching: Future[None] | None = None
         self._last_vector: tuple[str, list[float]] | None = None
-        self._speakers = SpeakerWords(self._newest_of)
         """The last query and its embedding (one tuple: replaced whole, safe across threads)."""
+        self._speakers = SpeakerWords(self._newest_of)
 
     def search(
         self,
@@ -355,14 +355,16 @@ class Retriever:
         self, query: str, owners: frozenset[str], limit: int, also: str | None = None
     ) -> Found:
         """The nearest events and facts to ``query``'s embedding; with ``also`` (the query
-        without its speakers' names, :mod:`~shiyi.memory.recall.speaker_words`), to the sum
-        of both embeddings."""
+        without its speakers' names, :mod:`~shiyi.memory.recall.speaker_words`), to the
+        direction of the sum of both embeddings."""
         if self.embedder is None or not query.strip():
             return Found([])
         vector = self._query_vector(query)
         if also is not None:
             other = self.embedder.embed([also])[0]
-            vector = [a + b for a, b in zip(vector, other, strict=True)]
+            summed = [a + b for a, b in zip(vector, other, strict=True)]
+            norm = math.sqrt(sum(x * x for x in summed)) or 1.0
+            vector = [x / norm for x in summed]  # a unit vector, as every embedding is
         events = self.store.vector_search("event", vector, limit, owners)
         facts = self.store.vector_search("fact", vector, limit, owners)
         merged = sorted(events + facts, key=lambda s: s.score, reverse=True)
