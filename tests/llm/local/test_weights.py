@@ -88,3 +88,17 @@ def test_two_conversions_at_once_both_succeed(tmp_path: Path) -> None:
     assert errors == []
     assert loaded(tmp_path).weights_file == copy
     assert not list(copy.parent.glob("*.partial"))
+
+
+def test_a_copy_that_cannot_be_put_in_place_is_a_clear_error_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """The cache folder changed under the conversion (here a folder stands where the copy
+    goes): a ModelUnavailable naming the setting to turn off, no partial file left."""
+    from shiyi.errors import ModelUnavailable
+
+    target = tmp_path / "models" / "copy.Q8_0.gguf"
+    (target / "in-the-way").mkdir(parents=True)
+    with pytest.raises(ModelUnavailable, match="convert_q4_1"):
+        convert_weights(default_gguf_path(), target, 1)
+    assert not list(target.parent.glob("*.partial"))

@@ -112,11 +112,13 @@ def convert(source: Path, target: Path, threads: int = 1) -> None:
     partial = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
     try:
         convert_q4_1_to_q8_0(source, partial)
+        # in the try too: the cache folder may be gone or unwritable by the time it is done
+        # (a background load outliving its home raised from the load thread)
+        os.replace(partial, target)
     except (OSError, ValueError, struct.error) as exc:
         partial.unlink(missing_ok=True)
         raise ModelUnavailable(
             f"Could not convert {source} to Q8_0 in {target.parent} ({exc}); set "
             "models.main.convert_q4_1: false to use the file as it is."
         ) from exc
-    os.replace(partial, target)
     log.info("Converted %s to Q8_0 for faster prompts: %s", source.name, target)
