@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from shiyi.index import keyword_visible
-from shiyi.index.keyword_visible import Document, VisibleDocuments
+from shiyi.index.keyword_visible import Document, VisibleDocuments, node_kind
 from shiyi.index.spelling import corrections, indexed_forms, search_terms, unknown_words
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.index.text import query_terms, tokenize
@@ -75,10 +75,6 @@ WHERE kw_fts MATCH ? {filters} ORDER BY kw_fts.rowid DESC LIMIT 1 OFFSET ?
 UNKNOWN_OWNER = ""
 """The owner of a document indexed without one: searches for some owners include it (the
 caller checks who may see it) until :meth:`KeywordIndex.set_owners` tells its owner."""
-
-
-def _node(kind: str) -> Literal["event", "fact"] | None:
-    return "event" if kind == "event" else "fact" if kind == "fact" else None
 
 
 def match_expression(query: str) -> str:
@@ -215,7 +211,7 @@ class KeywordIndex:
         with self._file.write("index documents") as conn:
             for doc_id, node, owner, terms in rows:
                 seq = self._upsert(conn, doc_id, node, owner, terms)
-                written.append((owner, Document(seq, doc_id, _node(node), terms.split())))
+                written.append((owner, Document(seq, doc_id, node_kind(node), terms.split())))
         self._visible.added(written)
         return len(rows)
 
@@ -303,7 +299,7 @@ class KeywordIndex:
             params: tuple[object, ...] = (expression, min_rowid)
             params += (node, *tags, limit) if node is not None else (*tags, limit)
             rows = conn.execute(_SEARCH.format(filters=filters), params)
-            return [Scored(doc_id, -score, _node(kind)) for doc_id, score, kind in rows]
+            return [Scored(doc_id, -score, node_kind(kind)) for doc_id, score, kind in rows]
 
     def spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         """The query's typing slips, each with the indexed word it is read as

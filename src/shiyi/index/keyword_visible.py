@@ -73,7 +73,7 @@ def _read(conn: sqlite3.Connection, tag: str) -> dict[str, Document]:
         " ON f.id = d.seq WHERE d.owner = ?",
         (tag,),
     )
-    return {str(i): Document(int(q), str(i), _node(n), str(t).split()) for q, i, n, t in rows}
+    return {str(i): Document(int(q), str(i), node_kind(n), str(t).split()) for q, i, n, t in rows}
 
 
 class VisibleDocuments:
@@ -138,7 +138,8 @@ class VisibleDocuments:
             self._kept.clear()
 
 
-def _node(kind: str) -> Literal["event", "fact"] | None:
+def node_kind(kind: str) -> Literal["event", "fact"] | None:
+    """The node a stored kind names (``chunk`` and ``summary``: none of the two)."""
     return "event" if kind == "event" else "fact" if kind == "fact" else None
 
 
