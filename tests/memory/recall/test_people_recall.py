@@ -14,15 +14,17 @@ from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
 from tests.support.conversations import one_chat, open_seeded, with_boosts
 
-# Two friends who did much the same things; only the speaker tells whose is whose.
+# Two friends who did much the same things; only the speaker tells whose is whose.  The
+# music school is named in both lessons' turns, so the graph bridges them as it would any two
+# turns about one place.
 TURNS = [
     ("thomas", "We adopted a dog from the shelter last weekend, a beagle called Pip."),
     ("rebecca", "We adopted a cat from the shelter last weekend, a kitten called Smoke."),
     ("thomas", "I baked bread for the street party, my first sourdough loaf."),
     ("rebecca", "I baked a lemon cake for the street party."),
     ("thomas", "Thanks, Bex! Your cake was the best thing there."),
-    ("thomas", "I started learning the guitar in March, lessons on Tuesdays."),
-    ("rebecca", "I started learning the cello in March, lessons on Thursdays."),
+    ("thomas", "I started learning the guitar at the Riverside Music School, on Tuesdays."),
+    ("rebecca", "I started learning the cello at the Riverside Music School, on Thursdays."),
 ]
 
 

@@ -49,6 +49,29 @@ def test_lone_capitalised_sentence_opener_is_not_a_name() -> None:
     assert found == {}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I started the cello in March, lessons on Thursdays.",
+        "We flew to Lisbon last June and back in early September.",
+        "The deadline moved to Jan 15, then to 3 Feb.",
+        "Our trip in August was great. August is the best month for it.",
+        "See you in Sept. We usually meet at weekends.",
+    ],
+)
+def test_months_and_weekdays_name_a_time_not_an_entity(text: str) -> None:
+    found = set(by_name(text))
+    times = {"march", "thursdays", "june", "last june", "september", "early september"}
+    assert not found & (times | {"jan", "feb", "august", "sept", "weekends"})
+
+
+def test_a_month_that_names_a_person_or_a_thing_stays_a_name() -> None:
+    found = by_name("I told April about the March Madness final. We watched it with Jan.")
+    assert found["april"].type == "person"
+    assert "march madness" in found
+    assert "jan" in found  # no day number beside it: the name, not January
+
+
 def test_code_paths_urls_handles_and_tags() -> None:
     found = by_name(
         "Can you check src/shiyi/index/keyword.py? match_expression() and "

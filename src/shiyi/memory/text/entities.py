@@ -39,6 +39,20 @@ _NOT_NAMES = STOP_WORDS | word_set(
     maybe also however but so now then note todo fixme see use run add fix make we'll i'm
     it's mr mrs ms dr prof st monday tuesday wednesday thursday friday saturday sunday"""
 )
+# A month or a day of the week names a time, not a thing: as an entity "March" tied every turn
+# said in March to every other (the graph bridge led from "I started the cello in March" to
+# all of them).  A month stays a name when something marks a person ("I told April"); a short
+# form only when a day number stands beside it ("Jan 5"), as "Jan" and "Mar" are also names
+# and words.  Relative words around it ("last June", "early March") name no more.
+_MONTHS = word_set(
+    "january february march april june july august september sept october november december"
+)
+_MONTH_SHORT = word_set("jan feb mar apr jun jul aug sep oct nov dec")
+_DAYS = word_set(
+    "mondays tuesdays wednesdays thursdays fridays saturdays sundays weekend weekends"
+)
+_WHEN_WORDS = word_set("last next early late mid this every each since until till by")
+_DAY_NUMBER = re.compile(r"\s*\d{1,4}\b")
 _ORG_SUFFIXES = word_set("inc corp ltd llc gmbh university company foundation labs group")
 _POS_TYPES = {"nr": "person", "nrfg": "person", "nrt": "org", "ns": "place", "nt": "org"}
 _POS_TYPES |= {"nz": "concept", "n": "concept"}
@@ -233,8 +247,27 @@ def _proper_nouns(work: str, out: _Collector) -> None:
     for start, name in found:
         # A lone capitalised word opening a sentence is usually just grammar.
         lone_opener = " " not in name and _at_sentence_start(work, start)
-        if not lone_opener or counts[normalize_name(name)] > 1:
-            out.add(name, _name_kind(work, start, name))
+        if lone_opener and counts[normalize_name(name)] == 1:
+            continue
+        kind = _name_kind(work, start, name)
+        if not _names_a_time(work, start, name, kind):
+            out.add(name, kind)
+
+
+def _names_a_time(work: str, start: int, name: str, kind: str) -> bool:
+    """Whether ``name`` (at ``start`` of ``work``) is a month or weekdays, not a name."""
+    core = [word for word in normalize_name(name).split() if word not in _WHEN_WORDS]
+    if len(core) != 1:
+        return False
+    word = core[0]
+    if word in _DAYS:
+        return True
+    if word in _MONTHS:
+        return kind != "person"
+    if word in _MONTH_SHORT:
+        before = work[max(0, start - 6) : start]
+        return bool(_DAY_NUMBER.match(work, start + len(name)) or re.search(r"\d\s*$", before))
+    return False
 
 
 def _technologies(work: str, out: _Collector) -> None:
