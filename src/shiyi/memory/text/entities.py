@@ -48,9 +48,7 @@ _MONTHS = word_set(
     "january february march april june july august september sept october november december"
 )
 _MONTH_SHORT = word_set("jan feb mar apr jun jul aug sep oct nov dec")
-_DAYS = word_set(
-    "mondays tuesdays wednesdays thursdays fridays saturdays sundays weekend weekends"
-)
+_DAYS = word_set("mondays tuesdays wednesdays thursdays fridays saturdays sundays weekend weekends")
 _WHEN_WORDS = word_set("last next early late mid this every each since until till by")
 _DAY_NUMBER = re.compile(r"\s*\d{1,4}\b")
 _ORG_SUFFIXES = word_set("inc corp ltd llc gmbh university company foundation labs group")
