@@ -23,7 +23,6 @@ from functools import partial
 from shiyi.index.fusion import rrf
 from shiyi.index.spelling import read_as
 from shiyi.memory.models import (
-    Anchor,
     EventRecord,
     MemoryHit,
     NodeKind,
@@ -38,6 +37,7 @@ from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, 
 from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.framing import asked
 from shiyi.memory.recall.graph_hops import bridge, graph_path, query_entities
+from shiyi.memory.recall.hits import ARCHIVE_WEIGHT, archives_after_facts, kind_matches, materialize
 from shiyi.memory.recall.paths import Found, Records, run_paths, showable, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.reading import slips_seen, unshouted
@@ -51,18 +51,9 @@ from shiyi.memory.recall.scoring import (
 from shiyi.memory.recall.speaker_words import NEWEST, SpeakerWords
 from shiyi.memory.recall.widen import widen_crowded
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.text.contextual import speaker_name
 from shiyi.memory.text.echoes import asks_about_runs, terms
 
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
-SUPERSEDED_WEIGHT = 0.8
-"""History questions still prefer what is current, by a little."""
-ARCHIVE_WEIGHT = 0.1
-"""A run archive ("run ...: goal -> answer") repeats its run's turns: below what they and
-the facts say, unless the question is about earlier runs (issue 30).  Fused scores are
-exp(z): at 0.3 the archive of "where do I live?" still led the fact it repeated (1.11 vs
-0.98); at 0.1 it fell below it (0.37) and, past the facts, archives are also put after every
-fact found (:func:`_archives_after_facts`)."""
 
 
 class Retriever:
@@ -151,8 +142,8 @@ class Retriever:
         archives = 1.0 if asks_about_runs(query) else ARCHIVE_WEIGHT
         hits = [
             h
-            for h in self._materialize(scores, ranks, who, past, records, archives)
-            if _kind_matches(h, kinds)
+            for h in materialize(scores, ranks, who, past, records, archives)
+            if kind_matches(h, kinds)
         ]
         order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
         if tasks:
@@ -160,7 +151,7 @@ class Retriever:
         elif self.boosts.grouped and len(ranked) > 1:
             turns = records.events_in([h.id for h in order if h.node == "event"])
             order = group_bursts(order, {e.id: e for e in turns})
-        best = (order if archives == 1.0 else _archives_after_facts(order))[:limit]
+        best = (order if archives == 1.0 else archives_after_facts(order))[:limit]
         if tasks and not past:
             # among what is shown: a newer turn from below the cut would take an older one's
             # run out of the top k (RealMem dev R@10 0.722 -> 0.718 when the whole order was)
@@ -383,76 +374,6 @@ class Retriever:
         """Known entities named in the query (:func:`~.graph_hops.query_entities`)."""
         return query_entities(self.store, query)
 
-    # --- from ids to hits ----------------------------------------------------------------
-
-    def _materialize(
-        self,
-        scores: dict[str, float],
-        ranks: dict[str, dict[str, int]],
-        viewer: Viewer,
-        history: bool,
-        records: Records,
-        archives: float = 1.0,
-    ) -> list[MemoryHit]:
-        """Records for the fused ids, keeping only what ``viewer`` may see: the one place
-        every recall path passes through, so no path can leak another user's memories.
-        Echoes (derived turns) are no memories of their own; run archives weigh
-        ``archives``."""
-        ids = list(scores)
-        hits: list[MemoryHit] = []
-        for event in records.events_in(ids):
-            if not viewer.sees(event) or event.derived:
-                continue
-            hits.append(
-                MemoryHit(
-                    id=event.id,
-                    node="event",
-                    text=f"{speaker_name(event.role)}: {event.content}",
-                    ts=event.ts,
-                    score=scores[event.id],
-                    anchor=event.anchor,
-                    paths=ranks[event.id],
-                )
-            )
-        shown = ("active", "pending", "superseded") if history else ("active", "pending")
-        for fact in records.facts_in(ids):
-            if fact.status not in shown or not viewer.sees_fact(fact):
-                continue
-            weight = SUPERSEDED_WEIGHT if fact.status == "superseded" else 1.0
-            weight *= archives if fact.source == "archive" else 1.0
-            hits.append(
-                MemoryHit(
-                    id=fact.id,
-                    node="fact",
-                    text=fact.text,
-                    ts=fact.updated_at or fact.created_at,
-                    score=scores[fact.id] * weight,
-                    fact_kind=fact.kind,
-                    confidence=fact.confidence,
-                    access_count=fact.access_count,
-                    paths=ranks[fact.id],
-                    entities=list(fact.entities),
-                    status=fact.status,
-                    tier=fact.tier,
-                    scope=fact.scope,
-                    valid_to=fact.valid_to,
-                    anchor=_fact_anchor(fact.anchor, fact.created_at),
-                    source=fact.source,
-                )
-            )
-        return hits
-
-
-def _archives_after_facts(hits: list[MemoryHit]) -> list[MemoryHit]:
-    """``hits`` with no run archive ahead of another fact: an archive repeats what its run
-    said, the facts are what is known (other orders kept)."""
-    facts = [i for i, h in enumerate(hits) if h.node == "fact" and h.source != "archive"]
-    if not facts:
-        return hits
-    head = hits[: facts[-1] + 1]
-    moved = [h for h in head if h.source == "archive"]
-    return [h for h in head if h.source != "archive"] + moved + hits[facts[-1] + 1 :]
-
 
 AGENT_ROLES = frozenset({"user", "assistant", "tool"})
 
@@ -505,19 +426,3 @@ def _unscored(found: dict[str, Found], records: Records, shown: set[str]) -> dic
                 key for key in shown if key not in scored and kinds.get(key) in path.exhaustive
             }
     return unscored
-
-
-def _fact_anchor(key: str, ts: float) -> Anchor | None:
-    """The anchor a fact was learned at (``run:iteration:segment``), if it has one."""
-    run_id, _, rest = key.rpartition(":")
-    run_id, _, iteration = run_id.rpartition(":")
-    if not run_id or not iteration.isdigit() or not rest.isdigit():
-        return None
-    return Anchor("", run_id, int(iteration), int(rest), "response", ts)
-
-
-def _kind_matches(hit: MemoryHit, kinds: Sequence[str] | None) -> bool:
-    if not kinds:
-        return True
-    kind = hit.fact_kind if hit.node == "fact" else "episodic"
-    return kind in kinds or (hit.node == "event" and "event" in kinds)
