@@ -25,8 +25,13 @@ def chat(turns: list[tuple[str, str]]) -> list[EventRecord]:
     return one_chat(turns)
 
 
-def embedded(words: SpeakerWords, question: str, viewer: Viewer = ANA) -> str:
-    return words.without_speakers(question, understand(question, lambda: 0.0), viewer)
+def embedded(words: SpeakerWords, question: str, viewer: Viewer = ANA) -> tuple[str, ...]:
+    return words.embedded(question, understand(question, lambda: 0.0), viewer)
+
+
+def also(question: str, read: str) -> tuple[str, ...]:
+    """What is embedded: the question as asked and, when it names a speaker, ``read``."""
+    return (question,) if read == question else (question, read)
 
 
 FRIENDS = chat([("melanie", "Morning!"), ("caroline", "Thank you, Mel!"), ("melanie", "Hi")])
@@ -46,19 +51,26 @@ FRIENDS = chat([("melanie", "Morning!"), ("caroline", "Thank you, Mel!"), ("mela
     ],
 )
 def test_a_speakers_name_is_left_out_of_what_is_embedded(question: str, read: str) -> None:
-    assert embedded(SpeakerWords(lambda viewer: FRIENDS), question) == read
+    assert embedded(SpeakerWords(lambda viewer: FRIENDS), question) == also(question, read)
 
 
 def test_a_speaker_known_by_a_handle_is_left_out_by_what_the_chat_calls_them() -> None:
     handles = chat([("user_2", "Thanks, Caroline! That was lovely."), ("user_1", "Anytime!")])
     words = SpeakerWords(lambda viewer: handles)
-    assert embedded(words, "What did Caroline paint?") == "What did paint?"
+    # their turns carry "user_1", so "Caroline" is only in the turns that address them
+    assert embedded(words, "What did Caroline paint?") == ("What did paint?",)
+    mixed = chat([("rebecca", "Thanks, Tom! See you Sunday."), ("kayak_fan", "Anytime!")])
+    words = SpeakerWords(lambda viewer: mixed)
+    assert embedded(words, "Did Tom paint with Rebecca?") == (
+        "Did paint with Rebecca?",  # her turns carry her name: it stays in one of the two
+        "Did paint with?",
+    )
 
 
 def test_an_agents_memory_has_no_speaker_names() -> None:
     agent = chat([("user", "I moved to Lisbon, Sam says hi"), ("assistant", "Noted, Sam!")])
     words = SpeakerWords(lambda viewer: agent)
-    assert embedded(words, "Where does Sam live now?") == "Where does Sam live now?"
+    assert embedded(words, "Where does Sam live now?") == ("Where does Sam live now?",)
 
 
 def test_speakers_are_learned_per_viewer_from_their_newest_turns_and_their_searches(
@@ -72,10 +84,11 @@ def test_speakers_are_learned_per_viewer_from_their_newest_turns_and_their_searc
         return newest[viewer]
 
     words = SpeakerWords(read)
-    assert embedded(words, "What did Tom cook?") == "What did Tom cook?"  # not ana's speaker
-    assert embedded(words, "What did Tom cook?", Viewer("bo")) == "What did cook?"
+    tom = "What did Tom cook?"
+    assert embedded(words, tom) == (tom,)  # not ana's speaker
+    assert embedded(words, tom, Viewer("bo")) == (tom, "What did cook?")
     words.seen(ANA, chat([("tom", "I cooked a curry")]))  # a candidate of ana's search
-    assert embedded(words, "What did Tom cook?") == "What did cook?"
+    assert embedded(words, tom) == (tom, "What did cook?")
     assert reads == [ANA, Viewer("bo")]  # each viewer's newest turns read once
     clock = [0.0]
     monkeypatch.setattr(speaker_words.time, "monotonic", lambda: clock[0])
@@ -129,9 +142,38 @@ def test_another_users_speakers_are_never_a_viewers(tmp_path: Path, memory_store
         question = "What did Tom paint?"
         opened.retriever.search(question, limit=5, touch=False, viewer=ANA)
         signals = understand(question, lambda: 0.0)
-        assert opened.retriever._embedded(question, signals, ANA) == question
+        assert opened.retriever._embedded(question, signals, ANA) == (question,)
         bo = Viewer("bo")
         opened.retriever.search(question, limit=5, touch=False, viewer=bo)
-        assert opened.retriever._embedded(question, signals, bo) == "What did paint?"
+        assert opened.retriever._embedded(question, signals, bo) == (question, "What did paint?")
+    finally:
+        opened.close()
+
+
+# A chat of handles: the other speaker says "Caroline" in small talk; her own turns do not.
+HANDLES = [
+    ("user_2", "Thanks, Caroline!"),
+    ("user_1", "Haha, anytime."),
+    ("user_2", "Love that, Caroline, see you soon!"),
+    ("user_1", "I finished a watercolour of the lake at sunset last week."),
+    ("user_2", "Caroline, you are the best, thank you!"),
+    ("user_2", "I went to a cooking class on Saturday and made dumplings."),
+    ("user_1", "My kids and I went camping by the river in July."),
+]
+
+
+def test_a_name_only_others_call_a_speaker_by_is_not_embedded(
+    tmp_path: Path, memory_store: str
+) -> None:
+    opened = open_seeded(tmp_path, memory_store, one_chat(HANDLES))
+    try:
+        question = "What has Caroline painted?"
+        top = semantic_top(opened.retriever, question, 1)
+        assert top == ["turn-3"]
+        # with her name kept beside the names-free question, the turns that address her lead
+        kept = opened.retriever._vector(
+            question, Viewer().owners(), 2, texts=(question, "What has painted?")
+        )
+        assert "turn-3" not in [s.id for s in kept.ranked[:1]]
     finally:
         opened.close()

@@ -111,8 +111,8 @@ class Retriever:
         embedded = self._embedded(query, signals, who)
 
         def ask(name: str, limit: int) -> Found:
-            if name == "vector" and embedded != query:
-                return self._vector(query, who.owners(), limit, also=embedded)
+            if name == "vector" and embedded != (query,):
+                return self._vector(query, who.owners(), limit, texts=embedded)
             return self._path(name, query, follows, who, limit)
 
         found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
@@ -161,12 +161,12 @@ class Retriever:
             self._touch(best)
         return best
 
-    def _embedded(self, query: str, signals: QuerySignals, who: Viewer) -> str:
-        """What the vector path embeds of ``query``: without the names of ``who``'s speakers
-        (:mod:`~shiyi.memory.recall.speaker_words`)."""
+    def _embedded(self, query: str, signals: QuerySignals, who: Viewer) -> tuple[str, ...]:
+        """What the vector path embeds of ``query``: also without the names of ``who``'s
+        speakers (:mod:`~shiyi.memory.recall.speaker_words`)."""
         if not self.boosts.speaker_words:
-            return query
-        return self._speakers.without_speakers(query, signals, who, aliases=self.boosts.aliases)
+            return (query,)
+        return self._speakers.embedded(query, signals, who, aliases=self.boosts.aliases)
 
     def _newest_of(self, viewer: Viewer) -> list[EventRecord]:
         return self.store.recent_events(NEWEST, owner=(viewer.user_id, viewer.agent_id))
@@ -343,17 +343,18 @@ class Retriever:
         return Found([Scored(e.id, e.ts) for e in recent.values()], set(recent), records=recent)
 
     def _vector(
-        self, query: str, owners: frozenset[str], limit: int, also: str | None = None
+        self, query: str, owners: frozenset[str], limit: int, texts: tuple[str, ...] = ()
     ) -> Found:
-        """The nearest events and facts to ``query``'s embedding; with ``also`` (the query
-        without its speakers' names, :mod:`~shiyi.memory.recall.speaker_words`), to the
-        direction of the sum of both embeddings."""
+        """The nearest events and facts to ``query``'s embedding; with ``texts`` (the query
+        also without its speakers' names, :mod:`~shiyi.memory.recall.speaker_words`), to the
+        direction of the sum of their embeddings."""
         if self.embedder is None or not query.strip():
             return Found([])
         vector = self._query_vector(query)
-        if also is not None:
-            other = self.embedder.embed([also])[0]
-            summed = [a + b for a, b in zip(vector, other, strict=True)]
+        if texts and texts != (query,):
+            others = [t for t in texts if t != query]
+            vectors = self.embedder.embed(others) + ([vector] if query in texts else [])
+            summed = [sum(parts) for parts in zip(*vectors, strict=True)]
             norm = math.sqrt(sum(x * x for x in summed)) or 1.0
             vector = [x / norm for x in summed]  # a unit vector, as every embedding is
         events = self.store.vector_search("event", vector, limit, owners)

@@ -48,6 +48,7 @@ REREAD_SECONDS = 300.0
 """How long the newest turns' speakers stand before they are read again (a new speaker)."""
 _KEPT_VIEWERS = 256
 _NAME = re.compile(r"\b([^\W\d_]+)(?:'s|’s)?\b")
+_BEFORE_MARK = re.compile(r" ([?.!,;:])")
 
 Newest = Callable[[Viewer], Iterable[EventRecord]]
 
@@ -60,25 +61,37 @@ class SpeakerWords:
         self._speakers: OrderedDict[Viewer, _Speakers] = OrderedDict()
         self._lock = threading.Lock()
 
-    def without_speakers(
+    def embedded(
         self, query: str, signals: QuerySignals, viewer: Viewer, *, aliases: bool = True
-    ) -> str:
-        """``query`` without the words that name one of ``viewer``'s speakers (``aliases``:
-        by other names too, and by what the chat calls them); ``query`` itself when it names
-        none, or when nothing else would be left."""
+    ) -> tuple[str, ...]:
+        """The texts whose embeddings, summed, the vector path searches with: ``query`` as
+        asked and without the words that name one of ``viewer``'s speakers (``aliases``: by
+        other names too, and by what the chat calls them); ``(query,)`` when it names none.
+
+        A name that is only what the chat calls a speaker (``kayak_fan``, called "Rebecca";
+        "Bex", Thomas's name for Rebecca) is left out of both: their turns are embedded under
+        their speaker field, so the name is in the turns of the others who address them and
+        in none of their own (LoCoMo dev with speaker fields ``user_1``/``user_2``, R@10:
+        semantic 0.561 -> 0.620, hybrid 0.803 -> 0.816; named as their fields, or by
+        nickname, unchanged)."""
         if not signals.people:
-            return query
+            return (query,)
         roles, calls = self._known(viewer)
-        naming = {
+        by_field = {
             name
             for name in signals.people
-            if name in roles or (aliases and _names_a_speaker(name, roles | calls))
+            if name in roles or (aliases and bool(named_speakers([name], roles)))
         }
-        if not naming:
-            return query
-        kept = _NAME.sub(lambda m: "" if m.group(1).lower() in naming else m.group(0), query)
-        kept = " ".join(kept.split())
-        return kept if any(ch.isalnum() for ch in kept) else query
+        called_only = {
+            name
+            for name in signals.people - by_field
+            if aliases and (name in calls or bool(calls and named_speakers([name], calls)))
+        }
+        if not by_field and not called_only:
+            return (query,)
+        as_asked = _left_out(query, called_only) if called_only else query
+        names_free = _left_out(query, by_field | called_only)
+        return tuple(dict.fromkeys(text for text in (as_asked, names_free) if text)) or (query,)
 
     def seen(self, viewer: Viewer, events: Iterable[EventRecord]) -> None:
         """The speakers of ``events`` (a search's candidates) are ``viewer``'s too."""
@@ -120,5 +133,8 @@ class _Speakers:
     calls: set[str]
 
 
-def _names_a_speaker(name: str, speakers: set[str]) -> bool:
-    return name in speakers or bool(speakers and named_speakers([name], speakers))
+def _left_out(query: str, names: set[str]) -> str:
+    """``query`` without the words ``names``; empty when nothing else would be left."""
+    kept = _NAME.sub(lambda m: "" if m.group(1).lower() in names else m.group(0), query)
+    kept = _BEFORE_MARK.sub(r"\1", " ".join(kept.split()))
+    return kept if any(ch.isalnum() for ch in kept) else ""
