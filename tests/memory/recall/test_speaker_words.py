@@ -61,6 +61,8 @@ def test_a_speaker_known_by_a_handle_is_left_out_by_what_the_chat_calls_them() -
     assert embedded(words, "What did Caroline paint?") == ("What did paint?",)
     mixed = chat([("rebecca", "Thanks, Tom! See you Sunday."), ("kayak_fan", "Anytime!")])
     words = SpeakerWords(lambda viewer: mixed)
+    signals = understand("Did Tom paint with Rebecca?", lambda: 0.0)
+    assert words.searched("Did Tom paint with Rebecca?", signals, ANA) == "Did paint with Rebecca?"
     assert embedded(words, "Did Tom paint with Rebecca?") == (
         "Did paint with Rebecca?",  # her turns carry her name: it stays in one of the two
         "Did paint with?",
@@ -175,5 +177,29 @@ def test_a_name_only_others_call_a_speaker_by_is_not_embedded(
             question, Viewer().owners(), 2, texts=(question, "What has painted?")
         )
         assert "turn-3" not in [s.id for s in kept.ranked[:1]]
+    finally:
+        opened.close()
+
+
+PAINTED = [
+    (
+        "user_2",
+        "Caroline, did you paint today? I spent all afternoon at the market with my sister.",
+    ),
+    ("user_1", "I painted the lake at sunset."),
+    ("user_2", "Thanks, Caroline!"),
+]
+
+
+def test_the_keyword_search_leaves_out_a_name_only_others_call_a_speaker_by(
+    tmp_path: Path, memory_store: str
+) -> None:
+    opened = open_seeded(tmp_path, memory_store, one_chat(PAINTED))
+    try:
+        question = "What did Caroline paint?"
+        hits = opened.retriever.search(question, mode="keyword", limit=1, touch=False)
+        assert [h.id for h in hits] == ["turn-1"]
+        as_typed = opened.store.keyword_search(question, 1, Viewer().owners())
+        assert [s.id for s in as_typed] == ["turn-0"]  # "Caroline" is in the others' turns
     finally:
         opened.close()

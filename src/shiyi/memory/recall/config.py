@@ -90,7 +90,8 @@ class Boosts:
     (:mod:`shiyi.memory.text.people`)."""
     speaker_words: bool = True
     """The vector path embeds a question also without the words that name a speaker of the
-    asker's memory, and searches with both (:mod:`shiyi.memory.recall.speaker_words`)."""
+    asker's memory, and searches with both (:mod:`shiyi.memory.recall.speaker_words`); a name
+    only others call a speaker by is left out of both, and out of the keyword search."""
     time: bool = True
     told_when: bool = True
     """A "when" question favours turns that place an event in time

@@ -109,11 +109,12 @@ class Retriever:
         follows = who.relations(self.configured)
         limits = {name: self._limit(name) for name in MODE_PATHS[mode]}
         embedded = self._embedded(query, signals, who)
+        searched = self._searched(query, signals, who)
 
         def ask(name: str, limit: int) -> Found:
             if name == "vector" and embedded != (query,):
                 return self._vector(query, who.owners(), limit, texts=embedded)
-            return self._path(name, query, follows, who, limit)
+            return self._path(name, searched if name == "keyword" else query, follows, who, limit)
 
         found, records = run_paths(self.store, MODE_PATHS[mode], lambda n: ask(n, limits[n]))
         # Ranks count only what may be shown: a superseded version or another user's memory
@@ -167,6 +168,13 @@ class Retriever:
         if not self.boosts.speaker_words:
             return (query,)
         return self._speakers.embedded(query, signals, who, aliases=self.boosts.aliases)
+
+    def _searched(self, query: str, signals: QuerySignals, who: Viewer) -> str:
+        """What the keyword path searches of ``query``: without the names only others call
+        ``who``'s speakers by (:meth:`~.speaker_words.SpeakerWords.searched`)."""
+        if not self.boosts.speaker_words:
+            return query
+        return self._speakers.searched(query, signals, who, aliases=self.boosts.aliases)
 
     def _newest_of(self, viewer: Viewer) -> list[EventRecord]:
         return self.store.recent_events(NEWEST, owner=(viewer.user_id, viewer.agent_id))
