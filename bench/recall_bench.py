@@ -378,10 +378,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ks = tuple(int(k) for k in args.ks.split(","))
     globals()["EMBED_MODEL"] = args.embed_model
     conversations = detect_and_load(Path(args.dataset))
+    if args.ask_by == "nicknames":  # first: the nicknames are of the speakers' names
+        conversations = [name_probes.by_nicknames(c) for c in conversations]
     if args.speakers == "handles":
         conversations = [name_probes.handles(c) for c in conversations]
-    if args.ask_by == "nicknames":
-        conversations = [name_probes.by_nicknames(c) for c in conversations]
     count = sum(len(questions(c)) for c in conversations)
     turns = sum(len(c.events) for c in conversations)
     print(f"{args.dataset}: {len(conversations)} conversations, {turns} turns, {count} questions")
