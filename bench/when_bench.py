@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import recall_bench as rb
-from asking_bench import off
+from asking_bench import off, print_forms, with_baselines
 
-from shiyi.memory.text.contextual import indexed_texts
-from shiyi.memory.transfer.importers import QAItem, detect_and_load
+from shiyi.memory.transfer.importers import QAItem
 
 _WHEN = re.compile(r"^\s*when\b\s*", re.IGNORECASE)
 
@@ -57,48 +53,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--store-dir", help="keep each conversation's store here and reuse it")
     args = parser.parse_args(argv)
     found: dict[tuple[str, str], list[float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(args.store_dir) if args.store_dir else Path(tmp)
-        for conversation in detect_and_load(Path(args.dataset)):
-            home = root / conversation.session_id
-            if not home.exists():
-                rb.evaluate_conversation(conversation, home, (5, 10, 20), {})  # builds it
-            memory = rb.open_memory(home)
-            try:
-                ids = [e.id for e in conversation.events]
-                texts = indexed_texts(conversation.events)
-                bm25, minilm = rb.bm25_ranker(ids, texts), rb.minilm_ranker(memory, ids, texts)
-                rankers: dict[str, Callable[[QAItem], list[str]]] = {
-                    "shiyi hybrid": rb.shiyi_ranker(memory.retriever, "hybrid", 10),
-                    "hybrid, no told-when": rb.shiyi_ranker(
-                        off(memory, told_when=False), "hybrid", 10
-                    ),
-                    "hybrid, no time windows": rb.shiyi_ranker(
-                        off(memory, time=False), "hybrid", 10
-                    ),
-                    "shiyi keyword": rb.shiyi_ranker(memory.retriever, "keyword", 10),
-                    "baseline BM25": bm25,
-                    "baseline MiniLM": minilm,
-                    "baseline RRF(BM25, MiniLM)": rb.rrf_ranker(bm25, minilm),
-                }
-                for qa in rb.questions(conversation):
-                    if not _WHEN.match(qa.question):
-                        continue
-                    evidence = rb.evidence_ids(conversation, qa)
-                    for form, opening in OPENINGS.items():
-                        asked = replace(qa, question=reopened(qa.question, opening))
-                        for name, rank in rankers.items():
-                            share = len(evidence & set(rank(asked)[:10])) / len(evidence)
-                            found.setdefault((name, form), []).append(share)
-            finally:
-                memory.close()
-    names = list(dict.fromkeys(name for name, _ in found))
-    width = max(len(n) for n in names) + 2
-    print(f"recall@10 per opening ({len(found[(names[0], 'as written')])} 'When' questions)")
-    print(f"{'system':<{width}}" + "".join(f"  {form[:14]:>14}" for form in OPENINGS))
-    for name in names:
-        cells = (statistics.mean(found[(name, form)]) for form in OPENINGS)
-        print(f"{name:<{width}}" + "".join(f"  {cell:14.3f}" for cell in cells))
+    for conversation, memory, bm25, minilm in with_baselines(args.dataset, args.store_dir):
+        rankers: dict[str, Callable[[QAItem], list[str]]] = {
+            "shiyi hybrid": rb.shiyi_ranker(memory.retriever, "hybrid", 10),
+            "hybrid, no told-when": rb.shiyi_ranker(off(memory, told_when=False), "hybrid", 10),
+            "hybrid, no time windows": rb.shiyi_ranker(off(memory, time=False), "hybrid", 10),
+            "shiyi keyword": rb.shiyi_ranker(memory.retriever, "keyword", 10),
+            "baseline BM25": bm25,
+            "baseline MiniLM": minilm,
+            "baseline RRF(BM25, MiniLM)": rb.rrf_ranker(bm25, minilm),
+        }
+        for qa in rb.questions(conversation):
+            if not _WHEN.match(qa.question):
+                continue
+            evidence = rb.evidence_ids(conversation, qa)
+            for form, opening in OPENINGS.items():
+                asked = replace(qa, question=reopened(qa.question, opening))
+                for name, rank in rankers.items():
+                    share = len(evidence & set(rank(asked)[:10])) / len(evidence)
+                    found.setdefault((name, form), []).append(share)
+    print_forms(found, list(OPENINGS), "opening of a 'When' question")
     return 0
 
 

@@ -47,11 +47,22 @@ FRIENDS = chat([("melanie", "Morning!"), ("caroline", "Thank you, Mel!"), ("mela
         ("What did Melanie tell Caroline about Rome?", "What did tell about Rome?"),
         ("What did Sam say about the hike?", "What did Sam say about the hike?"),  # no speaker
         ("Melanie?", "Melanie?"),  # nothing else to embed
-        ("what has melanie painted?", "what has melanie painted?"),  # no capitals: as asked
+        ("what has melanie painted?", "what has painted?"),  # typed in small letters
+        ("what did mel bake?", "what did bake?"),  # what caroline calls her
+        ("what did carrie bake?", "what did carrie bake?"),  # small letters: no nicknames
+        ("what did sam bake?", "what did sam bake?"),  # no speaker's name or nickname
     ],
 )
 def test_a_speakers_name_is_left_out_of_what_is_embedded(question: str, read: str) -> None:
     assert embedded(SpeakerWords(lambda viewer: FRIENDS), question) == also(question, read)
+
+
+def test_a_word_the_chat_writes_in_small_letters_names_nobody() -> None:
+    # a speaker called Bill, and a chat that talks of paying the bill
+    bills = chat([("bill", "I paid the bill for the boat."), ("ana", "Thanks, Bill!")])
+    words = SpeakerWords(lambda viewer: bills)
+    assert embedded(words, "who paid the bill?") == ("who paid the bill?",)
+    assert embedded(words, "what did ana pay?") == ("what did ana pay?", "what did pay?")
 
 
 def test_a_speaker_known_by_a_handle_is_left_out_by_what_the_chat_calls_them() -> None:
@@ -59,6 +70,7 @@ def test_a_speaker_known_by_a_handle_is_left_out_by_what_the_chat_calls_them() -
     words = SpeakerWords(lambda viewer: handles)
     # their turns carry "user_1", so "Caroline" is only in the turns that address them
     assert embedded(words, "What did Caroline paint?") == ("What did paint?",)
+    assert embedded(words, "what did caroline paint?") == ("what did paint?",)
     mixed = chat([("rebecca", "Thanks, Tom! See you Sunday."), ("kayak_fan", "Anytime!")])
     words = SpeakerWords(lambda viewer: mixed)
     signals = understand("Did Tom paint with Rebecca?", lambda: 0.0)

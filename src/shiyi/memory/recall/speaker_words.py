@@ -35,12 +35,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.boosts import NOT_SPEAKERS
 from shiyi.memory.recall.query_signals import QuerySignals
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.text.people import called, named_speakers
+from shiyi.memory.text.people import called, named_speakers, said_as_word
 
 NEWEST = 50
 """Newest turns a viewer's speakers are first read from: a chat's speakers all speak there."""
@@ -96,9 +97,9 @@ class SpeakerWords:
     ) -> tuple[set[str], set[str]]:
         """The question's names that name one of ``viewer``'s speakers by their speaker field
         (or a form of it), and those that are only what the chat calls one."""
-        if not signals.people:
+        if not signals.people and not signals.lowercase:
             return set(), set()
-        roles, calls = self._known(viewer)
+        roles, calls, texts = self._known(viewer)
         by_field = {
             name
             for name in signals.people
@@ -109,6 +110,10 @@ class SpeakerWords:
             for name in signals.people - by_field
             if aliases and (name in calls or bool(calls and named_speakers([name], calls)))
         }
+        if signals.lowercase:
+            lower_field, lower_called = _typed_lowercase(signals.lowercase, roles, calls, texts)
+            by_field |= lower_field
+            called_only |= lower_called if aliases else set()
         return by_field, called_only
 
     def seen(self, viewer: Viewer, events: Iterable[EventRecord]) -> None:
@@ -121,27 +126,29 @@ class SpeakerWords:
             if known is not None:
                 known.roles.update(roles)
 
-    def _known(self, viewer: Viewer) -> tuple[set[str], set[str]]:
-        """``viewer``'s speakers, and the names their chat calls them by."""
+    def _known(self, viewer: Viewer) -> tuple[set[str], set[str], tuple[str, ...]]:
+        """``viewer``'s speakers, the names their chat calls them by, and the newest turns'
+        texts (whether the chat writes a word in small letters as a word)."""
         now = time.monotonic()
         with self._lock:
             known = self._speakers.get(viewer)
             if known is not None and now - known.read_at < REREAD_SECONDS:
                 self._speakers.move_to_end(viewer)
-                return set(known.roles), set(known.calls)
+                return set(known.roles), set(known.calls), known.texts
         newest = list(self._newest(viewer))
         roles = {e.role for e in newest if e.role not in NOT_SPEAKERS}
         calls = called([(e.role, e.content) for e in newest if e.role in roles], roles)
         called_names = {name for names in calls.values() for name in names}
+        texts = tuple(e.content for e in newest if e.role in roles)
         with self._lock:
             if known is not None:
                 roles |= known.roles
                 called_names |= known.calls
-            self._speakers[viewer] = _Speakers(now, roles, called_names)
+            self._speakers[viewer] = _Speakers(now, roles, called_names, texts)
             self._speakers.move_to_end(viewer)
             while len(self._speakers) > _KEPT_VIEWERS:
                 self._speakers.popitem(last=False)
-        return set(roles), set(called_names)
+        return set(roles), set(called_names), texts
 
 
 @dataclass(slots=True)
@@ -149,6 +156,22 @@ class _Speakers:
     read_at: float
     roles: set[str]
     calls: set[str]
+    texts: tuple[str, ...] = ()
+
+
+def _typed_lowercase(
+    words: frozenset[str], roles: set[str], calls: set[str], texts: tuple[str, ...]
+) -> tuple[set[str], set[str]]:
+    """The words of a question typed in small letters that name a speaker: their speaker
+    field, or what the chat calls them; never a word the chat itself writes in small letters
+    as a word ("the bill").  A nickname or short form counts only when the chat calls them
+    by it: without capitals any word may be one ("tom" of Thomas, "art" of Arthur), and a
+    nickname kept in the embedded question is what parts two speakers' near-identical turns
+    when nothing else does."""
+    said = partial(said_as_word, texts=texts)
+    called_too = {w for w in words & calls if named_speakers([w], roles)}  # "mel", Melanie
+    by_field = {w for w in (words & roles) | called_too if not said(w)}
+    return by_field, {w for w in (words & calls) - by_field if not said(w)}
 
 
 def _left_out(query: str, names: set[str]) -> str:
