@@ -75,9 +75,13 @@ def test_by_exact_name_only_the_other_speakers_turns_come_first(memory: Memory) 
 
 @pytest.mark.parametrize(
     "question",
-    ["what did tom bake for the street party?", "what instrument is tom learning?"],
+    [
+        "what did tom bake for the street party?",
+        "what instrument is tom learning?",
+        "What did Tom bake for the street party?",
+    ],
 )
-def test_a_question_typed_without_capitals_still_finds_him_by_nickname(
+def test_a_question_typed_with_or_without_capitals_finds_him_by_nickname(
     memory: Memory, question: str
 ) -> None:
     # (Rebecca's same-worded turns come first when no speaker is placed)

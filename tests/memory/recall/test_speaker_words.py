@@ -57,6 +57,19 @@ def test_a_speakers_name_is_left_out_of_what_is_embedded(question: str, read: st
     assert embedded(SpeakerWords(lambda viewer: FRIENDS), question) == also(question, read)
 
 
+@pytest.mark.parametrize(
+    ("question", "searched"),
+    [
+        ("What did Mel bake?", "What did Mel bake? melanie"),  # her field, as her turns hold it
+        ("What did Melanie bake?", "What did Melanie bake?"),
+        ("What did Sam bake?", "What did Sam bake?"),
+    ],
+)
+def test_the_keyword_search_adds_the_field_a_nickname_names(question: str, searched: str) -> None:
+    words = SpeakerWords(lambda viewer: FRIENDS)
+    assert words.searched(question, understand(question, lambda: 0.0), ANA) == searched
+
+
 def test_a_word_the_chat_writes_in_small_letters_names_nobody() -> None:
     # a speaker called Bill, and a chat that talks of paying the bill
     bills = chat([("bill", "I paid the bill for the boat."), ("ana", "Thanks, Bill!")])
