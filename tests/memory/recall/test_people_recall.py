@@ -79,6 +79,7 @@ def test_by_exact_name_only_the_other_speakers_turns_come_first(memory: Memory) 
         "what did tom bake for the street party?",
         "what instrument is tom learning?",
         "What did Tom bake for the street party?",
+        "What instrument is Tom learning?",
     ],
 )
 def test_a_question_typed_with_or_without_capitals_finds_him_by_nickname(
@@ -87,6 +88,14 @@ def test_a_question_typed_with_or_without_capitals_finds_him_by_nickname(
     # (Rebecca's same-worded turns come first when no speaker is placed)
     assert speaker_of_top(memory.retriever, question) == "thomas"
     assert speaker_of_top(by_exact_name_only(memory), question) == "rebecca"
+
+
+def test_a_turn_the_graph_bridges_to_stays_behind_the_one_asked_about(memory: Memory) -> None:
+    # her lesson shares his lesson's school, so the bridge leads from his turn to hers; a
+    # second hop must not overtake the match it was reached from
+    hits = memory.retriever.search("What instrument is Thomas learning?", limit=2, touch=False)
+    assert [TURNS[int(h.id.rsplit("-", 1)[1])][0] for h in hits] == ["thomas", "rebecca"]
+    assert "bridge" in hits[1].paths
 
 
 @pytest.mark.parametrize(

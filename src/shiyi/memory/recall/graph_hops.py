@@ -21,6 +21,10 @@ BRIDGE_SEEDS = 1
 """How many of the best matches the graph bridge starts from."""
 BRIDGE_SHARE = 0.3
 """What a bridged turn gains, as a share of its seed's fused score."""
+BEHIND_SEED = 0.01
+"""How far (fused score, z units) a bridged turn stays behind the match it was reached from:
+a second hop never overtakes its first (two friends' lessons at one school put hers above his
+when his was asked about)."""
 
 
 def query_entities(store: MemoryStore, query: str) -> list[str]:
@@ -65,7 +69,7 @@ def bridge(
     (and join the candidates if no path found them; their ``ranks`` name ``bridge``)."""
     speakers = {e.role for e in events.values()}
     seeds = sorted(events, key=scores.__getitem__, reverse=True)[:BRIDGE_SEEDS]
-    gains: dict[str, tuple[float, int]] = {}
+    gains: dict[str, tuple[float, int, float]] = {}
     for seed in seeds:
         if scores[seed] <= 0:
             break
@@ -82,15 +86,16 @@ def bridge(
             names, hops=1, limit=candidates, owner=(said.user_id, said.agent_id)
         )
         for rank, item in enumerate(found.event_ids, start=1):
-            if item.id not in seeds and gain > gains.get(item.id, (0.0, 0))[0]:
-                gains[item.id] = (gain, rank)
+            if item.id not in seeds and gain > gains.get(item.id, (0.0, 0, 0.0))[0]:
+                gains[item.id] = (gain, rank, scores[seed] - BEHIND_SEED)
     fresh = [key for key in gains if key not in scores]
     if fresh:
         records.load(store, [Found([Scored(k, 0.0) for k in fresh], set(fresh))])
     floor = min(scores.values())
-    for key, (gain, rank) in gains.items():
+    for key, (gain, rank, ceiling) in gains.items():
         if key in records.events:
-            scores[key] = scores.get(key, floor) + gain
+            now = scores.get(key, floor)
+            scores[key] = max(now, min(now + gain, ceiling))
             ranks.setdefault(key, {})["bridge"] = rank
 
 

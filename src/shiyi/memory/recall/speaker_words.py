@@ -41,7 +41,7 @@ from shiyi.memory.models import EventRecord
 from shiyi.memory.recall.boosts import NOT_SPEAKERS
 from shiyi.memory.recall.query_signals import QuerySignals
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.text.people import called, named_speakers, said_as_word
+from shiyi.memory.text.people import called, named_speakers, nicknamed_speakers, said_as_word
 
 NEWEST = 50
 """Newest turns a viewer's speakers are first read from: a chat's speakers all speak there."""
@@ -95,11 +95,12 @@ class SpeakerWords:
         0.879 -> 0.742 / 0.839 / 0.879; and where two speakers said near the same words, the
         one a nickname names comes first (his field was all the keyword path could tell)."""
         by_field, called_only = self._naming(signals, viewer, aliases)
-        if not by_field and not called_only:
+        roles, _, texts = self._known(viewer)
+        nicknamed = _nicknamed(signals.lowercase - roles, roles, texts) if aliases else set()
+        if not by_field and not called_only and not nicknamed:
             return query
-        roles, _, _ = self._known(viewer)
         searched = (_left_out(query, called_only) or query) if called_only else query
-        fields = sorted(_fields_named(by_field - roles, roles))
+        fields = sorted(_fields_named(by_field - roles, roles) | nicknamed)
         return " ".join([searched, *fields])
 
     def _naming(
@@ -182,6 +183,14 @@ def _typed_lowercase(
     called_too = {w for w in words & calls if named_speakers([w], roles)}  # "mel", Melanie
     by_field = {w for w in (words & roles) | called_too if not said(w)}
     return by_field, {w for w in (words & calls) - by_field if not said(w)}
+
+
+def _nicknamed(words: frozenset[str], roles: set[str], texts: tuple[str, ...]) -> set[str]:
+    """The speaker fields that words typed in small letters name as a nickname or short form
+    (the speaker boost's rule: never a word the chat writes in small letters itself)."""
+    if not words or not roles:
+        return set()
+    return nicknamed_speakers(words, roles, partial(said_as_word, texts=texts))
 
 
 def _fields_named(names: set[str], roles: set[str]) -> set[str]:
