@@ -98,6 +98,33 @@ def test_a_turn_the_graph_bridges_to_stays_behind_the_one_asked_about(memory: Me
     assert "bridge" in hits[1].paths
 
 
+# Handles for speaker fields: user_2 is only ever "Bex" in what user_1 says to her.
+ADDRESSED = [
+    ("user_1", "Morning, Bex! How was the trip to the coast?"),
+    ("user_2", "Lovely, the weather held all week and we swam every day."),
+    ("user_1", "Bex, did you ever finish that quilt for your niece?"),
+    ("user_2", "Not yet, the binding is taking forever."),
+    ("user_1", "Good luck with the interview tomorrow, Bex!"),
+    ("user_2", "Thanks! I'm nervous about the panel."),
+]
+
+
+def test_the_name_a_speaker_is_called_by_bridges_nowhere(tmp_path: Path, memory_store: str) -> None:
+    # the best match says "Bex" to the one it addresses: every other turn addressed to her
+    # is no second hop of the coast trip
+    memory = open_seeded(tmp_path, memory_store, one_chat(ADDRESSED))
+    try:
+        question = "How was the trip to the coast?"
+        bridged = [
+            [h.id for h in retriever.search(question, limit=5, touch=False) if "bridge" in h.paths]
+            for retriever in (memory.retriever, by_exact_name_only(memory))
+        ]
+    finally:
+        memory.close()
+    assert bridged[0] == []
+    assert bridged[1], "with the called names unknown the bridge crosses them"
+
+
 @pytest.mark.parametrize(
     "question",
     ["WHAT PET DID BECKY ADOPT?", "WHAT DID TOM BAKE FOR THE STREET PARTY?"],

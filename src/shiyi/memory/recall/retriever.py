@@ -139,6 +139,7 @@ class Retriever:
             single=len(ranked) == 1,
             tasks=tasks,
             visible=visible,
+            called=self._called(who),
         )
         archives = 1.0 if asks_about_runs(query) else ARCHIVE_WEIGHT
         hits = [
@@ -175,6 +176,12 @@ class Retriever:
         if not self.boosts.speaker_words:
             return query
         return self._speakers.searched(query, signals, who, aliases=self.boosts.aliases)
+
+    def _called(self, who: Viewer) -> frozenset[str]:
+        """What ``who``'s chat calls its speakers by (not their fields): no graph bridge."""
+        if not (self.boosts.bridge and self.boosts.aliases):
+            return frozenset()
+        return frozenset(self._speakers.called(who))
 
     def _newest_of(self, viewer: Viewer) -> list[EventRecord]:
         return self.store.recent_events(NEWEST, owner=(viewer.user_id, viewer.agent_id))
@@ -214,6 +221,7 @@ class Retriever:
         single: bool,
         tasks: bool,
         visible: Callable[[list[str]], set[str]] | None = None,
+        called: frozenset[str] = frozenset(),
     ) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
         """Fused scores, positive and multiplicative (for :func:`rerank`), with ranks.
 
@@ -246,7 +254,7 @@ class Retriever:
             if tasks and self.boosts.run_similarity:
                 self._run_similarity(query, scores, events)
             if self.boosts.bridge:
-                bridge(self.store, self.candidates, scores, ranks, records, events, signals)
+                bridge(self.store, self.candidates, scores, ranks, records, events, signals, called)
         # z-score units become a positive factor scale: rerank's x1.3 is then worth +0.26
         return {key: math.exp(value) for key, value in scores.items()}, ranks
 

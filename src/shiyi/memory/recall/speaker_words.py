@@ -127,6 +127,12 @@ class SpeakerWords:
             called_only |= lower_called if aliases else set()
         return by_field, called_only
 
+    def called(self, viewer: Viewer) -> set[str]:
+        """What ``viewer``'s chat calls its speakers by that is not a speaker field
+        ("Caroline", when her turns are ``user_1``'s)."""
+        roles, calls, _ = self._known(viewer)
+        return calls - roles
+
     def seen(self, viewer: Viewer, events: Iterable[EventRecord]) -> None:
         """The speakers of ``events`` (a search's candidates) are ``viewer``'s too."""
         roles = {e.role for e in events if e.role not in NOT_SPEAKERS}
