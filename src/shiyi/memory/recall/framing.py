@@ -34,17 +34,20 @@ _REQUEST = (
 )
 _LEAD = re.compile(rf"^\s*(?:{_GREETING})*(?:{_REQUEST})?", re.IGNORECASE)
 _TAIL = re.compile(
-    r"[\s,]*\b(?:thanks|thank you|thx|ty|please|pls|cheers)(?: (?:a lot|so much))?[\s.!]*$",
+    r"(?<![\s,])[\s,]*\b(?:thanks|thank you|thx|ty|please|pls|cheers)(?: (?:a lot|so much))?"
+    r"[\s.!]*$",
     re.IGNORECASE,
 )
 _CHINESE_LEAD = re.compile(
     r"^\s*(?:(?:你好|您好|嗨|哈喽)[，,！!。\s]*)*"
     r"(?:请问|麻烦问一下|问一下|(?:你|您)?还?记得|帮我(?:查|找|回忆)一下|我想知道|我忘了)[，,：:\s]*"
 )
-_CHINESE_TAIL = re.compile(r"[，,\s]*(?:谢谢|多谢|谢啦)[！!。\s]*$")
+_CHINESE_TAIL = re.compile(r"(?<![，,\s])[，,\s]*(?:谢谢|多谢|谢啦)[！!。\s]*$")
 _TAIL_CHARS = 64
 """The end a thanks is looked for in: an unanchored pattern tried at every position of a long
-pasted text (a run of spaces) would take time growing with its square."""
+pasted text (a run of spaces) would take time growing with its square.  The patterns also
+never start inside a run of what they skip first (the look-behind), so even over a whole
+text each run is scanned from its start only."""
 
 
 def _without_thanks(text: str) -> str:
