@@ -9,13 +9,19 @@ user name.  Two rewrites of a LoCoMo-format conversation probe that without new 
   says ("Thanks, Caroline!") tells who is who;
 * ``nicknames``: in the questions, each speaker's name is asked as a diminutive of it from
   the ``nicknames`` package's table (one ending in -ie, -y or -i: Caroline -> Carrie), or
-  else as its first three letters (Gina -> Gin); the turns keep the names.
+  else as its first three letters (Gina -> Gin); the turns keep the names;
+* ``misspellings``: in the questions, each time a speaker's name is asked it carries one
+  typing slip (``bench/slips.py``: a dropped, swapped, doubled or keyboard-neighbour letter,
+  drawn anew each time: Caroline -> Carolnie, Melanie -> Melaine); the turns keep the names.
 """
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import replace
+
+from slips import slip
 
 from shiyi.memory.text.contextual import speaker_name
 from shiyi.memory.transfer.importers import ImportedConversation
@@ -47,5 +53,28 @@ def by_nicknames(conversation: ImportedConversation) -> ImportedConversation:
     asked = {speaker_name(name): nickname(name) for name in names}
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, asked)) + r")\b")
     qa = [replace(q, question=pattern.sub(lambda m: asked[m.group(1)], q.question))
+          for q in conversation.qa]  # fmt: skip
+    return replace(conversation, qa=qa)
+
+
+def misspelled(name: str, rng: random.Random) -> str:
+    """``name`` with one typing slip that leaves it another string (a name of three letters
+    or fewer is kept: no inner letter to slip)."""
+    if len(name) < 4:
+        return name
+    for _ in range(20):
+        typo = slip(name, rng)
+        if typo.lower() != name.lower():
+            return typo
+    return name
+
+
+def by_misspellings(conversation: ImportedConversation, seed: int = 7) -> ImportedConversation:
+    """``conversation`` with every speaker's name in its questions mistyped (:func:`misspelled`,
+    a new slip each time, seeded by ``seed``)."""
+    rng = random.Random(seed)
+    names = {speaker_name(event.role) for event in conversation.events}
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    qa = [replace(q, question=pattern.sub(lambda m: misspelled(m.group(1), rng), q.question))
           for q in conversation.qa]  # fmt: skip
     return replace(conversation, qa=qa)

@@ -123,8 +123,11 @@ class Tally:
     by_category: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     by_persona: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     latencies: list[float] = field(default_factory=list)
+    found: list[tuple[Query, list[str]]] = field(default_factory=list)
+    """Each query with the sessions owning its top hits, in rank order (for ``--dump``)."""
 
     def add(self, found: Sequence[str], query: Query) -> None:
+        self.found.append((query, [hit.rsplit(":", 2)[1] for hit in found]))
         for k in self.ks:
             owners = {hit.rsplit(":", 1)[0].rsplit(":", 1)[-1] for hit in found[:k]}
             self.recalls[k].append(len(query.evidence & owners) / len(query.evidence))
@@ -267,6 +270,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--echoes", action="store_true", help="store each query's query_memory call and result"
     )
+    parser.add_argument(
+        "--dump", help="write each query's ranked sessions per system to this JSON-lines file"
+    )
     args = parser.parse_args(argv)
     slips = random.Random(args.slips) if args.slips is not None else None
     ks = tuple(int(k) for k in args.ks.split(","))
@@ -336,7 +342,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:<40}{row}{per}{times if tally.latencies else ''}"
               f"   ({len(tally.recalls[ks[0]])} queries)")  # fmt: skip
     print_per_unit(rows, "persona", lambda tally: tally.by_persona)
+    if args.dump:
+        write_dump(Path(args.dump), rows)
     return 0
+
+
+def write_dump(path: Path, rows: dict[str, Tally]) -> None:
+    """One line per system and query: the evidence and the sessions of the top hits in order,
+    to diff two runs query by query."""
+    with path.open("w", encoding="utf-8") as out:
+        for name, tally in rows.items():
+            for query, sessions in tally.found:
+                line = {
+                    "system": name,
+                    "persona": query.persona,
+                    "category": query.category,
+                    "query": query.text,
+                    "evidence": sorted(query.evidence),
+                    "sessions": sessions,
+                }
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -216,6 +216,10 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no graph bridge": like(boosts=replace(every, bridge=False)),
         "hybrid, no run spread": like(boosts=replace(every, spread=False)),
         "hybrid, no run similarity": like(boosts=replace(every, run_similarity=False)),
+        "hybrid, no run feedback": like(boosts=replace(every, feedback=False)),
+        "hybrid, no said-by": like(boosts=replace(every, said_by=False)),
+        "hybrid, bursts not grouped": like(boosts=replace(every, grouped=False)),
+        "hybrid, English share ignored": like(boosts=replace(every, language=False)),
         "hybrid, graph path not voting": like(weights=_without_graph(base.weights)),
     }
 
@@ -366,9 +370,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--ask-by",
-        choices=("names", "nicknames"),
+        choices=("names", "nicknames", "misspellings"),
         default="names",
-        help="nicknames: questions name each speaker by a diminutive (bench/name_probes.py)",
+        help="nicknames: questions name each speaker by a diminutive; misspellings: with a"
+        " typing slip (bench/name_probes.py)",
     )
     args = parser.parse_args(argv)
     if Path(args.dataset).is_dir():
@@ -380,6 +385,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     conversations = detect_and_load(Path(args.dataset))
     if args.ask_by == "nicknames":  # first: the nicknames are of the speakers' names
         conversations = [name_probes.by_nicknames(c) for c in conversations]
+    if args.ask_by == "misspellings":
+        conversations = [name_probes.by_misspellings(c) for c in conversations]
     if args.speakers == "handles":
         conversations = [name_probes.handles(c) for c in conversations]
     count = sum(len(questions(c)) for c in conversations)

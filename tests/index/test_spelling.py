@@ -69,6 +69,24 @@ def test_a_slip_is_unheld_unknown_lettered_and_long_enough(text: str, slipped: l
     assert slips(text, nobody_holds) == slipped
 
 
+@pytest.mark.parametrize(
+    ("text", "slipped"),
+    [
+        ("Ugh, what a day: pollo asado fixes everything", []),  # Spanish in English
+        ("lunch at the warung, tikus jalan everywhere", []),  # Indonesian in English
+        ("we stayed at Fleurie Bégoule near the lake", []),  # a foreign name
+        ("hiked the Fleurie-Bégoule trail", []),  # joined by a hyphen
+        ("I went to teh resturant", ["resturant"]),  # a short slip beside is no phrase
+        ("Kentaa, which resturant?", ["kentaa", "resturant"]),  # apart, not a run
+        ("the resturant Melanie chose", ["resturant"]),  # beside a name English knows
+    ],
+)
+def test_a_word_beside_another_unknown_word_is_a_foreign_phrase_not_a_slip(
+    text: str, slipped: list[str]
+) -> None:
+    assert slips(text, nobody_holds) == slipped
+
+
 def test_a_word_the_index_holds_is_no_slip_whatever_english_says() -> None:
     holds = lambda words: {"pickleball"} & set(words)  # noqa: E731
     assert slips("pickleball with Kentaa", holds) == ["kentaa"]
@@ -90,9 +108,9 @@ def test_a_short_english_question_with_one_slip_is_still_english() -> None:
 
 
 def test_many_slips_are_jargon_or_another_language() -> None:
-    names = ["Abcdex", "Bcdefx", "Cdefgx", "Defghx", "Efghix"]
-    assert len(slips(" ".join(names[:MAX_SLIPS]), nobody_holds)) == MAX_SLIPS
-    assert slips(" ".join(names), nobody_holds) == []
+    names = ["Abcdex", "Bcdefx", "Cdefgx", "Defghx", "Efghix"]  # apart: no foreign run
+    assert len(slips(", ".join(names[:MAX_SLIPS]), nobody_holds)) == MAX_SLIPS
+    assert slips(", ".join(names), nobody_holds) == []
 
 
 def test_a_slip_reads_as_the_held_word_most_documents_hold() -> None:
