@@ -219,6 +219,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no run feedback": like(boosts=replace(every, feedback=False)),
         "hybrid, no said-by": like(boosts=replace(every, said_by=False)),
         "hybrid, bursts not grouped": like(boosts=replace(every, grouped=False)),
+        "hybrid, people asked together not in turn": like(boosts=replace(every, jointly=False)),
         "hybrid, English share ignored": like(boosts=replace(every, language=False)),
         "hybrid, graph path not voting": like(weights=_without_graph(base.weights)),
     }

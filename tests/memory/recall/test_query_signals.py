@@ -160,6 +160,28 @@ def test_the_person_a_question_asks_about_among_several(query: str, subject: str
     assert understand(query, NOW).subject == subject
 
 
+@pytest.mark.parametrize(
+    ("query", "jointly"),
+    [
+        ("What do Sam and Priya both enjoy?", True),
+        ("Which hobby do Tom and Ana have in common?", True),
+        ("How do Lena's and Omar's new jobs compare?", True),
+        ("Did Kim and Raj grow up in the same town?", True),
+        ("What did each of them bring to the picnic?", True),
+        ("Are Mia and Leo alike in how they handle stress?", True),
+        ("小明和小红都喜欢什么运动?", True),
+        ("What did Sam and Priya do together last weekend?", False),  # one can tell it
+        ("Did they meet on the same day as the party?", False),  # a time, not a thing shared
+        ("When did Tom visit Ana?", False),
+        ("What does Priya like to cook?", False),
+    ],
+)
+def test_a_question_about_what_several_people_each_did_is_asked_jointly(
+    query: str, jointly: bool
+) -> None:
+    assert understand(query, NOW).jointly is jointly
+
+
 def test_names_are_every_word_lower_cased() -> None:
     signals = understand("What did Caroline's sister paint?", NOW)
     assert {"caroline", "sister", "paint"} <= signals.names

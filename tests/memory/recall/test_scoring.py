@@ -10,6 +10,7 @@ from shiyi.memory.recall.scoring import (
     one_per_run,
     rerank,
     score_fusion,
+    turn_about,
     votes_for,
 )
 
@@ -228,3 +229,29 @@ def test_an_embedder_that_reads_other_languages_keeps_its_whole_vote(model: str 
     assert votes_for("Kapan istri saya jualan di pasar?", DEFAULT_PATH_WEIGHTS, model) == (
         DEFAULT_PATH_WEIGHTS
     )
+
+
+def test_people_asked_about_together_take_turns_in_score_order() -> None:
+    # Gina's turns match "dance" far better; Jon's one turn about it came fourth.
+    hits = [
+        _turn(key, "chat", score)
+        for key, score in [
+            ("g1", 3.0),
+            ("g2", 2.8),
+            ("g3", 2.5),
+            ("j1", 1.0),
+            ("g4", 0.9),
+            ("j2", 0.5),
+        ]
+    ]
+    speaker_of = {"g1": "gina", "g2": "gina", "g3": "gina", "g4": "gina", "j1": "jon", "j2": "jon"}
+    order = [h.id for h in turn_about(hits, speaker_of)]
+    assert order == ["g1", "j1", "g2", "j2", "g3", "g4"]
+    assert [h.score for h in hits] == [3.0, 2.8, 2.5, 1.0, 0.9, 0.5]  # scores untouched
+
+
+def test_hits_of_no_person_asked_about_take_turns_as_one_more() -> None:
+    fact = MemoryHit(id="f", node="fact", text="Gina owns a store", ts=0.0, score=2.9)
+    hits = [_turn("g1", "chat", 3.0), fact, _turn("g2", "chat", 2.0), _turn("j1", "chat", 1.0)]
+    order = [h.id for h in turn_about(hits, {"g1": "gina", "g2": "gina", "j1": "jon"})]
+    assert order == ["g1", "f", "j1", "g2"]

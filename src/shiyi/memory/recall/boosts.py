@@ -121,12 +121,11 @@ def in_time(ts: float, signals: QuerySignals) -> bool:
     return False
 
 
-def _speaker_bonus(
-    scores: dict[str, float],
-    events: Mapping[str, EventRecord],
-    signals: QuerySignals,
-    aliases: bool,
-) -> None:
+def named_in(
+    events: Mapping[str, EventRecord], signals: QuerySignals, aliases: bool
+) -> tuple[set[str], set[str]]:
+    """The speakers of ``events`` and those of them the question names: by speaker field,
+    and with ``aliases`` by nickname, short form, near-spelling or what the chat calls them."""
     speakers = {e.role for e in events.values() if e.role not in NOT_SPEAKERS}
     named = speakers & signals.names
     if aliases and signals.people - speakers and speakers:
@@ -136,6 +135,16 @@ def _speaker_bonus(
         named |= nicknamed_speakers(
             signals.lowercase - speakers, speakers, lambda word: said_as_word(word, texts)
         )
+    return speakers, named
+
+
+def _speaker_bonus(
+    scores: dict[str, float],
+    events: Mapping[str, EventRecord],
+    signals: QuerySignals,
+    aliases: bool,
+) -> None:
+    speakers, named = named_in(events, signals, aliases)
     if named == speakers and signals.subject:
         named = _the_subject(signals.subject, speakers, events, aliases)
     if not named or named == speakers:

@@ -102,6 +102,11 @@ class Boosts:
     bursts: bool = True
     """A message takes a share of the best other message of its burst (one speaker's messages
     in a row, as people chat in pieces), beside what it takes of its neighbours."""
+    jointly: bool = True
+    """A question about what several named people each or all did ("What do Jon and Gina
+    both like?") lets their turns take turns in the top k
+    (:func:`~shiyi.memory.recall.scoring.turn_about`), so one person's matches do not fill
+    it."""
     grouped: bool = True
     """A burst's pieces among the hits are shown as one hit, its best piece's place
     (:mod:`shiyi.memory.recall.burst_hits`), so one thing said in pieces takes one place of

@@ -25,6 +25,9 @@ what the question is, found with patterns in well under a millisecond, never an 
   memories win ties.
 * **said_by**: in a user's memory, whether it asks about what the assistant said ("the
   stretches you suggested") or the user ("what I told you about my knee").
+* **jointly**: it asks what several people each or all did, are or share ("What do Jon and
+  Gina both like?", "What do they have in common?", "How do their jobs compare?"): the
+  answer is in each one's turns, so the retriever lets them take turns in the top k.
 * **intent**: temporal, multi_hop, preference, procedure, history or lookup; it picks
   which kinds of memory the retriever prefers (see :data:`INTENT_KINDS`); otherwise the
   message intent of :mod:`shiyi.memory.recall.intent` does, when a cue is clear (a query quoting
@@ -104,6 +107,14 @@ _HOW_OFTEN = re.compile(
 )
 """Asking how often: "how often", "how many times a week", "how many days a week", "on which
 days does she swim" (not "how many times has she been to Paris", a count)."""
+_JOINTLY = re.compile(
+    r"\b(?:both|each|alike)\b|\bin\s+common\b|\bcompar(?:e|es|ed|ing|ison)\b"
+    r"|\bsimilar(?:ly|ities|ity)?\b|\bthe\s+same\s+(?!time|day|week|month|year)\w+"
+    r"|都|共同|一样|相同"
+)
+"""Asking about several people's things side by side ("both", "each", "in common", "the same
+hobby", "compare"; not "together": what they did together one of them can tell alone, nor
+"the same day")."""
 _MULTI_HOP = re.compile(
     r"\bboth\b|\bin common\b|\ball\s+the\b"
     r"|\bhow many\b|\bwhich\s+\w+\s+(?:has|have)\b|\beach\b|都|共同"
@@ -158,6 +169,8 @@ class QuerySignals:
     said_by: Role = ""
     """Whose words it asks about in a user's memory: the assistant's ("the plan you drafted")
     or the user's ("what I told you") (:mod:`shiyi.memory.recall.addressed`)."""
+    jointly: bool = False
+    """It asks what several people each or all did, are or share ("both", "in common")."""
 
     @property
     def timed(self) -> bool:
@@ -209,6 +222,7 @@ def understand(query: str, now: float | Callable[[], float]) -> QuerySignals:
         subject=_subject(_WORD.findall(text), people),
         how_often=_HOW_OFTEN.search(text) is not None,
         said_by=said_by(query),
+        jointly=_JOINTLY.search(text) is not None,
     )
 
 

@@ -31,7 +31,7 @@ from shiyi.memory.models import (
 )
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.recall.beside import BESIDE_REACH, BESIDE_TOP, turns_beside
-from shiyi.memory.recall.boosts import apply_boosts, run_similarity_bonus
+from shiyi.memory.recall.boosts import apply_boosts, named_in, run_similarity_bonus
 from shiyi.memory.recall.burst_hits import group_bursts
 from shiyi.memory.recall.config import MODE_PATHS, MODES, Boosts, Fusion, Mode, RerankWeights
 from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
@@ -46,6 +46,7 @@ from shiyi.memory.recall.scoring import (
     one_per_run,
     rerank,
     score_fusion,
+    turn_about,
     votes_for,
 )
 from shiyi.memory.recall.speaker_words import NEWEST, SpeakerWords
@@ -150,9 +151,8 @@ class Retriever:
         order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
         if tasks:
             order = one_per_run(order)
-        elif self.boosts.grouped and len(ranked) > 1:
-            turns = records.events_in([h.id for h in order if h.node == "event"])
-            order = group_bursts(order, {e.id: e for e in turns})
+        elif len(ranked) > 1:
+            order = self._between_people(order, records, signals)
         best = (order if archives == 1.0 else archives_after_facts(order))[:limit]
         if tasks and not past:
             # among what is shown: a newer turn from below the cut would take an older one's
@@ -162,6 +162,22 @@ class Retriever:
         if touch and best:
             self._touch(best)
         return best
+
+    def _between_people(
+        self, order: list[MemoryHit], records: Records, signals: QuerySignals
+    ) -> list[MemoryHit]:
+        """``order`` with each burst shown as one hit, and the people a question asks about
+        together taking turns (:func:`~shiyi.memory.recall.scoring.turn_about`)."""
+        if not (self.boosts.grouped or (self.boosts.jointly and signals.jointly)):
+            return order
+        turns = {e.id: e for e in records.events_in([h.id for h in order if h.node == "event"])}
+        if self.boosts.grouped:
+            order = group_bursts(order, turns)
+        if self.boosts.jointly and signals.jointly:
+            _, named = named_in(turns, signals, self.boosts.aliases)
+            if len(named) > 1:
+                order = turn_about(order, {k: e.role for k, e in turns.items() if e.role in named})
+        return order
 
     def _embedded(self, query: str, signals: QuerySignals, who: Viewer) -> tuple[str, ...]:
         """What the vector path embeds of ``query``: also without the names of ``who``'s

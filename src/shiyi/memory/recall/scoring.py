@@ -156,6 +156,25 @@ def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     return [hits[i] for i in order]
 
 
+def turn_about(hits: Sequence[MemoryHit], speaker_of: Mapping[str, str]) -> list[MemoryHit]:
+    """``hits`` (best first) reordered so that each speaker in ``speaker_of`` (hit id ->
+    one of the people a question asks about together) takes a place in turn: each one's
+    best hit in score order, then each one's second, and so on; hits of no such speaker (a
+    fact, a third person) take turns as one more.  Scores are left as they were.
+
+    For a question about what several people both or each did ("How do Jon and Gina both
+    destress?"): the answer is in each one's turns, while the words of the question may
+    match one of them far better, whose turns then filled the top k."""
+    seen: dict[str, int] = {}
+    tiers: list[int] = []
+    for hit in hits:
+        who = speaker_of.get(hit.id, "")
+        tiers.append(seen.get(who, 0))
+        seen[who] = seen.get(who, 0) + 1
+    order = sorted(range(len(hits)), key=tiers.__getitem__)  # stable: score order per tier
+    return [hits[i] for i in order]
+
+
 def _run_of(hit: MemoryHit) -> str:
     return hit.anchor.run_id if hit.anchor is not None else ""
 
