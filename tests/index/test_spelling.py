@@ -73,6 +73,7 @@ def test_a_slip_is_unheld_unknown_lettered_and_long_enough(text: str, slipped: l
     ("text", "slipped"),
     [
         ("Ugh, what a day: pollo asado fixes everything", []),  # Spanish in English
+        ("lunch was nasi yg enak, so good", []),  # past a short unknown "yg"
         ("lunch at the warung, tikus jalan everywhere", []),  # Indonesian in English
         ("we stayed at Fleurie Bégoule near the lake", []),  # a foreign name
         ("hiked the Fleurie-Bégoule trail", []),  # joined by a hyphen

@@ -118,19 +118,27 @@ def unknown_words(text: str) -> list[str]:
 def in_foreign_run(text: str, words: Sequence[re.Match[str]], at: int) -> bool:
     """Whether the word ``words[at]`` (unknown to English) has a neighbour in ``text``,
     joined to it by spaces or a hyphen only, that English does not know either: a phrase of
-    another language or a foreign name, not a slip (two slips side by side are rare)."""
-    for other in (at - 1, at + 1):
-        if not 0 <= other < len(words):
-            continue
-        left, right = sorted((words[at], words[other]), key=lambda m: m.start())
-        if not _PHRASE_GAP.fullmatch(text, left.end(), right.start()):
-            continue
-        neighbour = words[other].group()
-        if len(neighbour) < RUN_NEIGHBOUR_LETTERS or neighbour.isupper():
-            continue
-        if not knows(neighbour.lower()):
-            return True
+    another language or a foreign name, not a slip (two slips side by side are rare).  A
+    short word English does not know between them is looked past ("nasi *yg* enak"): other
+    languages' particles are short too (one English knows, as "de" of "sopa de pollo", is
+    not: "Kentaa's resturant" must stay a slip beside a name)."""
+    for step in (-1, 1):
+        here, other = at, at + step
+        for _ in range(2):  # the neighbour, or the one past a short unknown word
+            if not 0 <= other < len(words) or not _joined(text, words[here], words[other]):
+                break
+            neighbour = words[other].group()
+            if knows(neighbour.lower()) or neighbour.isupper():
+                break
+            if len(neighbour) >= RUN_NEIGHBOUR_LETTERS:
+                return True
+            here, other = other, other + step
     return False
+
+
+def _joined(text: str, one: re.Match[str], two: re.Match[str]) -> bool:
+    left, right = sorted((one, two), key=lambda m: m.start())
+    return _PHRASE_GAP.fullmatch(text, left.end(), right.start()) is not None
 
 
 def slips(text: str, held: Held) -> list[str]:
