@@ -3,13 +3,10 @@ top k: one person's many matches no longer fill it.  Both backends, the real emb
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from shiyi.memory.service import Memory
-from tests.support.conversations import one_chat, open_seeded, top_ids, with_boosts
+from tests.support.conversations import top_ids, with_boosts
 
 # Priya talks about her weekend hikes again and again; Sam says once what his weekends are for.
 TURNS = [
@@ -24,13 +21,6 @@ TURNS = [
 ]
 SAM_WEEKENDS = "turn-5"
 QUESTION = "What do Sam and Priya both like to do at the weekend?"
-
-
-@pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
-    yield opened
-    opened.close()
 
 
 def test_each_person_asked_about_together_has_a_turn_near_the_top(memory: Memory) -> None:

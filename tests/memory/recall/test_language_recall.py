@@ -4,15 +4,13 @@ in English.  Both backends, the real embedding model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.service import Memory
-from tests.support.conversations import one_chat, open_seeded, with_boosts
+from tests.support.conversations import with_boosts
 
 TURNS = [
     ("budi", "Motor saya mogok lagi di jalan, harus ke bengkel besok pagi."),
@@ -24,13 +22,6 @@ TURNS = [
     ("assistant", "Learning Spanish five minutes a day is a good start."),
     ("budi", "Istri saya jualan kue di pasar setiap hari Minggu."),
 ]
-
-
-@pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
-    yield opened
-    opened.close()
 
 
 def ranked(retriever: Retriever, question: str) -> list[tuple[str, float]]:

@@ -4,7 +4,6 @@ backends, the real embedding model."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,13 +25,6 @@ TURNS = [
     ("thomas", "I started learning the guitar at the Riverside Music School, on Tuesdays."),
     ("rebecca", "I started learning the cello at the Riverside Music School, on Thursdays."),
 ]
-
-
-@pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
-    yield opened
-    opened.close()
 
 
 def by_exact_name_only(memory: Memory) -> Retriever:

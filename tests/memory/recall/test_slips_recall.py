@@ -24,13 +24,6 @@ TURNS = [
 ]
 
 
-@pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
-    yield opened
-    opened.close()
-
-
 def as_typed(memory: Memory) -> Retriever:
     return with_boosts(memory, slips=False)
 

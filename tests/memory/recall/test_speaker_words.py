@@ -4,7 +4,6 @@ their content-free ones.  Unit cases, then both backends with the real embedding
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -139,13 +138,6 @@ TURNS = [
     ("melanie", "My kids and I went camping by the river in July."),
 ]
 WATERCOLOUR = "turn-5"
-
-
-@pytest.fixture
-def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
-    opened = open_seeded(tmp_path, memory_store, one_chat(TURNS))
-    yield opened
-    opened.close()
 
 
 def semantic_top(retriever: Retriever, question: str, k: int) -> list[str]:
