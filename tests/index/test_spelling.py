@@ -69,23 +69,38 @@ def test_a_slip_is_unheld_unknown_lettered_and_long_enough(text: str, slipped: l
     assert slips(text, nobody_holds) == slipped
 
 
+# What the user's memory holds: their own foreign words and names, and "colour".
+HELD_FOREIGN = {"pollo", "warung", "jalan", "fleurie", "nasi", "enak", "colour"}
+
+
+def holds_foreign(words: Sequence[str]) -> set[str]:
+    return HELD_FOREIGN & set(words)
+
+
 @pytest.mark.parametrize(
     ("text", "slipped"),
     [
         ("Ugh, what a day: pollo asado fixes everything", []),  # Spanish in English
-        ("lunch was nasi yg enak, so good", []),  # past a short unknown "yg"
         ("lunch at the warung, tikus jalan everywhere", []),  # Indonesian in English
         ("we stayed at Fleurie Bégoule near the lake", []),  # a foreign name
         ("hiked the Fleurie-Bégoule trail", []),  # joined by a hyphen
+        ("lunch was nasi yg enak, so good", []),  # past a short unknown "yg"
+        ("how often are restroes tetsed", ["restroes", "tetsed"]),  # two slips: neither held
         ("I went to teh resturant", ["resturant"]),  # a short slip beside is no phrase
         ("Kentaa, which resturant?", ["kentaa", "resturant"]),  # apart, not a run
         ("the resturant Melanie chose", ["resturant"]),  # beside a name English knows
+        ("my kettel colour", ["kettel"]),  # a British spelling is English
     ],
 )
-def test_a_word_beside_another_unknown_word_is_a_foreign_phrase_not_a_slip(
+def test_a_word_beside_a_held_word_english_does_not_know_is_a_phrase_not_a_slip(
     text: str, slipped: list[str]
 ) -> None:
-    assert slips(text, nobody_holds) == slipped
+    assert slips(text, holds_foreign) == slipped
+
+
+def test_beside_an_unheld_unknown_word_both_are_slips() -> None:
+    assert slips("Ugh, what a day: polo asado fixes everything", holds_foreign) == ["asado"]
+    assert slips("we had tikus jalan", nobody_holds) == ["tikus", "jalan"]
 
 
 def test_a_word_the_index_holds_is_no_slip_whatever_english_says() -> None:
@@ -109,9 +124,9 @@ def test_a_short_english_question_with_one_slip_is_still_english() -> None:
 
 
 def test_many_slips_are_jargon_or_another_language() -> None:
-    names = ["Abcdex", "Bcdefx", "Cdefgx", "Defghx", "Efghix"]  # apart: no foreign run
-    assert len(slips(", ".join(names[:MAX_SLIPS]), nobody_holds)) == MAX_SLIPS
-    assert slips(", ".join(names), nobody_holds) == []
+    names = ["Abcdex", "Bcdefx", "Cdefgx", "Defghx", "Efghix"]
+    assert len(slips(" ".join(names[:MAX_SLIPS]), nobody_holds)) == MAX_SLIPS
+    assert slips(" ".join(names), nobody_holds) == []
 
 
 def test_a_slip_reads_as_the_held_word_most_documents_hold() -> None:

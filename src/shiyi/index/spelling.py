@@ -12,21 +12,21 @@ A word English knows is never corrected: "hiking" asked of a memory that only sa
 is another activity, not a slip.  Nor is a word under five letters (one edit from too many
 others), one typed in capitals (an acronym), any word of a text that is not English (its
 words typed in small letters mostly unknown: Indonesian, Spanish), or a word beside another
-English does not know (:func:`in_foreign_run`): people mistype one word here and there, while
-a phrase of another language in an English sentence ("Macet parah! The traffic is horrible",
-"nasi goreng ayam") or a foreign name ("Ryokan Sazanami", "Kurama-dera") comes as a run.
+that English does not know and the memory holds (:func:`foreign_neighbours`): a phrase of
+another language in an English sentence ("Macet parah! The traffic is horrible", "nasi goreng
+ayam") or a foreign name ("Ryokan Sazanami", "Kurama-dera") that the user writes.
 The keyword index searches a correction beside the slip (:func:`search_terms`); the
 retriever and the knowledge base read the whole question with it (:func:`read_as`) before
 embedding it.
 
 Measured (2026-12-06): of the RealMem dev queries with a word English does not know (106 of
-388), 20 such words stood beside another; every one was a foreign phrase or name, none a
-slip.  RealMem dev hybrid recall 0.600 / 0.729 / 0.841 -> 0.600 / 0.730 / 0.841 (Pak Budi's
-"Macet parah!" no longer read as English words); LoCoMo dev with one slip in every question
-(``bench/slips_bench.py``) unchanged at 0.718 / 0.822 / 0.868.
-
-Both keyword indexes (SQLite FTS5 and PostgreSQL) call :func:`corrections` with their own
-document-count lookups, so they read the same slips the same way.
+388), 20 such words stood beside another unknown one; every one was in a foreign phrase or
+name, none a slip.  RealMem dev hybrid recall 0.600 / 0.729 / 0.841 -> 0.600 / 0.730 /
+0.841 (Pak Budi's "Macet parah!": the memory holds "macet", so "parah" is no longer read as
+"sarah"); LoCoMo dev with one slip in every question (``bench/slips_bench.py``) unchanged at
+0.718 / 0.822 / 0.868.  A first cut took any unknown neighbour for a phrase; it missed two
+slips side by side ("restroes tetsed") and a slip beside a British spelling ("kettel
+colour").
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from functools import partial
 from itertools import islice
 
 from shiyi.index.english import knows, reads_as_english
-from shiyi.index.text import tokenize
+from shiyi.index.text import is_british, tokenize
 
 _log = logging.getLogger(__name__)
 
@@ -88,16 +88,14 @@ def single_edits(word: str) -> set[str]:
 def unknown_words(text: str) -> list[str]:
     """The words of ``text`` that could be slips, lower-cased: letters only, five or more,
     not typed in capitals (an acronym: "DRSABCD"), not before "n't" (the "hadn" of
-    "hadn't"), unknown to English and not beside another unknown word
-    (:func:`in_foreign_run`).  Needs no index: a question without any needs no
+    "hadn't"), and unknown to English.  Needs no index: a question without any needs no
     lookup at all.  None when the text does not read as English
     (:func:`~shiyi.index.english.reads_as_english`: Indonesian or Spanish is not English with
     slips, "murah" is no slip of "merah"), or more than :data:`MAX_UNKNOWN` words are
     unknown.  Reads the first :data:`MAX_READ` words."""
     found: dict[str, None] = {}
     small = unknown_small = 0
-    words = list(islice(_LETTERS.finditer(text), MAX_READ))
-    for at, match in enumerate(words):
+    for match in islice(_LETTERS.finditer(text), MAX_READ):
         typed = match.group()
         if not MIN_LETTERS <= len(typed) <= MAX_LETTERS or typed.isupper():
             continue
@@ -108,32 +106,45 @@ def unknown_words(text: str) -> list[str]:
         if typed.islower():
             small += 1
             unknown_small += not known
-        if not known and not in_foreign_run(text, words, at):
+        if not known:
             found[word] = None
     if not reads_as_english(small, unknown_small):
         return []
     return list(found) if len(found) <= MAX_UNKNOWN else []
 
 
-def in_foreign_run(text: str, words: Sequence[re.Match[str]], at: int) -> bool:
-    """Whether the word ``words[at]`` (unknown to English) has a neighbour in ``text``,
-    joined to it by spaces or a hyphen only, that English does not know either: a phrase of
-    another language or a foreign name, not a slip (two slips side by side are rare).  A
-    short word English does not know between them is looked past ("nasi *yg* enak"): other
-    languages' particles are short too (one English knows, as "de" of "sopa de pollo", is
-    not: "Kentaa's resturant" must stay a slip beside a name)."""
+def foreign_neighbours(text: str, words: Collection[str]) -> dict[str, set[str]]:
+    """Each of ``words`` (lower-cased words of ``text``) with the words beside it, joined by
+    spaces or a hyphen only, that English does not know either (British spellings it does):
+    four letters or more, or the one past a short unknown word ("nasi *yg* enak").  When the
+    memory holds such a neighbour, the two are a phrase of another language or a name the
+    user writes ("Macet parah!", "Ryokan Sazanami"), not a slip; two slips side by side
+    ("restroes tetsed") have no held neighbour."""
+    matches = list(islice(_LETTERS.finditer(text), MAX_READ))
+    found: dict[str, set[str]] = {}
+    for at, match in enumerate(matches):
+        word = match.group().lower()
+        if word in words:
+            found.setdefault(word, set()).update(_unknown_beside(text, matches, at))
+    return found
+
+
+def _unknown_beside(text: str, matches: Sequence[re.Match[str]], at: int) -> set[str]:
+    beside: set[str] = set()
     for step in (-1, 1):
         here, other = at, at + step
         for _ in range(2):  # the neighbour, or the one past a short unknown word
-            if not 0 <= other < len(words) or not _joined(text, words[here], words[other]):
+            if not 0 <= other < len(matches) or not _joined(text, matches[here], matches[other]):
                 break
-            neighbour = words[other].group()
-            if knows(neighbour.lower()) or neighbour.isupper():
+            neighbour = matches[other].group()
+            lower = neighbour.lower()
+            if neighbour.isupper() or knows(lower) or is_british(lower):
                 break
             if len(neighbour) >= RUN_NEIGHBOUR_LETTERS:
-                return True
+                beside.add(lower)
+                break
             here, other = other, other + step
-    return False
+    return beside
 
 
 def _joined(text: str, one: re.Match[str], two: re.Match[str]) -> bool:
@@ -143,14 +154,17 @@ def _joined(text: str, one: re.Match[str], two: re.Match[str]) -> bool:
 
 def slips(text: str, held: Held) -> list[str]:
     """The words of ``text`` that look mistyped, lower-cased: English does not know them
-    (:func:`unknown_words`) and no document holds them (``held``: which of these words some
-    document holds).  None when more than :data:`MAX_SLIPS` do (jargon or another language,
-    not a few slips)."""
+    (:func:`unknown_words`), no document holds them (``held``: which of these words some
+    document holds), and none holds a word beside them that English does not know either
+    (:func:`foreign_neighbours`).  None when more than :data:`MAX_SLIPS` do (jargon or
+    another language, not a few slips)."""
     unknown = unknown_words(text)
     if not unknown:
         return []
-    kept = held(unknown)
-    found = [word for word in unknown if word not in kept]
+    beside = foreign_neighbours(text, set(unknown))
+    asked = list(dict.fromkeys([*unknown, *(w for ws in beside.values() for w in sorted(ws))]))
+    kept = set(held(asked))
+    found = [w for w in unknown if w not in kept and not beside.get(w, set()) & kept]
     return found if len(found) <= MAX_SLIPS else []
 
 

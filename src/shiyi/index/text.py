@@ -251,6 +251,11 @@ def _spelled_american(lower: str) -> str:
     return _american.get(lower, lower)
 
 
+def is_british(lower: str) -> bool:
+    """Whether ``lower`` is a British spelling of an American word ("colour", "organise")."""
+    return _spelled_american(lower) != lower
+
+
 def _root(lower: str) -> str:
     """The stem of a lower-case word of four letters or more (or of :data:`_WORD_FORMS`),
     spelled the American way."""

@@ -121,6 +121,27 @@ def test_a_slip_is_never_read_as_another_users_word(shared: Memory) -> None:
     assert shared.retriever.read_as("When was lunhc?") == {}
 
 
+def test_a_word_beside_a_slip_that_only_another_user_writes_tells_nothing(
+    tmp_path: Path, memory_store: str
+) -> None:
+    # mallory writes "zorb" (English does not know it; too short to be a slip itself); the
+    # default user's slip beside it is read as any other, so the reading tells nothing of it
+    mine = one_chat(TURNS)
+    theirs = replace(mine[0], id="mallory-0", user_id=OTHER.user_id, content="Zorb again.")
+    own = replace(mine[0], id="mine-zorb", ts=mine[-1].ts + 600, content="Zorb, I said.")
+    with_theirs = open_seeded(tmp_path / "theirs", memory_store, [*mine, theirs])
+    try:
+        assert with_theirs.retriever.read_as("zorb necklase") == {"necklase": "necklace"}
+        assert with_theirs.retriever.read_as("zorb necklase", OTHER) == {}  # no necklace
+    finally:
+        with_theirs.close()
+    with_mine = open_seeded(tmp_path / "mine", memory_store, [*mine, own])
+    try:  # the user's own word beside it: a phrase they write, not a slip
+        assert with_mine.retriever.read_as("zorb necklase") == {}
+    finally:
+        with_mine.close()
+
+
 @pytest.fixture
 def echoed(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
     """The chat, and the model's earlier query_memory call with a slip in it (an echo: stored

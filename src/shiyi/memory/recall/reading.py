@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import islice
 
-from shiyi.index.spelling import unknown_words
+from shiyi.index.spelling import foreign_neighbours, unknown_words
 from shiyi.index.text import tokenize
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.paths import Found, Records, showable
@@ -52,6 +52,11 @@ def slips_seen(store: MemoryStore, query: str, who: Viewer, candidates: int) -> 
     # turn, or the model's own earlier query_memory call with the same slip in it (an echo,
     # stored and indexed), made "kettel" a held word and its reading stopped.
     unseen = [word for word in unknown if not holds_word(store, word, who, candidates)]
+    # A word beside a slip, held by a memory the asker may see, makes the two a phrase the
+    # user writes (spelling.foreign_neighbours); held only by others' it must count as
+    # unheld, or whether the slip was read would tell that another user wrote that word.
+    beside = {word for words in foreign_neighbours(query, set(unseen)).values() for word in words}
+    unseen += [word for word in sorted(beside) if not holds_word(store, word, who, candidates)]
     found = store.keyword_spelling(query, unseen)
     return {slip: word for slip, word in found.items() if sees_word(store, word, who, candidates)}
 
