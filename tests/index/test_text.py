@@ -231,6 +231,18 @@ def test_a_word_before_a_negation_is_no_verb_form() -> None:
     assert "win" in tokenize("We won the cup", stems=True)
 
 
+def test_a_word_read_once_is_read_the_same_in_every_other_context() -> None:
+    # each distinct word is expanded once: what comes after it, or whether stems were
+    # asked for, must still decide its stem as when every occurrence was expanded anew
+    assert "win" in tokenize("We won the cup", stems=True)
+    assert "win" not in tokenize("We won't, we won the cup"[:9], stems=True)
+    assert tokenize("won", stems=False) == ["won"]
+    assert "paint" in tokenize("Painted walls", stems=True)
+    assert tokenize("Painted walls", stems=False) == ["painted", "walls"]
+    assert tokenize("Painted walls", stems=True) == ["painted", "paint", "walls", "wall"]
+    assert tokenize("co-workers", stems=False) == ["co-workers", "co", "workers", "coworkers"]
+
+
 def test_a_plural_that_is_also_a_verb_keeps_the_verb() -> None:
     # "she lives in Oslo" must still meet "where does she live"
     assert stem_word("lives") == stem_word("live")
