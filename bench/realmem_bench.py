@@ -4,8 +4,8 @@ RRF with one turn per session first, the order shiyi gives a user's memory).
 
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
         all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
-        [--modes keyword,semantic] [--without spread,coverage] [--slips 7 [--slips-unread]]
-        [--echoes]
+        [--modes keyword,semantic] [--without spread,coverage,graph_vote]
+        [--slips 7 [--slips-unread]] [--echoes]
 
 Protocol (/work/shared/data/README.md): one store per persona; its sessions are imported one
 by one in time order, and each session's queries are asked before the session is imported,
@@ -165,6 +165,23 @@ def echoes(memory: Memory, session: Session, number: int, query: Query) -> list[
     ]
 
 
+SWITCHES = (*(f.name for f in fields(Boosts)), "graph_vote")
+"""What ``--without`` can turn off: a field of :class:`Boosts`, or ``graph_vote`` (the graph
+path's vote in the fusion; it still finds candidates)."""
+
+
+def _switched_off(base: Retriever, name: str) -> Retriever:
+    """``base``'s store, embedder and settings with the mechanism ``name`` off."""
+    weights, boosts = base.weights, base.boosts
+    if name == "graph_vote":
+        weights = replace(weights, path_weights=dict(weights.path_weights) | {"graph": 0.0})
+    else:
+        boosts = replace(boosts, **{name: False})
+    return Retriever(
+        base.store, base.embedder, weights, base.candidates, fusion=base.fusion, boosts=boosts
+    )
+
+
 def run_persona(
     sessions: list[Session],
     home: Path,
@@ -180,17 +197,7 @@ def run_persona(
     tool call and result stored with its session (:func:`echoes`)."""
     memory = open_memory(home, model)
     base = memory.retriever
-    others = {
-        name: Retriever(
-            base.store,
-            base.embedder,
-            base.weights,
-            base.candidates,
-            fusion=base.fusion,
-            boosts=replace(base.boosts, **{name: False}),
-        )
-        for name in (without or {})
-    }
+    others = {name: _switched_off(base, name) for name in (without or {})}
     try:
         for session in sessions:
             searched: list[EventRecord] = []
@@ -260,7 +267,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--personas", default="", help="comma-separated names (default: all)")
     parser.add_argument("--no-baselines", action="store_true", help="shiyi only")
     parser.add_argument(
-        "--without", default="", help="comma-separated Boosts fields: hybrid with each off too"
+        "--without",
+        default="",
+        help="comma-separated Boosts fields or graph_vote: hybrid with each off too",
     )
     parser.add_argument(
         "--modes", default="keyword,semantic", help="shiyi's single paths beside hybrid"
@@ -279,11 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = [model for model in args.models.split(",") if model]  # "": baselines only
     tallies = {model: Tally(ks) for model in models}
     off = [name for name in args.without.split(",") if name]
-    unknown = set(off) - {f.name for f in fields(Boosts)}
+    unknown = set(off) - set(SWITCHES)
     if unknown:
-        parser.error(
-            f"--without: unknown {sorted(unknown)}; use {[f.name for f in fields(Boosts)]}"
-        )
+        parser.error(f"--without: unknown {sorted(unknown)}; use {list(SWITCHES)}")
     without = {model: {name: Tally(ks) for name in off} for model in models}
     single = [mode for mode in args.modes.split(",") if mode]
     if set(single) - set(MODE_PATHS):
