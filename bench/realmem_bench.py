@@ -5,7 +5,7 @@ RRF with one turn per session first, the order shiyi gives a user's memory).
     python bench/realmem_bench.py [../shared/data/realmem-dev] [--models all-MiniLM-L6-v2,
         all-MiniLM-L6-v2-int8] [--ks 5,10,20] [--personas Kenta_Tanaka] [--no-baselines]
         [--modes keyword,semantic] [--without spread,coverage,graph_vote]
-        [--slips 7 [--slips-unread]] [--echoes]
+        [--slips 7 [--slips-unread]] [--echoes] [--casual]
 
 Protocol (/work/shared/data/README.md): one store per persona; its sessions are imported one
 by one in time order, and each session's queries are asked before the session is imported,
@@ -20,7 +20,9 @@ Query p50/p95 is shiyi's hybrid search.  ``--slips SEED``: every query with one 
 them (:mod:`shiyi.index.spelling`).  ``--echoes``: as an agent's memory holds them, each
 query's ``query_memory`` call and its result (the top 5, as the tool shows them) are stored
 with the query's session, marked derived (:mod:`shiyi.memory.text.echoes`), so later queries
-search a memory that holds the agent's earlier searches too.
+search a memory that holds the agent's earlier searches too.  ``--casual``: the user's turns
+and queries typed as people type on a phone, in small letters without apostrophes or full
+stops (``casual_bench.py``'s third form; the assistant's turns as written), for every system.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from casual_bench import FORMS
 from per_unit import print_per_unit
 from realmem_baselines import Item, OnlineBaselines
 from slips import slipped, slips_unread
@@ -109,6 +112,21 @@ def load_persona(path: Path) -> tuple[str, list[Session]]:
     persona = path.name.split("_dialogues")[0]
     dialogues = json.loads(path.read_text(encoding="utf-8"))["dialogues"]
     return persona, [_session(persona, raw) for raw in dialogues]
+
+
+CASUAL = FORMS["small, no ' or ."]
+
+
+def typed_casually(sessions: Sequence[Session]) -> None:
+    """The user's turns and queries of ``sessions`` in :data:`CASUAL` form, in place."""
+    for session in sessions:
+        for index, event in enumerate(session.events):
+            if event.role == "user":
+                session.events[index] = replace(event, content=CASUAL(event.content))
+                label = session.texts[index].split(": ", 1)[0]
+                session.texts[index] = f"{label}: {CASUAL(event.content)}"
+        for query in session.queries:
+            query.text = CASUAL(query.text)
 
 
 def persona_files(folder: Path, names: Sequence[str]) -> list[Path]:
@@ -277,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--slips", type=int, help="seed: one typing slip in every query")
     parser.add_argument("--slips-unread", action="store_true", help="keyword search as typed")
     parser.add_argument(
+        "--casual", action="store_true", help="the user's turns and queries typed casually"
+    )
+    parser.add_argument(
         "--echoes", action="store_true", help="store each query's query_memory call and result"
     )
     parser.add_argument(
@@ -307,6 +328,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for path in persona_files(Path(args.folder), names):
             persona, sessions = load_persona(path)
+            if args.casual:
+                typed_casually(sessions)
             if slips is not None:
                 for query in (q for s in sessions for q in s.queries):
                     query.text = slipped(query.text, slips)
