@@ -243,6 +243,18 @@ def test_a_word_read_once_is_read_the_same_in_every_other_context() -> None:
     assert tokenize("co-workers", stems=False) == ["co-workers", "co", "workers", "coworkers"]
 
 
+def test_a_long_token_is_read_but_not_kept() -> None:
+    # a blob pasted into a tool result must not fill the cache of words read once
+    from shiyi.index import text
+
+    blob = "Qm9vayBvZiB0aGUgZGF5" * 4
+    before = text._word_token_terms.cache_info().currsize
+    assert blob.lower() in tokenize(blob)
+    assert text._word_token_terms.cache_info().currsize == before
+    tokenize("xylophonist")  # a short word is kept
+    assert text._word_token_terms.cache_info().currsize == before + 1
+
+
 def test_a_plural_that_is_also_a_verb_keeps_the_verb() -> None:
     # "she lives in Oslo" must still meet "where does she live"
     assert stem_word("lives") == stem_word("live")
