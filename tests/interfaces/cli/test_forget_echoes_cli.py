@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import kuzu
+
 from tests.interfaces.cli.conftest import Cli
 from tests.interfaces.cli.test_service_cli import home
 
@@ -18,6 +20,30 @@ def files_saying(root: Path, word: bytes) -> list[str]:
         for path in root.rglob("*")
         if path.is_file() and word in path.read_bytes().lower()
     )
+
+
+def graph_rows_saying(graph: Path, word: str) -> list[str]:
+    """The live rows of the graph holding ``word`` in a text column (a failure names them; no
+    live row means the bytes are a deleted row's that compaction left behind)."""
+    db = kuzu.Database(str(graph), read_only=True)
+    conn = kuzu.Connection(db)
+    try:
+        rows: list[str] = []
+        for table in conn.execute("CALL show_tables() RETURN name, type").get_all():
+            if table[1] != "NODE":
+                continue
+            columns = conn.execute(f"CALL table_info('{table[0]}') RETURN name, type").get_all()
+            for column, kind in columns:
+                if kind == "STRING":
+                    found = conn.execute(
+                        f"MATCH (n:{table[0]}) WHERE lower(n.{column}) CONTAINS $w RETURN n.*",
+                        {"w": word},
+                    ).get_all()
+                    rows += [f"{table[0]}.{column}: {row}" for row in found]
+        return rows
+    finally:
+        conn.close()
+        db.close()
 
 
 def run_turn(cli: Cli, message: str, *steps: dict[str, object]) -> None:
@@ -44,7 +70,9 @@ def test_forget_by_query_removes_the_sentence_from_its_echoes_on_disk(cli: Cli) 
 
     forgot = cli.run("memory", "forget", "--query", "I live in Berlin", "--yes")
     assert forgot.returncode == 0, forgot.stderr
-    assert files_saying(data, b"berlin") == []
+    left = files_saying(data, b"berlin")
+    graph = data / "memory" / "graph.kuzu"
+    assert left == [], (left, graph_rows_saying(graph, "berlin"), forgot.stdout, forgot.stderr)
     # The question and the memory tool's call (which never said it) are kept.
     kept = cli.run("memory", "search", "where do I live", "--mode", "keyword").stdout
     assert "where do I live?" in kept
