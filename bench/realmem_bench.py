@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from casual_bench import FORMS
+from paired import print_paired
 from per_unit import print_per_unit
 from realmem_baselines import Item, OnlineBaselines
 from slips import slipped, slips_unread
@@ -372,6 +373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:<40}{row}{per}{times if tally.latencies else ''}"
               f"   ({len(tally.recalls[ks[0]])} queries)")  # fmt: skip
     print_per_unit(rows, "persona", lambda tally: tally.by_persona)
+    if models:  # hybrid against the rest, on the same queries
+        at = 10 if 10 in ks else ks[-1]
+        recalls = {name: tally.recalls[at] for name, tally in rows.items()}
+        print_paired(f"shiyi hybrid, {models[0]}", recalls, at)
     if args.dump:
         write_dump(Path(args.dump), rows)
     return 0

@@ -49,6 +49,7 @@ from pathlib import Path
 
 import name_probes
 import numpy as np
+from paired import print_paired
 from per_unit import print_per_unit
 
 from shiyi.config import load_settings
@@ -336,6 +337,8 @@ def report(tallies: dict[str, Tally], ks: tuple[int, ...]) -> None:
         and name not in ("shiyi recent", "shiyi graph")
     }
     print_per_unit(shown, "conversation", lambda tally: tally.by_conversation)
+    at = 10 if 10 in ks else ks[-1]
+    print_paired("shiyi hybrid", {name: tally.recalls[at] for name, tally in shown.items()}, at)
     print("\nhybrid recall@10 per detected intent (questions):")
     for intent, values in sorted(hybrid.by_intent.items()):
         print(f"  {intent:<10} {statistics.mean(values):.3f}  ({len(values)})")
