@@ -42,10 +42,17 @@ def test_the_table_names_each_system_and_marks_what_cannot_be_told(
     hybrid = [1.0] * 90 + [0.0] * 10
     print_paired(
         "hybrid",
-        {"hybrid": hybrid, "bm25": [0.0] * 90 + [0.0] * 10, "twin": [1.0] * 89 + [0.0] * 11},
+        {
+            "hybrid": hybrid,
+            "bm25": [0.0] * 100,
+            "twin": [1.0] * 89 + [0.0] * 11,
+            "copy": list(hybrid),
+        },
     )
     lines = capsys.readouterr().out.splitlines()
     bm25 = next(line for line in lines if line.startswith("bm25"))
     twin = next(line for line in lines if line.startswith("twin"))
     assert "+0.900" in bm25 and "90 / 0" in bm25 and "cannot tell" not in bm25
     assert "+0.010" in twin and "1 / 0" in twin and "cannot tell" in twin
+    copy = next(line for line in lines if line.startswith("copy"))
+    assert "the same on every question" in copy
