@@ -74,7 +74,5 @@ def print_paired(reference: str, rows: Mapping[str, Sequence[float]], k: int = 1
         mark = "" if found.certain else "  (cannot tell)"
         if not found.better and not found.worse:
             mark = "  (the same on every question)"
-        print(
-            f"{name:<{width}}  {found.mean:+10.3f}  {span:>17}  "
-            f"{found.better:>5} / {found.worse:<5}{mark}"
-        )
+        line = f"{name:<{width}}  {found.mean:+10.3f}  {span:>17}  {found.better:>5} / "
+        print(f"{line}{found.worse:<5}{mark}".rstrip())
