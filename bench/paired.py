@@ -76,3 +76,15 @@ def print_paired(reference: str, rows: Mapping[str, Sequence[float]], k: int = 1
             mark = "  (the same on every question)"
         line = f"{name:<{width}}  {found.mean:+10.3f}  {span:>17}  {found.better:>5} / "
         print(f"{line}{found.worse:<5}{mark}".rstrip())
+
+
+def print_above_best_single(
+    hybrid: Mapping[int, float], singles: Mapping[str, Mapping[int, float]]
+) -> bool:
+    """Issue 33's bar, hybrid at or above its best single path at every k, with the figures
+    (mean recall per k, of hybrid and of each single path); returns the verdict."""
+    best = {k: max(single[k] for single in singles.values()) for k in hybrid}
+    verdict = all(hybrid[k] >= best[k] for k in hybrid)
+    figures = ", ".join(f"R@{k} {hybrid[k]:.3f} vs {best[k]:.3f}" for k in hybrid)
+    print(f"\nhybrid >= best single path at every k: {'yes' if verdict else 'NO'} ({figures})")
+    return verdict

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from casual_bench import FORMS
-from paired import print_paired
+from paired import print_above_best_single, print_paired
 from per_unit import print_per_unit
 from realmem_baselines import Item, OnlineBaselines
 from slips import slipped, slips_unread
@@ -377,9 +377,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         at = 10 if 10 in ks else ks[-1]
         recalls = {name: tally.recalls[at] for name, tally in rows.items()}
         print_paired(f"shiyi hybrid, {models[0]}", recalls, at)
+        if modes[models[0]]:
+            singles = {mode: _means(tally, ks) for mode, tally in modes[models[0]].items()}
+            print_above_best_single(_means(tallies[models[0]], ks), singles)
     if args.dump:
         write_dump(Path(args.dump), rows)
     return 0
+
+
+def _means(tally: Tally, ks: Sequence[int]) -> dict[int, float]:
+    return {k: statistics.mean(tally.recalls[k]) for k in ks}
 
 
 def write_dump(path: Path, rows: dict[str, Tally]) -> None:

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import name_probes
 import numpy as np
-from paired import print_paired
+from paired import print_above_best_single, print_paired
 from per_unit import print_per_unit
 
 from shiyi.config import load_settings
@@ -342,17 +342,8 @@ def report(tallies: dict[str, Tally], ks: tuple[int, ...]) -> None:
     print("\nhybrid recall@10 per detected intent (questions):")
     for intent, values in sorted(hybrid.by_intent.items()):
         print(f"  {intent:<10} {statistics.mean(values):.3f}  ({len(values)})")
-    best_single = {
-        k: max(tallies[f"shiyi {m}"].mean(k) for m in MODES if m != "hybrid") for k in ks
-    }
-    verdict = all(hybrid.mean(k) >= best_single[k] for k in ks)
-    print(
-        "\nhybrid >= best single path at every k: "
-        + ("yes" if verdict else "NO")
-        + " ("
-        + ", ".join(f"R@{k} {hybrid.mean(k):.3f} vs {best_single[k]:.3f}" for k in ks)
-        + ")"
-    )
+    singles = {m: {k: tallies[f"shiyi {m}"].mean(k) for k in ks} for m in MODES if m != "hybrid"}
+    print_above_best_single({k: hybrid.mean(k) for k in ks}, singles)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,7 @@ to be one."""
 from __future__ import annotations
 
 import pytest
-from bench.paired import paired, print_paired
+from bench.paired import paired, print_above_best_single, print_paired
 
 
 def test_the_same_recall_differs_by_nothing_and_cannot_be_told_apart() -> None:
@@ -56,3 +56,16 @@ def test_the_table_names_each_system_and_marks_what_cannot_be_told(
     assert "+0.010" in twin and "1 / 0" in twin and "cannot tell" in twin
     copy = next(line for line in lines if line.startswith("copy"))
     assert "the same on every question" in copy
+
+
+def test_hybrid_below_a_single_path_at_one_k_fails_the_bar(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    singles = {"keyword": {5: 0.40, 10: 0.50}, "semantic": {5: 0.45, 10: 0.61}}
+    assert print_above_best_single({5: 0.46, 10: 0.61}, singles)
+    assert not print_above_best_single({5: 0.46, 10: 0.60}, singles)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert (
+        last
+        == "hybrid >= best single path at every k: NO (R@5 0.460 vs 0.450, R@10 0.600 vs 0.610)"
+    )

@@ -15,6 +15,7 @@ from pathlib import Path
 import kuzu
 
 from shiyi.memory.kuzu import schema
+from shiyi.memory.kuzu.header import clear_header_slack
 
 
 def _quoted(path: Path) -> str:
@@ -46,3 +47,4 @@ def _run(path: Path, statement: str) -> None:
     finally:
         conn.close()
         db.close()
+        clear_header_slack(path)

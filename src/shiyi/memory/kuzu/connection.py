@@ -30,6 +30,7 @@ from shiyi.memory.kuzu import queries as q
 from shiyi.memory.kuzu import schema
 from shiyi.memory.kuzu import writes as w
 from shiyi.memory.kuzu.entity_names import EntityNames
+from shiyi.memory.kuzu.header import clear_header_slack
 from shiyi.memory.kuzu.reads import GraphReads
 from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, NodeKind, RelationRecord
 
@@ -122,6 +123,7 @@ class KuzuGraph(GraphReads):
         try:
             schema.execute(self._writer, "CHECKPOINT")
             self._writes = 0
+            clear_header_slack(self.path)
         except StorageError as exc:  # readers still busy: the next write tries again
             log.info("graph checkpoint postponed: %s", exc)
 
@@ -342,6 +344,7 @@ class KuzuGraph(GraphReads):
                 conn.close()
             self._connections.clear()
             self._db.close()
+            clear_header_slack(self.path)
 
 
 # --- helpers (run inside a write transaction or on a reader) -------------------------------
