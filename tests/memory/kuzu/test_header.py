@@ -93,6 +93,15 @@ def test_a_file_of_another_layout_is_left_alone(tmp_path: Path) -> None:
     assert not clear_header_slack(tmp_path / "missing.kuzu")
 
 
+def test_a_file_that_cannot_be_written_is_reported_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "graph.kuzu"
+    folder.mkdir()  # opening a directory for writing fails as a read-only file would
+    assert not clear_header_slack(folder)
+    assert "could not clear the unused header bytes" in caplog.text
+
+
 @pytest.mark.parametrize("how", ["close", "checkpoint"])
 def test_the_graph_clears_the_slack_when_kuzu_may_have_written_it(tmp_path: Path, how: str) -> None:
     path = tmp_path / "graph.kuzu"

@@ -47,6 +47,9 @@ def clear_header_slack(path: Path) -> bool:
             return True
     except FileNotFoundError:
         return False
+    except OSError as exc:  # a read-only file or disk: the store works on, the slack stays
+        log.warning("could not clear the unused header bytes of %s: %s", path, exc)
+        return False
 
 
 def _known_layout(page: bytes) -> bool:
