@@ -10,7 +10,7 @@ from pathlib import Path
 import kuzu
 import pytest
 
-from shiyi.memory.kuzu.connection import KuzuGraph
+from shiyi.memory.kuzu.connection import CHECKPOINT_AFTER_WRITES, KuzuGraph
 from shiyi.memory.kuzu.header import HEADER_BYTES, PAGE_BYTES, clear_header_slack
 from shiyi.memory.models import EventRecord
 
@@ -102,16 +102,17 @@ def test_a_file_that_cannot_be_written_is_reported_not_raised(
     assert "could not clear the unused header bytes" in caplog.text
 
 
-@pytest.mark.parametrize("how", ["close", "checkpoint"])
+@pytest.mark.parametrize("how", ["close", "commit", "checkpoint"])
 def test_the_graph_clears_the_slack_when_kuzu_may_have_written_it(tmp_path: Path, how: str) -> None:
     path = tmp_path / "graph.kuzu"
     graph = KuzuGraph(path, dimension=8, embedding_model="test-model")
     try:
         graph.add_events([event(1, "I live in Berlin"), event(2, "We cook pasta")])
         plant(path)
-        if how == "checkpoint":
-            with graph._write_lock:
-                graph._checkpoint()
+        if how != "close":
+            if how == "checkpoint":  # the next commit is the one that checkpoints
+                graph._writes = CHECKPOINT_AFTER_WRITES - 1
+            graph.add_events([event(3, "a later turn")])
             assert STALE not in path.read_bytes()
     finally:
         graph.close()
