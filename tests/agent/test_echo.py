@@ -63,3 +63,18 @@ def test_the_plain_layouts_memories_are_fair_to_quote_but_its_own_line_is_not() 
     request = split_request(plain_request(history, memories=["User: my sister lives in Lyon now."]))
     assert echoed("You said my sister lives in Lyon now.", request) == ""
     assert echoed("you are a helpful assistant answer the user", request) != ""
+
+
+def test_only_memory_writes_that_copy_shiyis_text_are_caught() -> None:
+    from shiyi.agent.echo import echoed_calls
+    from shiyi.llm.types import ToolCall
+
+    request = split_request([Message("system", "You are shiyi.")], notes=[NOTE])
+    calls = [
+        ToolCall("a", "remember", '{"text": "Do not call a tool now: answer in plain text."}'),
+        ToolCall("b", "remember", '{"text": "Ana lives in Porto."}'),
+        ToolCall("c", "write_file", '{"path": "x", "content": "Do not call a tool now: answer"}'),
+        ToolCall("d", "remember", "not json"),
+        ToolCall("e", "remember", '{"text": 7}'),
+    ]
+    assert echoed_calls(calls, request) == {"a": "do not call a tool now answer in plain text"}

@@ -130,3 +130,57 @@ async def test_a_guided_model_answers_without_tools_or_tool_notes(
     assert looking.tool_choice == "required" and looking.tools
     assert answering.tool_choice == "none"
     assert "Already fetched" not in answering.messages[-1].content
+
+
+# --- memory writes: a call storing shiyi's own text is not run -------------------------------
+
+
+async def _remembering(settings: Settings, said: str, stored: str) -> tuple[list[object], int]:
+    """Send ``said``; the model calls ``remember`` with ``stored``, then answers. The run's
+    events and the facts stored after it."""
+    model = ScriptedModel([reply("", call("remember", text=stored)), reply("Done.")])
+    with App.open(settings, model=model, start_worker=False) as app:
+        assert app.memory is not None
+        events = await collect(app.agent().send(said))
+        return list(events), app.memory.stats()["facts"]
+
+
+async def test_a_remember_call_copying_the_persona_stores_nothing(
+    memory_settings: Settings,
+) -> None:
+    events, facts = await _remembering(
+        memory_settings, "Remember that my sister Ana lives in Porto.", f"{PERSONA_LINE}."
+    )
+    result = next(e for e in events if e.type == "tool_result")  # type: ignore[attr-defined]
+    assert result.ok is False and result.summary == "not run: nothing was stored"  # type: ignore[attr-defined]
+    assert facts == 0
+    assert events[-1].status == "completed"  # type: ignore[attr-defined]
+
+
+async def test_the_model_is_told_why_and_a_true_memory_is_stored(
+    memory_settings: Settings,
+) -> None:
+    model = ScriptedModel(
+        [
+            reply("", call("remember", text=f"{PERSONA_LINE}.")),
+            reply("", call("remember", text="The user's sister Ana lives in Porto.")),
+            reply("Noted."),
+        ]
+    )
+    with App.open(memory_settings, model=model, start_worker=False) as app:
+        assert app.memory is not None
+        await collect(app.agent().send("Remember that my sister Ana lives in Porto."))
+        assert app.memory.stats()["facts"] == 1
+    told = model.requests[1].messages[-1]
+    assert told.role == "tool" and "copies shiyi's own instructions" in told.content
+    assert "be honest about what you know" in told.content
+
+
+async def test_the_users_own_words_may_be_remembered_even_if_shiyi_says_them_too(
+    memory_settings: Settings,
+) -> None:
+    events, facts = await _remembering(
+        memory_settings, f"Remember this rule: {PERSONA_LINE}.", f"{PERSONA_LINE}."
+    )
+    assert next(e for e in events if e.type == "tool_result").ok is True  # type: ignore[attr-defined]
+    assert facts == 1

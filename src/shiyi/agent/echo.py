@@ -14,17 +14,22 @@ say who it is, and SmolLM2-135M answers "Say hello" with just that self-introduc
 hint: quoting those is remembering), the notes the run loop or tool memory append to a tool
 result (``[shiyi]`` and ``[from this session's tool memory ...]``), and what the runtime says
 it adds itself (``prompt_notes`` on the model, when it has them).
+
+The same check guards memory writes: a call that would store shiyi's text (``remember``'s
+``text``, :data:`STORED_ARGUMENTS`) is not run, and its answer tells the model why
+(:func:`echoed_calls`, :func:`refusal`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_HINT
 from shiyi.context.plain import MEMORY_LABEL
-from shiyi.llm.types import Message
+from shiyi.llm.types import Message, ToolCall
 
 RUN_WORDS = 6
 """Consecutive words a reply must share with shiyi's text to be an echo (the measure
@@ -140,9 +145,50 @@ def repeated_sentence(text: str, repeats: int = REPEATS) -> str:
     return ""
 
 
-def echo_detail(echo: str) -> str:
-    shown = echo if len(echo) <= 80 else echo[:79] + "…"
+STORED_ARGUMENTS: dict[str, tuple[str, ...]] = {"remember": ("text",)}
+"""Tools whose arguments become memory, and which arguments: a tiny model forced to call a
+tool copied the runtime's note ("You must call one of the tools now.") into ``remember``, and
+the note was stored as a fact about the user."""
+
+
+def echoed_calls(calls: Sequence[ToolCall], request: RequestText) -> dict[str, str]:
+    """The calls that would store shiyi's own text as memory: call id -> the copied words."""
+    found: dict[str, str] = {}
+    for call in calls:
+        stored = STORED_ARGUMENTS.get(call.name)
+        if not stored:
+            continue
+        arguments = _arguments(call)
+        values = [arguments.get(name) for name in stored]
+        text = "\n".join(value for value in values if isinstance(value, str))
+        if echo := echoed(text, request):
+            found[call.id] = echo
+    return found
+
+
+def _arguments(call: ToolCall) -> dict[str, object]:
+    try:
+        value = json.loads(call.arguments or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def refusal(echo: str) -> str:
+    """The answer a refused call gets: what was wrong and what to do instead."""
     return (
-        f"the reply repeated shiyi's own text ({shown!r}) instead of answering; it stays in "
+        f"nothing was stored: the text copies shiyi's own instructions ({_shown(echo)!r}), "
+        "not anything the user or a tool said. Remember only what the conversation says, "
+        "in your own words, or answer without remembering"
+    )
+
+
+def _shown(echo: str) -> str:
+    return echo if len(echo) <= 80 else echo[:79] + "…"
+
+
+def echo_detail(echo: str) -> str:
+    return (
+        f"the reply repeated shiyi's own text ({_shown(echo)!r}) instead of answering; it stays in "
         "the session log, but memory does not take it for news and the run is not archived"
     )

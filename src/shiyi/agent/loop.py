@@ -21,7 +21,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeAlias
 
-from shiyi.agent.echo import echo_detail, echoed, repeated_sentence, split_request
+from shiyi.agent.echo import (
+    echo_detail,
+    echoed,
+    echoed_calls,
+    refusal,
+    repeated_sentence,
+    split_request,
+)
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.stops import Cancellation, _OutOfTime, _Stop
 from shiyi.agent.tool_turn import ToolTurns
@@ -133,6 +140,8 @@ class RunLoop:
         self.usage = Usage()
         self.status: RunStatus | None = None
         self.echo = ""
+        self._echoed_calls: dict[str, str] = {}
+        """The last reply's calls that would store shiyi's own text: call id -> why not."""
         """The words the final answer copied from shiyi's text ("" if it did not)."""
         self._on_echo = on_echo
         self._detached = False
@@ -211,7 +220,8 @@ class RunLoop:
                         status, detail = "failed", echo_detail(self.echo)
                         yield ErrorEvent(message=detail, retryable=True)
                     break
-                async with aclosing(self._tool_turns.run(reply.tool_calls)) as tools:
+                calls = self._tool_turns.run(reply.tool_calls, self._echoed_calls)
+                async with aclosing(calls) as tools:
                     async for event in tools:
                         yield event
                 for event in self._announced(self._hooks.pending_events()):
@@ -373,8 +383,15 @@ class RunLoop:
 
     def _check_echo(self, reply: Message, messages: Sequence[Message]) -> None:
         """Note a final answer that copies shiyi's text, before it is recorded (so memory
-        can take it for the echo it is)."""
-        if reply.tool_calls or not reply.content.strip():
+        can take it for the echo it is), and the calls that would store such text."""
+        if reply.tool_calls:
+            request = split_request(messages, self._limits.prompt_notes)
+            self._echoed_calls = {
+                call_id: refusal(echo)
+                for call_id, echo in echoed_calls(reply.tool_calls, request).items()
+            }
+            return
+        if not reply.content.strip():
             return
         self.echo = echoed(reply.content, split_request(messages, self._limits.prompt_notes))
         if self.echo and self._on_echo is not None:

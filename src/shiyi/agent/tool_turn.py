@@ -5,7 +5,8 @@ An answer the session's tool memory already holds is used instead of running the
 (:meth:`~shiyi.agent.hooks.RunHooks.cached_result`).  A model that keeps making the same call
 (same name, same arguments) is told so once, in the call's result (:data:`STUCK_NUDGE`); if it
 does it again, the run stops as ``stuck``.  Every call of a turn is answered, even one cut off
-by a cancel or a stop (a reply whose calls lack results is no valid request).
+by a cancel or a stop (a reply whose calls lack results is no valid request), and a call
+the loop refuses (one that would store shiyi's own text as memory) is answered with why.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.stops import Cancellation, _Stop
@@ -52,14 +53,26 @@ class ToolTurns:
         self._calls_seen: Counter[str] = Counter()
         self._nudged = False
 
-    async def run(self, calls: tuple[ToolCall, ...]) -> AsyncGenerator[Event, None]:
+    async def run(
+        self, calls: tuple[ToolCall, ...], refused: Mapping[str, str] | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """``refused``: call id -> why that call is not run (its answer says so)."""
+        refused = refused or {}
         for call in calls:
             yield ToolCallEvent(call_id=call.id, name=call.name, args=_try_parse(call.arguments))
         repeated = self._note_repeats(calls)
         outcomes: dict[str, ToolOutcome] = {}
-        cached = {c.id: hit for c in calls if (hit := self._hooks.cached_result(c)) is not None}
-        to_run = [c for c in calls if c.id not in cached]
+        declined = [_refused(c, refused[c.id]) for c in calls if c.id in refused]
+        cached = {
+            c.id: hit
+            for c in calls
+            if c.id not in refused and (hit := self._hooks.cached_result(c)) is not None
+        }
+        to_run = [c for c in calls if c.id not in cached and c.id not in refused]
         try:
+            for outcome in declined:
+                outcomes[outcome.call_id] = outcome
+                yield _result_event(outcome)
             for outcome in cached.values():
                 outcomes[outcome.call_id] = outcome
                 yield _result_event(outcome, cached=True)
@@ -125,6 +138,18 @@ class ToolTurns:
             if call.id in repeated:
                 content += STUCK_NUDGE.format(count=repeated[call.id])
             self._record(Message("tool", content, tool_call_id=call.id, name=call.name))
+
+
+def _refused(call: ToolCall, why: str) -> ToolOutcome:
+    return ToolOutcome(
+        call_id=call.id,
+        name=call.name,
+        ok=False,
+        content=f"Error: {why}.",
+        summary=f"not run: {why.split(':')[0]}",
+        duration_ms=0.0,
+        arguments=_try_parse(call.arguments),
+    )
 
 
 def _result_event(outcome: ToolOutcome, *, cached: bool = False) -> ToolResultEvent:
