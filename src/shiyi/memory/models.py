@@ -21,6 +21,16 @@ Scope: TypeAlias = Literal["user", "agent", "workspace"]
 FactStatus: TypeAlias = Literal["active", "pending", "superseded", "expired"]
 Tier: TypeAlias = Literal["short", "long"]
 NodeKind: TypeAlias = Literal["event", "fact", "entity"]
+History: TypeAlias = bool | Literal["all"]
+"""Which facts a search shows: current ones (False), superseded ones too (True: a question
+about the past), or every stored fact, expired ones too ("all": what a forget must find)."""
+
+
+def shown_statuses(history: History) -> tuple[FactStatus, ...]:
+    """The fact statuses a search with ``history`` shows."""
+    if history == "all":
+        return ("active", "pending", "superseded", "expired")
+    return ("active", "pending", "superseded") if history else ("active", "pending")
 
 
 @dataclass(slots=True, frozen=True)

@@ -36,6 +36,7 @@ from shiyi.memory.models import (
     EventRecord,
     FactKind,
     FactRecord,
+    History,
     MemoryHit,
     RelationFilter,
     Scope,
@@ -273,7 +274,8 @@ class Memory:
             self.jobs,
             self.embedder,
             self.data_paths,
-            lambda q, n: self.search(q, limit=n),
+            # every stored copy: a superseded value or an expired fact holds the words too
+            lambda q, n: self.search(q, limit=n, history="all"),
             self.viewer.owners(),
         )
 
@@ -377,7 +379,7 @@ class Memory:
         kinds: Sequence[str] | None = None,
         limit: int = 5,
         viewer: Viewer | None = None,
-        history: bool | None = None,
+        history: History | None = None,
     ) -> list[MemoryHit]:
         """What ``viewer`` (default: this memory's identity) may see; counts as a retrieval,
         so short-term facts found often enough are promoted to long term.  The same search

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from shiyi.llm.scripted import ScriptedModel
 from shiyi.memory.lifecycle.temporal import resolve_relative
 from tests.memory.lifecycle.conftest import (
@@ -67,6 +69,23 @@ def test_repeated_fact_in_other_words_confirms_instead_of_duplicating(
     say(memory, user_event(3, "actually I hate sushi now"))
     states = sorted((f.value, f.status) for f in _facts(memory))  # type: ignore[attr-defined]
     assert states == [("hates sushi", "active"), ("likes sushi", "superseded")]
+
+
+def test_confirming_a_certain_fact_keeps_it_certain(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    first = memory.remember("I am allergic to peanuts", kind="preference")
+    again = memory.remember("I am allergic to peanuts", kind="preference")
+    assert again.id == first.id and again.evidence_count == 2
+    assert (first.confidence, again.confidence) == (1.0, 1.0)
+
+
+def test_combined_confidence_rises_below_certainty_and_never_falls() -> None:
+    from shiyi.memory.lifecycle.observations import combine_confidence
+
+    assert combine_confidence(0.8, 0.8) == pytest.approx(0.96)
+    assert combine_confidence(0.9, 0.95) == 0.99  # evidence alone never makes it certain
+    assert combine_confidence(1.0, 0.6) == 1.0
+    assert combine_confidence(0.3, 0.0) == pytest.approx(0.3)
 
 
 def test_pending_fact_becomes_active_on_a_second_observation(open_memory: MemoryFactory) -> None:

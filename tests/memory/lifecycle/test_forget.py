@@ -366,3 +366,20 @@ def test_an_archive_queued_after_the_forget_does_not_quote_the_forgotten_goal(
 def _archives(memory: Memory) -> list[FactRecord]:
     facts = memory.store.get_facts(memory.store.fact_ids(1000))
     return [f for f in facts if f.source == "archive"]
+
+
+def test_forget_by_query_takes_superseded_and_expired_copies_too(memory: Memory) -> None:
+    """A search shows current facts only; a forget must find every stored copy of the words
+    (`shiyi memory forget --query Lisbon` left "I moved to Lisbon in March" in the history)."""
+    old = memory.remember("I moved to Lisbon in March", key="lives in")
+    new = memory.remember("Lisbon", key="lives in")
+    expired = FactRecord(id="fact_trip", key="trip", value="Lisbon on Friday", status="expired")
+    memory.store.upsert_facts([expired])
+    assert memory.store.get_facts([old.id])[0].status == "superseded"
+    assert {h.id for h in memory.search("Lisbon", limit=10)} == {new.id}
+
+    report = memory.forget_query("Lisbon", limit=5)
+
+    assert report.facts == 3
+    assert memory.store.get_facts([old.id, new.id, expired.id]) == []
+    assert memory.history(key="lives in") == []

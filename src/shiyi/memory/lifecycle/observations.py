@@ -104,8 +104,10 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def combine_confidence(a: float, b: float) -> float:
-    """Two independent observations: 1 - (1-a)(1-b), capped below certainty."""
-    return min(0.99, 1.0 - (1.0 - a) * (1.0 - b))
+    """Two independent observations: 1 - (1-a)(1-b), capped below certainty, and never below
+    either one (a fact the user stated outright is 1.0; saying it again confirmed it down to
+    0.99)."""
+    return max(a, b, min(0.99, 1.0 - (1.0 - a) * (1.0 - b)))
 
 
 def _counted(fact: FactRecord) -> set[str]:

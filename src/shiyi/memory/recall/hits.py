@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shiyi.memory.models import Anchor, MemoryHit
+from shiyi.memory.models import Anchor, History, MemoryHit, shown_statuses
 from shiyi.memory.recall.paths import Records
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contextual import speaker_name
@@ -25,7 +25,7 @@ def materialize(
     scores: dict[str, float],
     ranks: dict[str, dict[str, int]],
     viewer: Viewer,
-    history: bool,
+    history: History,
     records: Records,
     archives: float = 1.0,
 ) -> list[MemoryHit]:
@@ -49,7 +49,7 @@ def materialize(
                 paths=ranks[event.id],
             )
         )
-    shown = ("active", "pending", "superseded") if history else ("active", "pending")
+    shown = shown_statuses(history)
     for fact in records.facts_in(ids):
         if fact.status not in shown or not viewer.sees_fact(fact):
             continue

@@ -23,7 +23,15 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from shiyi.errors import StorageError
-from shiyi.memory.models import EventRecord, FactRecord, NodeKind, Scored, as_read_at
+from shiyi.memory.models import (
+    EventRecord,
+    FactRecord,
+    History,
+    NodeKind,
+    Scored,
+    as_read_at,
+    shown_statuses,
+)
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
 
@@ -203,10 +211,10 @@ def run_paths(
     return {name: found[name] for name in names}, records
 
 
-def showable(records: Records, ids: list[str], viewer: Viewer, history: bool) -> set[str]:
+def showable(records: Records, ids: list[str], viewer: Viewer, history: History) -> set[str]:
     """Which of ``ids`` ``viewer`` may be shown: their own turns (not echoes of earlier
-    results) and the facts they may see, current ones (and superseded with ``history``)."""
-    statuses = ("active", "pending", "superseded") if history else ("active", "pending")
+    results) and the facts they may see, of the statuses ``history`` shows."""
+    statuses = shown_statuses(history)
     # Echoes out before ranking: a query_memory result repeating five memories must not take
     # a path's ranks (and so its share of the fusion) from the memories themselves.
     events = {e.id for e in records.events_in(ids) if viewer.sees(e) and not e.derived}

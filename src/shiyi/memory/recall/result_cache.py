@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from shiyi.index.cache_stats import RESULT, counter
-from shiyi.memory.models import MemoryHit
+from shiyi.memory.models import History, MemoryHit
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
 
@@ -49,7 +49,7 @@ class SearchKey:
     mode: str
     kinds: tuple[str, ...] | None
     limit: int
-    history: bool | None
+    history: History | None
 
     @classmethod
     def of(
@@ -59,7 +59,7 @@ class SearchKey:
         mode: str,
         kinds: Sequence[str] | None,
         limit: int,
-        history: bool | None,
+        history: History | None,
     ) -> SearchKey:
         normal = " ".join(query.split()).casefold()  # "Tea  " and "tea" are one question
         chosen = tuple(sorted(set(kinds))) if kinds is not None else None

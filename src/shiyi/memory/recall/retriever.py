@@ -24,6 +24,7 @@ from shiyi.index.fusion import rrf
 from shiyi.index.spelling import read_as
 from shiyi.memory.models import (
     EventRecord,
+    History,
     MemoryHit,
     NodeKind,
     RelationFilter,
@@ -91,12 +92,13 @@ class Retriever:
         limit: int = 5,
         touch: bool = True,
         viewer: Viewer | None = None,
-        history: bool | None = None,
+        history: History | None = None,
     ) -> list[MemoryHit]:
         """Fused, reranked memories ``viewer`` may see (default: the default identity).
 
         Superseded facts are included when ``history`` is true or, by default, when the query
         asks about the past ("where did I live before?"); current facts still rank first.
+        ``history="all"`` shows expired facts too (a forget must find every stored copy).
         Between people, a burst's messages (one speaker's pieces in a row) come as one hit
         (:mod:`~shiyi.memory.recall.burst_hits`).
         """
