@@ -181,3 +181,64 @@ def test_unlisted_keys_are_stored_tidied_not_singularised() -> None:
     assert attributes("My favorite colors").canonical == "favourite colours"
     assert attributes("favourite colour").same(attributes("favorite colors"))
     assert "favourite colours" in attributes("favourite colour").lookup_keys
+
+
+# --- a key's possessor is the slot's subject --------------------------------------------------
+
+
+def test_a_keys_possessor_names_its_subject() -> None:
+    from shiyi.memory.lifecycle.slots import USER_NAMES, key_owner
+
+    owners = {
+        "Ana's city": "Ana",
+        "my sister's job": "sister",
+        "Mum’s birthday": "Mum",
+        "the dog's name": "dog",
+        "parents' address": "parents",
+        "Project Falcon's deadline": "Project Falcon",
+        # the user, a time, or no possessive at all: no other subject
+        "user's city": "",
+        "users' city": "",
+        "my city": "",
+        "today's plan": "",
+        "next week's goal": "",
+        "2024's budget": "",
+        "city": "",
+        "lives_in": "",
+    }
+    assert {key: key_owner(key, USER_NAMES) for key in owners} == owners
+    assert key_owner("Lena's car", {*USER_NAMES, "lena"}) == ""  # the user's own name
+
+
+def test_another_persons_city_neither_replaces_the_users_nor_stays_beside_its_update(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    mine = memory.remember("I live in Berlin", key="my city")
+    porto = memory.remember("Ana lives in Porto", key="Ana's city")
+    lisbon = memory.remember("Ana lives in Lisbon", key="Ana's city")
+    statuses = {f.id: f.status for f in facts(memory)}
+    assert statuses == {mine.id: "active", porto.id: "superseded", lisbon.id: "active"}
+    assert "ana" in lisbon.entities
+    moved = memory.remember("Munich", key="user's city")
+    assert {f.id: f.status for f in facts(memory)}[mine.id] == "superseded"
+    assert moved.status == "active"
+    assert memory.forget_entity("Ana").facts == 2
+
+
+def test_an_extracted_key_naming_a_relative_is_the_relatives_slot(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory(
+        extraction(facts=[fact("job", "teacher"), fact("sister's job", "nurse")]),
+        extraction(facts=[fact("sister's job", "doctor")]),
+        extraction(facts=[fact("today's plan", "gym"), fact("tomorrow's plan", "dentist")]),
+    )
+    say(memory, day(1, "I teach maths; my sister is a nurse."))
+    say(memory, day(2, "My sister just qualified as a doctor!"))
+    say(memory, day(3, "Gym today, dentist tomorrow."))
+    assert [(k, v) for k, v in live(memory) if "plan" not in k] == [
+        ("job", "teacher"),
+        ("sister s job", "doctor"),
+    ]
+    assert {v for k, v in live(memory) if "plan" in k} == {"gym", "dentist"}

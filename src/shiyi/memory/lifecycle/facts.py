@@ -40,7 +40,14 @@ from shiyi.memory.lifecycle.observations import (
     normalize_value,
     said_before,
 )
-from shiyi.memory.lifecycle.slots import USER_NAMES, AttributeResolver, speaking_for, subject_of
+from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
+from shiyi.memory.lifecycle.slots import (
+    USER_NAMES,
+    AttributeResolver,
+    key_owner,
+    speaking_for,
+    subject_of,
+)
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
@@ -53,8 +60,14 @@ _NAME_KEYS = ["name", "user name", "my name", "full name"]
 
 class FactWriter:
     def __init__(
-        self, store: MemoryStore, embedder: Embedder | None, settings: LifecycleSettings
+        self,
+        store: MemoryStore,
+        embedder: Embedder | None,
+        settings: LifecycleSettings,
+        resolver: EntityResolver | None = None,
     ) -> None:
+        """``resolver`` links the people a key names ("Ana's city") as entities."""
+        self.resolver = resolver
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -98,6 +111,8 @@ class FactWriter:
             obs.scope = "user"  # extraction may not share what this agent may not share
             report.downgraded += 1
         obs.about = list(dict.fromkeys(normalize_name(a) for a in obs.about if a.strip()))
+        if owner := key_owner(obs.key, users):
+            obs.about = list(dict.fromkeys([*obs.about, self._entity(owner)]))
         if obs.speaker:
             obs.about = speaking_for(obs.about, obs.value, obs.speaker, users)
         if obs.said_at is None:
@@ -125,6 +140,13 @@ class FactWriter:
         if slot.slotted:
             slot.versions.append(fact)
             self._settle(slot, now, report, prefer=fact.id)
+
+    def _entity(self, name: str) -> str:
+        """The stored entity ``name`` refers to (made if new), so the fact is linked ABOUT it
+        and found with the rest of its slot; without a resolver, the name itself."""
+        if self.resolver is None:
+            return normalize_name(name)
+        return self.resolver.resolve([Mention(name)]).get(name, normalize_name(name))
 
     def _band(self, confidence: float) -> str | None:
         if confidence >= self.settings.active_threshold:

@@ -87,6 +87,40 @@ _SUBJECT_VERBS = frozenset(
 )  # fmt: skip
 
 
+# A key's possessor ("Ana's city", "my sister's job", "parents' address"): the slot's subject.
+_POSSESSIVE = re.compile(r"^\s*(?P<owner>[^'’]+?)(?:['’]s|(?<=s)['’])\s+\S", re.UNICODE)
+_DETERMINERS = frozenset({"my", "our", "the", "a", "an", "his", "her", "their", "your"})
+# A time is no subject: "today's plan" is the user's plan for a day, not a plan of "today".
+_TIME_WORDS = frozenset(
+    {"today", "tomorrow", "yesterday", "tonight", "day", "week", "weekend", "month", "year",
+     "morning", "afternoon", "evening", "night", "season", "quarter", "semester", "term",
+     "this", "next", "last", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
+     "august", "september", "october", "november", "december", "spring", "summer", "autumn",
+     "fall", "winter", "christmas", "weekday"}
+)  # fmt: skip
+
+
+def key_owner(key: str, users: Iterable[str]) -> str:
+    """Whom a key's possessive names, as written ("Ana's city" -> "Ana", "my sister's job"
+    -> "sister"); "" when it names none, the user ("user's city") or a time ("today's
+    plan").  Written without an ``about`` (a user's ``--key "Ana's city"``), such a fact was
+    taken for the user's own city and replaced it."""
+    match = _POSSESSIVE.match(key)
+    if match is None:
+        return ""
+    words = match.group("owner").split()
+    while words and words[0].casefold() in _DETERMINERS:
+        words = words[1:]
+    folded = [w.casefold() for w in words]
+    if not words or any(w in _TIME_WORDS or w.isdigit() for w in folded):
+        return ""
+    owner = " ".join(words)
+    users = set(users)
+    singular = normalize_name(owner).removesuffix("s")  # "users' city"
+    return "" if normalize_name(owner) in users or singular in users else owner
+
+
 def normalize_key(key: str) -> str:
     """``Lives_In``, ``lives in`` and `` lives-in `` are one slot, stored as ``lives in``
     (words, so the keyword path can match them)."""
