@@ -196,6 +196,9 @@ def test_a_keys_possessor_names_its_subject() -> None:
         "the dog's name": "dog",
         "parents' address": "parents",
         "Project Falcon's deadline": "Project Falcon",
+        "the user's sister's city": "sister",
+        "Ana's mum's birthday": "Ana's mum",
+        "my wife’s favourite food": "wife",
         # the user, a time, or no possessive at all: no other subject
         "user's city": "",
         "users' city": "",

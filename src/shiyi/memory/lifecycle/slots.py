@@ -88,7 +88,9 @@ _SUBJECT_VERBS = frozenset(
 
 
 # A key's possessor ("Ana's city", "my sister's job", "parents' address"): the slot's subject.
-_POSSESSIVE = re.compile(r"^\s*(?P<owner>[^'’]+?)(?:['’]s|(?<=s)['’])\s+\S", re.UNICODE)
+# The last possessive: "the user's sister's city" is the sister's.
+_POSSESSIVE = re.compile(r"^\s*(?P<owner>.+)(?:['’]s|(?<=s)['’])\s+[^'’\s][^'’]*$", re.UNICODE)
+_HOLDER = re.compile(r"^(?P<holder>.+?)(?:['’]s|(?<=s)['’])$")
 _DETERMINERS = frozenset({"my", "our", "the", "a", "an", "his", "her", "their", "your"})
 # A time is no subject: "today's plan" is the user's plan for a day, not a plan of "today".
 _TIME_WORDS = frozenset(
@@ -109,16 +111,27 @@ def key_owner(key: str, users: Iterable[str]) -> str:
     match = _POSSESSIVE.match(key)
     if match is None:
         return ""
+    users = set(users)
     words = match.group("owner").split()
-    while words and words[0].casefold() in _DETERMINERS:
+    # "my sister", "the user's sister": the sister
+    while words and (words[0].casefold() in _DETERMINERS or _users(words[0], users)):
         words = words[1:]
     folded = [w.casefold() for w in words]
     if not words or any(w in _TIME_WORDS or w.isdigit() for w in folded):
         return ""
     owner = " ".join(words)
-    users = set(users)
-    singular = normalize_name(owner).removesuffix("s")  # "users' city"
-    return "" if normalize_name(owner) in users or singular in users else owner
+    return "" if _is_user(owner, users) else owner
+
+
+def _users(word: str, users: set[str]) -> bool:
+    """A possessive of the user's ("user's", "users'", "Lena's" for a user named Lena)."""
+    holder = _HOLDER.match(word)
+    return holder is not None and _is_user(holder.group("holder"), users)
+
+
+def _is_user(name: str, users: set[str]) -> bool:
+    normal = normalize_name(name)
+    return normal in users or normal.removesuffix("s") in users  # "users' city"
 
 
 def normalize_key(key: str) -> str:
