@@ -22,6 +22,7 @@ from functools import partial
 from typing import TypeAlias
 
 from shiyi.agent.echo import (
+    STORED_ARGUMENTS,
     echo_detail,
     echoed,
     echoed_calls,
@@ -385,6 +386,9 @@ class RunLoop:
         """Note a final answer that copies shiyi's text, before it is recorded (so memory
         can take it for the echo it is), and the calls that would store such text."""
         if reply.tool_calls:
+            self._echoed_calls = {}
+            if not any(call.name in STORED_ARGUMENTS for call in reply.tool_calls):
+                return  # nothing would be stored: no need to read the request
             request = split_request(messages, self._limits.prompt_notes)
             self._echoed_calls = {
                 call_id: refusal(echo)
