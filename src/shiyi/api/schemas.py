@@ -196,7 +196,8 @@ class ForgetIn(_In):
     """What ``POST /v1/memory/forget`` forgets: what a search finds, or an entity."""
 
     by: Literal["query", "entity"] = Field(
-        description="query: the hits of a search for ``text``; entity: the facts about the "
+        description="query: the hits of a search for ``text`` that hold all its words, "
+        "superseded and expired facts included; entity: the facts about the "
         "entity named ``text``, the turns mentioning it, and the node when nothing else is."
     )
     text: str = Field(min_length=1, max_length=2000)

@@ -1,7 +1,8 @@
 """Forgetting: a hard delete of memories from every place that holds them (seed 001).
 
 Targets: event/fact ids, an entity (the facts about it, the events mentioning it and the node),
-the hits of a search, or everything of one user.  What :meth:`Forgetter.execute` removes:
+the hits of a search (every stored copy: superseded and expired facts too), or everything
+of one user.  What :meth:`Forgetter.execute` removes:
 
 * the Kuzu graph: events and facts with their edges and vectors; the entity nodes asked for and
   entities nothing but the forgotten memories referred to (their names came from the forgotten
