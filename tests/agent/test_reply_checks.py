@@ -184,3 +184,36 @@ async def test_the_users_own_words_may_be_remembered_even_if_shiyi_says_them_too
     )
     assert next(e for e in events if e.type == "tool_result").ok is True  # type: ignore[attr-defined]
     assert facts == 1
+
+
+async def test_a_remember_call_looping_on_one_sentence_is_cut_and_stores_nothing(
+    memory_settings: Settings,
+) -> None:
+    looping = ScriptedReply(tool_calls=(call("remember", text="My sister lives in Porto. " * 60),))
+    model = ScriptedModel([looping, reply("Done.")])
+    with App.open(memory_settings, model=model, start_worker=False) as app:
+        assert app.memory is not None
+        events = await collect(app.agent().send("Remember that my sister lives in Porto."))
+        assert app.memory.stats()["facts"] == 0
+    result = next(e for e in events if e.type == "tool_result")
+    assert result.ok is False  # type: ignore[attr-defined]
+    told = model.requests[1].messages[-1].content
+    assert "said one sentence over and over" in told and "my sister lives in porto" in told
+
+
+@tool()
+def jot(text: str) -> str:
+    """Write a note.
+
+    Args:
+        text: The note.
+    """
+    return f"noted {len(text)} characters"
+
+
+async def test_other_tools_may_repeat_a_line(make_agent: AgentFactory) -> None:
+    lines = "assert total == 3.\n" * 5
+    agent, model = make_agent([reply("", call("jot", text=lines)), reply("Done.")], tools=[jot])
+    events = await collect(agent.send("Write the checks."))
+    result = next(e for e in events if e.type == "tool_result")
+    assert result.ok and result.summary.startswith("noted")  # type: ignore[attr-defined]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_HINT
 from shiyi.context.plain import MEMORY_LABEL
-from shiyi.llm.types import Message, ToolCall
+from shiyi.llm.types import Message, ToolCall, ToolCallDelta
 
 RUN_WORDS = 6
 """Consecutive words a reply must share with shiyi's text to be an echo (the measure
@@ -164,6 +164,38 @@ def echoed_calls(calls: Sequence[ToolCall], request: RequestText) -> dict[str, s
         if echo := echoed(text, request):
             found[call.id] = echo
     return found
+
+
+class LoopingWrites:
+    """Watches the streamed calls whose arguments become memory.  A sentence said three
+    times in one is a model looping until its token cap (SmolLM2-135M repeated one about 70
+    times in a ``remember`` call: 20 s of a 29 s run), so the stream may stop there.  Only
+    these calls: a file's content may repeat a line on purpose."""
+
+    def __init__(self) -> None:
+        self._names: dict[int, str] = {}
+        self._text: dict[int, str] = {}
+        self.said: dict[int, str] = {}
+        """Stream index of a looping call -> the sentence it repeated."""
+
+    def add(self, chunk: ToolCallDelta) -> bool:
+        """Whether the call ``chunk`` belongs to now repeats itself."""
+        if chunk.name:
+            self._names.setdefault(chunk.index, chunk.name)
+        if self._names.get(chunk.index) not in STORED_ARGUMENTS or not chunk.arguments:
+            return False
+        text = self._text.get(chunk.index, "") + chunk.arguments
+        self._text[chunk.index] = text
+        if said := repeated_sentence(text):
+            self.said[chunk.index] = said
+        return bool(said)
+
+
+def looping_refusal(said: str) -> str:
+    return (
+        f"nothing was stored: the text said one sentence over and over ({_shown(said)!r}) "
+        "and was cut there. Remember the thing once, in one sentence"
+    )
 
 
 def _arguments(call: ToolCall) -> dict[str, object]:

@@ -23,9 +23,11 @@ from typing import TypeAlias
 
 from shiyi.agent.echo import (
     STORED_ARGUMENTS,
+    LoopingWrites,
     echo_detail,
     echoed,
     echoed_calls,
+    looping_refusal,
     refusal,
     repeated_sentence,
     split_request,
@@ -341,6 +343,7 @@ class RunLoop:
         )
         cut = ""
         text = ""
+        looping = LoopingWrites()
         try:
             relay = self._cancellation.relay(stream, self._limits.reply_seconds)
             async with aclosing(relay) as chunks:
@@ -356,6 +359,8 @@ class RunLoop:
                             break  # said the same thing three times: the rest is more of it
                     elif isinstance(chunk, ReasoningChunk):
                         yield ReasoningDelta(text=chunk.text)
+                    elif isinstance(chunk, ToolCallDelta) and looping.add(chunk):
+                        break  # a memory write looping until the token cap: cut it here
         except _OutOfTime:
             cut = (
                 f"the reply was cut after {self._limits.reply_seconds:g} s "
@@ -366,6 +371,8 @@ class RunLoop:
             if cut:  # a call cut off mid-way has no trustworthy arguments
                 reply = replace(reply, tool_calls=())
             self._check_echo(reply, messages)
+            for index, said in looping.said.items():
+                self._echoed_calls[assembler.call_id(index)] = looping_refusal(said)
             if reply.content or reply.tool_calls or reply.reasoning:
                 self._record(reply)  # keep what the user already saw, even on failure
         self.usage = self.usage + assembler.usage

@@ -57,9 +57,13 @@ class ReplyAssembler:
         calls = []
         for index in sorted(self.calls):
             partial = self.calls[index]
-            call_id = partial.id or f"call_{index}"
-            calls.append(ToolCall(call_id, partial.name, "".join(partial.arguments)))
+            calls.append(ToolCall(self.call_id(index), partial.name, "".join(partial.arguments)))
         return tuple(calls)
+
+    def call_id(self, index: int) -> str:
+        """The id of the call streamed at ``index`` (the server's, else one made up)."""
+        partial = self.calls.get(index)
+        return partial.id if partial is not None and partial.id else f"call_{index}"
 
     def message(self) -> Message:
         reasoning = "".join(self.reasoning)
