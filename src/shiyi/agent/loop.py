@@ -143,9 +143,9 @@ class RunLoop:
         self.usage = Usage()
         self.status: RunStatus | None = None
         self.echo = ""
-        self._echoed_calls: dict[str, str] = {}
-        """The last reply's calls that would store shiyi's own text: call id -> why not."""
         """The words the final answer copied from shiyi's text ("" if it did not)."""
+        self._echoed_calls: dict[str, str] = {}
+        """The last reply's calls refused as memory writes: call id -> why not."""
         self._on_echo = on_echo
         self._detached = False
 
