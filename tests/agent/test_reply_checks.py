@@ -213,7 +213,7 @@ def jot(text: str) -> str:
 
 async def test_other_tools_may_repeat_a_line(make_agent: AgentFactory) -> None:
     lines = "assert total == 3.\n" * 5
-    agent, model = make_agent([reply("", call("jot", text=lines)), reply("Done.")], tools=[jot])
+    agent, _ = make_agent([reply("", call("jot", text=lines)), reply("Done.")], tools=[jot])
     events = await collect(agent.send("Write the checks."))
     result = next(e for e in events if e.type == "tool_result")
     assert result.ok and result.summary.startswith("noted")  # type: ignore[attr-defined]
