@@ -169,8 +169,9 @@ def echoed_calls(calls: Sequence[ToolCall], request: RequestText) -> dict[str, s
 class LoopingWrites:
     """Watches the streamed calls whose arguments become memory.  A sentence said three
     times in one is a model looping until its token cap (SmolLM2-135M repeated one about 70
-    times in a ``remember`` call: 20 s of a 29 s run), so the stream may stop there.  Only
-    these calls: a file's content may repeat a line on purpose."""
+    times in a ``remember`` call), so the stream may stop there: that saves the rest of the
+    generation from a server that streams arguments (the embedded runtime hands over a call
+    whole, once generated).  Only these calls: a file's content may repeat a line."""
 
     def __init__(self) -> None:
         self._names: dict[int, str] = {}
