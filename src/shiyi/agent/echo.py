@@ -22,7 +22,6 @@ The same check guards memory writes: a call that would store shiyi's text (``rem
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -158,7 +157,7 @@ def echoed_calls(calls: Sequence[ToolCall], request: RequestText) -> dict[str, s
         stored = STORED_ARGUMENTS.get(call.name)
         if not stored:
             continue
-        arguments = _arguments(call)
+        arguments = call.parsed_arguments() or {}
         values = [arguments.get(name) for name in stored]
         text = "\n".join(value for value in values if isinstance(value, str))
         if echo := echoed(text, request):
@@ -197,14 +196,6 @@ def looping_refusal(said: str) -> str:
         f"nothing was stored: the text said one sentence over and over ({_shown(said)!r}) "
         "and was cut there. Remember the thing once, in one sentence"
     )
-
-
-def _arguments(call: ToolCall) -> dict[str, object]:
-    try:
-        value = json.loads(call.arguments or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def refusal(echo: str) -> str:

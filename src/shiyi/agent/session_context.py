@@ -8,11 +8,9 @@ background so they are ready for a later turn.
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from shiyi.agent.plan import CurrentPlan, PlanState
 from shiyi.agent.transcript import Transcript
@@ -138,7 +136,7 @@ class SessionContext:
 
     def cached_result(self, call: ToolCall) -> ToolOutcome | None:
         tool = self.tools.get(call.name)
-        arguments = _arguments(call)
+        arguments = call.parsed_arguments()
         if tool is None or arguments is None or not tool.read_only:
             return None
         hit = self.tool_memory.lookup(call.name, arguments, True, self.workspace)
@@ -217,11 +215,3 @@ class SessionContext:
         except Exception:  # background work: log, never disturb the conversation
             log.exception("background summarisation failed")
         return done
-
-
-def _arguments(call: ToolCall) -> dict[str, Any] | None:
-    try:
-        value = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None

@@ -59,7 +59,7 @@ class ToolTurns:
         """``refused``: call id -> why that call is not run (its answer says so)."""
         refused = refused or {}
         for call in calls:
-            yield ToolCallEvent(call_id=call.id, name=call.name, args=_try_parse(call.arguments))
+            yield ToolCallEvent(call_id=call.id, name=call.name, args=call.parsed_arguments())
         repeated = self._note_repeats(calls)
         outcomes: dict[str, ToolOutcome] = {}
         declined = [_refused(c, refused[c.id]) for c in calls if c.id in refused]
@@ -148,7 +148,7 @@ def _refused(call: ToolCall, why: str) -> ToolOutcome:
         content=f"Error: {why}.",
         summary=f"not run: {why.split(':')[0]}",
         duration_ms=0.0,
-        arguments=_try_parse(call.arguments),
+        arguments=call.parsed_arguments(),
     )
 
 
@@ -167,15 +167,7 @@ def _call_of(calls: Sequence[ToolCall], outcome: ToolOutcome) -> ToolCall:
     return next(c for c in calls if c.id == outcome.call_id)
 
 
-def _try_parse(arguments: str) -> dict[str, object] | None:
-    try:
-        value = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _signature(call: ToolCall) -> str:
-    parsed = _try_parse(call.arguments)
+    parsed = call.parsed_arguments()
     normalised = json.dumps(parsed, sort_keys=True) if parsed is not None else call.arguments
     return f"{call.name}:{normalised}"

@@ -19,6 +19,14 @@ class ToolCall:
     name: str
     arguments: str
 
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as a JSON object, or None when the model sent anything else."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except json.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+
     def to_openai(self) -> dict[str, Any]:
         return {
             "id": self.id,
