@@ -104,7 +104,8 @@ def facts_history(cli: Cli) -> str:
     return session(
         cli,
         ("memory", "add", "Berlin", "--key", "lives in"),
-        ("memory", "add", "Munich", "--key", "lives in"),
+        ("memory", "add", "I moved to Munich"),
+        ("memory", "add", "I moved to Munich"),
         ("memory", "add", "Standups are at 9:30", "--kind", "convention", "--scope", "workspace"),
         ("memory", "history", "--key", "lives in"),
         ("memory", "health"),

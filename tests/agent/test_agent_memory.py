@@ -12,7 +12,7 @@ from shiyi.agent.agent import is_news
 from shiyi.app import App
 from shiyi.config import Settings, load_settings
 from shiyi.errors import SessionNotFound
-from shiyi.llm.scripted import ScriptedModel, call, reply
+from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
 from shiyi.memory.models import Anchor, MemoryHit
 from shiyi.sessions.records import SessionOwner
 from tests.conftest import collect
@@ -99,6 +99,29 @@ async def test_remember_tool_stores_a_long_term_fact(settings: Settings) -> None
         hits = app.memory.search("pnpm", mode="keyword")
     assert hits[0].fact_kind == "convention"
     assert hits[0].text == "Use pnpm, not npm"
+
+
+async def test_remember_tells_the_model_what_a_new_value_replaced(settings: Settings) -> None:
+    answers: list[str] = []
+
+    def heard(request: ScriptedRequest) -> ScriptedReply:
+        answers.append(request.last.content)  # the tool's answer, as the model reads it
+        return reply("ok")
+
+    def remember(text: str) -> ScriptedReply:
+        return reply("", call("remember", text=text))  # no key: the statement names it
+
+    model = ScriptedModel(
+        [remember("My favourite editor is Vim"), heard]
+        + [remember("My favourite editor is Helix now"), heard] * 2
+    )
+    with App.open(settings, model=model) as app:
+        for said in ("I use Vim", "Remember: Helix now", "Remember: Helix now"):
+            await collect(app.agent().send(said))
+    first, replaced, confirmed = answers
+    assert first.startswith("Remembered (semantic, user") and "replaces" not in first
+    assert replaced.endswith("It replaces 'My favourite editor is Vim' (kept in history).")
+    assert confirmed.startswith("Already remembered") and "no copy was made" in confirmed
 
 
 def test_a_memory_saying_only_the_same_words_is_no_news() -> None:

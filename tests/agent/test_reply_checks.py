@@ -11,7 +11,9 @@ import pytest
 
 from shiyi.app import App
 from shiyi.config import Settings, load_settings
+from shiyi.events import UsageEvent
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, call, reply
+from shiyi.llm.types import Usage
 from shiyi.tools import tool
 from tests.conftest import AgentFactory, collect
 from tests.support.requests import run_context
@@ -49,6 +51,8 @@ async def test_a_reply_is_cut_at_reply_seconds_with_a_note(
     assert any(e.type == "error" and "cut after 0.3 s" in e.message for e in events)  # type: ignore[union-attr]
     kept = agent.history()[-1]
     assert kept.role == "assistant" and 0 < len(kept.content) < len(endless.text)
+    [usage] = [e for e in events if isinstance(e, UsageEvent)]
+    assert usage.estimated and usage.prompt_tokens > 50 and usage.completion_tokens > 0
 
 
 async def test_a_reply_repeating_itself_ends_at_the_third_time(make_agent: AgentFactory) -> None:
@@ -56,6 +60,17 @@ async def test_a_reply_repeating_itself_ends_at_the_third_time(make_agent: Agent
     events = await collect(agent.send("Write about cats."))
     assert events[-1].status == "completed"  # type: ignore[union-attr]
     assert agent.history()[-1].content.count("I like cats.") == 3
+    # The stream was left before its usage came: counted here, as sent and as read.
+    [usage] = [e for e in events if isinstance(e, UsageEvent)]
+    assert usage.estimated and usage.prompt_tokens > 50  # the persona alone is more
+    assert 9 <= usage.completion_tokens <= 20  # three sentences, not forty
+
+
+async def test_a_whole_reply_keeps_the_models_own_usage(make_agent: AgentFactory) -> None:
+    agent, _ = make_agent([ScriptedReply("Hi.", usage=Usage(1234, 5))])
+    events = await collect(agent.send("Say hi."))
+    [usage] = [e for e in events if isinstance(e, UsageEvent)]
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.estimated) == (1234, 5, False)
 
 
 # --- memory: an echoing run is neither archived nor a later hint ----------------------------

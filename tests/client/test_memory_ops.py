@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shiyi.api.import_schemas import ImportIn, ImportTurnIn
+from shiyi.api.schemas import FactOut
 from shiyi.client import Client
 from shiyi.client.memory_ops import RemoteMemory
 from shiyi.errors import Conflict, NotFound
@@ -23,8 +24,14 @@ def test_every_operation_answers_like_the_local_adapter(live: LiveFactory) -> No
         local: MemoryOperations = LocalMemory(server.service.memory)
 
         first = remote.add("Paris", key="lives in")
-        assert local.get(first.id) == remote.get(first.id) == first
+        assert first.outcome == "new" and first.replaces == []
+        stored = FactOut(**first.model_dump(exclude={"outcome", "replaces"}))
+        assert local.get(first.id) == remote.get(first.id) == stored
         second = remote.add("lives in: Lisbon", key="lives in")
+        assert second.outcome == "replaced"
+        assert [(r.id, r.value) for r in second.replaces] == [(first.id, "Paris")]
+        again = remote.add("Lisbon", key="lives in")
+        assert (again.outcome, again.id) == ("confirmed", second.id)
         assert [f.status for f in remote.history(key="lives in")] == ["superseded", "active"]
         assert remote.history(key="lives in") == local.history(key="lives in")
         edited = remote.update(second.id, value="Porto")
@@ -90,4 +97,4 @@ def test_a_second_user_reaches_none_of_the_firsts_memories(live: LiveFactory) ->
         assert bob.list_facts().facts == [] and bob.history(key="locker code") == []
         with pytest.raises(Conflict):
             bob.retry_jobs()
-        assert alice.get(fact.id) == fact
+        assert alice.get(fact.id).value == fact.value == "my locker code is 4711"

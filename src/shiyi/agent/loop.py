@@ -53,6 +53,7 @@ from shiyi.events import (
 )
 from shiyi.llm.assemble import ReplyAssembler
 from shiyi.llm.protocol import ChatModel
+from shiyi.llm.tokens import estimated_usage
 from shiyi.llm.types import (
     Message,
     ReasoningChunk,
@@ -334,15 +335,17 @@ class RunLoop:
             temperature = 0.0
         if bare and max_tokens is None:
             max_tokens = PLAIN_MAX_TOKENS
+        specs = [] if bare else self._tools.specs()
         stream = self._model.stream(
             messages,
-            tools=[] if bare else self._tools.specs(),
+            tools=specs,
             tool_choice=choice,
             temperature=temperature,
             max_tokens=max_tokens,
         )
         cut = ""
         text = ""
+        stopped = False  # the stream was left before its end: its usage never came
         looping = LoopingWrites()
         try:
             relay = self._cancellation.relay(stream, self._limits.reply_seconds)
@@ -355,11 +358,11 @@ class RunLoop:
                     if isinstance(chunk, TextChunk):
                         yield TextDelta(text=chunk.text)
                         text += chunk.text
-                        if repeated_sentence(text):
+                        if stopped := bool(repeated_sentence(text)):
                             break  # said the same thing three times: the rest is more of it
                     elif isinstance(chunk, ReasoningChunk):
                         yield ReasoningDelta(text=chunk.text)
-                    elif isinstance(chunk, ToolCallDelta) and looping.add(chunk):
+                    elif isinstance(chunk, ToolCallDelta) and (stopped := looping.add(chunk)):
                         break  # a memory write looping until the token cap: cut it here
         except _OutOfTime:
             cut = (
@@ -375,6 +378,8 @@ class RunLoop:
                 self._echoed_calls[assembler.call_id(index)] = looping_refusal(said)
             if reply.content or reply.tool_calls or reply.reasoning:
                 self._record(reply)  # keep what the user already saw, even on failure
+        if (stopped or cut) and not assembler.usage.total_tokens:
+            assembler.usage = estimated_usage(messages, specs, _said(assembler.message()))
         self.usage = self.usage + assembler.usage
         self._hooks.model_finished(messages, assembler.usage)
         yield UsageEvent(
@@ -429,3 +434,9 @@ def _mode_from(chunk: StreamChunk) -> list[Event]:
     if isinstance(chunk, TextChunk | ReasoningChunk) and chunk.text.strip():
         return [ResponseStart(mode="direct")]
     return []
+
+
+def _said(reply: Message) -> str:
+    """Everything a reply generated: text, reasoning and its calls."""
+    calls = "".join(call.name + call.arguments for call in reply.tool_calls)
+    return reply.content + (reply.reasoning or "") + calls

@@ -169,6 +169,27 @@ class FactOut(BaseModel):
     updated_at: float
 
 
+class ReplacedFact(BaseModel):
+    """A value a remembered fact superseded (it stays in the slot's history)."""
+
+    id: str
+    key: str
+    value: str
+
+
+class RememberedOut(FactOut):
+    """What ``POST /v1/memory`` stored, and what that did to what memory believed."""
+
+    outcome: Literal["new", "confirmed", "replaced"] = Field(
+        description="new: a fact of its own; confirmed: an equal fact was already held (its "
+        "evidence grew, no duplicate was made); replaced: it is the slot's current value now, "
+        "and ``replaces`` lists the values it superseded."
+    )
+    replaces: list[ReplacedFact] = Field(
+        default_factory=list, description="The superseded values, oldest first."
+    )
+
+
 class MemoryEvents(BaseModel):
     events: list[EventOut]
 
@@ -226,7 +247,9 @@ class FactIn(_In):
     key: str = Field(
         default="",
         max_length=200,
-        description="The slot it sets, e.g. 'lives in': a new value supersedes the old one.",
+        description="The slot it sets, e.g. 'lives in': a new value supersedes the old one. "
+        "Empty: a plain statement of an attribute ('my favourite colour is green', 'I live in "
+        "Munich') sets its own.",
     )
     scope: Scope = Field(default="user", description="user, agent or workspace (shared).")
 

@@ -20,6 +20,7 @@ from shiyi.api.schemas import (
     MemoryHealth,
     MemoryHitOut,
     MemoryJobs,
+    RememberedOut,
     RunOut,
     RunResult,
     SessionDetail,
@@ -144,7 +145,7 @@ class AsyncClient:
 
     async def memory_add(
         self, text: str, *, kind: str = "semantic", key: str = "", scope: str = "user"
-    ) -> FactOut:
+    ) -> RememberedOut:
         return await self._call(calls.memory_add(text, kind, key, scope))
 
     async def memory_export(self) -> list[str]:

@@ -33,6 +33,7 @@ from shiyi.api.schemas import (
     MemoryHits,
     MemoryJobs,
     ReadAs,
+    RememberedOut,
     RunOut,
     RunResult,
     SessionDetail,
@@ -146,9 +147,9 @@ def memory_get(memory_id: str) -> Call[EventOut | FactOut]:
     return Call("GET", f"/v1/memory/{memory_id}", _MEMORY.validate_json)
 
 
-def memory_add(text: str, kind: str, key: str, scope: str) -> Call[FactOut]:
+def memory_add(text: str, kind: str, key: str, scope: str) -> Call[RememberedOut]:
     body = {"text": text, "kind": kind, "key": key, "scope": scope}
-    return Call("POST", "/v1/memory", _model(FactOut), json=body)
+    return Call("POST", "/v1/memory", _model(RememberedOut), json=body)
 
 
 def memory_list(

@@ -24,6 +24,7 @@ from shiyi.api.schemas import (
     MemoryHealthDetail,
     MemoryHitOut,
     MemoryJobs,
+    RememberedOut,
     Scope,
 )
 from shiyi.client.sync import Client
@@ -41,7 +42,7 @@ class RemoteMemory:
 
     def add(
         self, text: str, *, kind: FactKind = "semantic", key: str = "", scope: Scope = "user"
-    ) -> FactOut:
+    ) -> RememberedOut:
         return self.client.memory_add(text, kind=kind, key=key, scope=scope)
 
     def search(

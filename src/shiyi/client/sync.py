@@ -23,6 +23,7 @@ from shiyi.api.schemas import (
     MemoryHealth,
     MemoryHitOut,
     MemoryJobs,
+    RememberedOut,
     RunOut,
     RunResult,
     SessionDetail,
@@ -182,7 +183,7 @@ class Client:
 
     def memory_add(
         self, text: str, *, kind: str = "semantic", key: str = "", scope: str = "user"
-    ) -> FactOut:
+    ) -> RememberedOut:
         return self._call(calls.memory_add(text, kind, key, scope))
 
     def memory_export(self) -> list[str]:

@@ -12,15 +12,16 @@ Providers' tokenizers differ from cl100k (DeepSeek and Qwen count Chinese differ
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import math
 import re
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from shiyi.llm.types import Message
+from shiyi.llm.types import Message, ToolSpec, Usage
 
 log = logging.getLogger(__name__)
 
@@ -201,3 +202,32 @@ class TokenCounter:
 
 def _clamp(ratio: float) -> float:
     return min(RATIO_MAX, max(RATIO_MIN, ratio))
+
+
+_SHARED: list[TokenCounter] = []
+
+
+def shared_counter() -> TokenCounter:
+    """One counter per process (the cl100k vocabulary loads once)."""
+    if not _SHARED:
+        _SHARED.append(TokenCounter())
+    return _SHARED[0]
+
+
+def count_text(text: str) -> int:
+    """``text``'s tokens by the shared counter."""
+    return shared_counter().count(text)
+
+
+def request_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:
+    """A request's size by the local tokenizer: its messages and its tools' schemas."""
+    counter = shared_counter()
+    schemas = json.dumps([spec.to_openai() for spec in tools]) if tools else ""
+    return counter.count_messages(messages, calibrated=False) + counter.count(schemas)
+
+
+def estimated_usage(messages: Sequence[Message], tools: Sequence[ToolSpec], said: str) -> Usage:
+    """The usage of a reply whose server reported none, or whose stream was cut before the
+    usage arrived: the request as sent, the reply as read (no price: the model is unknown)."""
+    completion = shared_counter().count(said)
+    return Usage(request_tokens(messages, tools), completion, None, estimated=True)

@@ -18,6 +18,7 @@ from shiyi.memory.intake.relink import relink as relink_store
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
+from shiyi.memory.lifecycle.explicit import Remembered, Statement, write_statement
 from shiyi.memory.lifecycle.forget import Forgetter
 from shiyi.memory.lifecycle.forget_files import MEM0_LEDGER, DataPaths
 from shiyi.memory.lifecycle.forget_journal import journal_dir
@@ -28,9 +29,7 @@ from shiyi.memory.lifecycle.health import (
     collect_health,
     collect_visible_health,
 )
-from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.lifecycle.pipeline import Lifecycle, ModelSource
-from shiyi.memory.lifecycle.resolution import Mention
 from shiyi.memory.models import (
     Anchor,
     EventRecord,
@@ -231,37 +230,27 @@ class Memory:
 
         It goes through the same dedup and conflict rules as extracted facts: saying the same
         thing twice confirms it, a new value for the same ``key`` supersedes the old one.
+        Without a ``key``, a plain statement of an attribute names its own ("my favourite
+        colour is green", "I live in Munich": :mod:`~shiyi.memory.lifecycle.stated_slots`).
         Writing ``workspace`` scope needs the agent in ``memory.lifecycle.workspace_writers``.
         ``trigger`` and ``steps``: a procedure's when and what (a saved script's).
+        :meth:`remember_outcome` also says what the write did.
         """
+        statement = Statement(
+            text, kind, key, confidence, scope, tuple(about), tuple(source_events), trigger,
+            tuple(steps),
+        )  # fmt: skip
+        return self.remember_outcome(statement, viewer=viewer).fact
+
+    def remember_outcome(self, statement: Statement, *, viewer: Viewer | None = None) -> Remembered:
+        """:meth:`remember`, saying whether the fact is new, confirmed or replaced others."""
         who = viewer or self.viewer
-        who.check_write(scope, self.settings.lifecycle.workspace_writers)
-        names = self.lifecycle.resolver.resolve([Mention(a) for a in about]) if about else {}
-        observation = Observation(
-            key=key,
-            value=text,
-            confidence=confidence,
-            kind=kind,
-            scope=scope,
-            about=[names.get(a, a) for a in about],
-            source="explicit",
-            source_events=list(source_events),
-            long_term=True,
-            trigger=trigger,
-            steps=list(steps),
-        )
-        report = self.lifecycle.facts.write([observation], who)
-        fact_id = report.written[0] if report.written else ""
-        facts = self.store.get_facts([fact_id])
-        if not facts:
-            raise ShiyiError(
-                f"could not store the memory (confidence {confidence} is below "
-                f"memory.lifecycle.pending_threshold)"
-            )
-        if report.created and self.embedder is not None:
-            self.jobs.enqueue(EMBED, {"node": "fact", "ids": report.created})
+        who.check_write(statement.scope, self.settings.lifecycle.workspace_writers)
+        remembered = write_statement(self.lifecycle.facts, statement, who)
+        if remembered.created and self.embedder is not None:
+            self.jobs.enqueue(EMBED, {"node": "fact", "ids": list(remembered.created)})
             self.worker.wake()
-        return facts[0]
+        return remembered
 
     def forget(self, ids: Sequence[str]) -> int:
         """Hard-delete these events/facts from every store; returns how many existed."""

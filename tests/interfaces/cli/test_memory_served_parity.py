@@ -71,6 +71,9 @@ def test_every_memory_command_works_the_same_with_a_running_server(cli: Cli, ser
         paris = memory("add", "Paris", "--key", "lives in")
         paris_id = paris.stdout.split()[1]
         assert paris_id != berlin_id and "lives in: Paris" in paris.stdout
+        assert f"replaces {berlin_id}: Berlin" in paris.stdout  # told what it now believes
+        again = memory("add", "Paris", "--key", "lives in").stdout
+        assert again.startswith(f"already remembered {paris_id}") and "no copy made" in again
         trunk = memory("add", "We merge to trunk", "--kind", "convention", "--scope", "agent")
         assert "(convention): We merge to trunk" in trunk.stdout
         refused = memory("add", "Shared secret", "--scope", "workspace", ok=False)

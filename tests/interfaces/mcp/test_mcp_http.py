@@ -63,7 +63,11 @@ def test_every_tool_answers_with_structured_content_and_text(live: LiveFactory) 
             added = await call(client, "add_memory", text="Paris", key="lives in")
             fact_id = added["fact"]["id"]
             assert "lives in: Paris" in added["_text"]
-            await call(client, "add_memory", text="Lisbon", key="lives in")
+            assert added["fact"]["outcome"] == "new"
+            moved = await call(client, "add_memory", text="I moved to Lisbon")  # no key given
+            assert moved["fact"]["outcome"] == "replaced" and moved["fact"]["key"] == "lives in"
+            assert [r["id"] for r in moved["fact"]["replaces"]] == [fact_id]
+            assert f"It replaces 'Paris' ({fact_id}), kept in history." in moved["_text"]
             said = [
                 {"role": "Caroline", "content": "I adopted a ferret named Pip",
                  "time": "2023-05-07T14:02:00Z"},

@@ -208,6 +208,42 @@ def test_edit_persists(page: Page, site: Site) -> None:
     assert body["confidence"] == 0.8
 
 
+def test_remember_says_what_it_replaced_and_what_it_confirmed(page: Page, site: Site) -> None:
+    open_page(page, site)
+    form = page.get_by_role("form", name="Remember something")
+    text = form.get_by_label("Remember 记住")
+    text.fill("My go-to terminal font is Iosevka")
+    text.press("Enter")
+    status = page.locator("#status")
+    expect(status).to_have_text(
+        "Remembered: go to terminal font: My go-to terminal font is Iosevka."
+    )
+    expect(text).to_have_value("")
+    expect(text).to_be_focused()  # ready for the next one
+    text.fill("My go-to terminal font is JetBrains Mono")  # no slot typed: the wording names it
+    form.get_by_role("button", name="Remember").click()
+    expect(status).to_contain_text("It replaces “My go-to terminal font is Iosevka”")
+    facts = site.api.get("/v1/memory/history", params={"key": "go to terminal font"}).json()
+    assert [(f["value"], f["status"]) for f in facts["facts"]] == [
+        ("My go-to terminal font is Iosevka", "superseded"),
+        ("My go-to terminal font is JetBrains Mono", "active"),
+    ]
+    current = facts["facts"][1]["id"]
+    expect(card(page, current)).to_be_visible()
+    text.fill("My go-to terminal font is JetBrains Mono")
+    text.press("Enter")
+    expect(status).to_have_text(
+        "Already remembered: go to terminal font: My go-to terminal font is JetBrains Mono "
+        "(confirmed; no copy made)."
+    )
+    form.get_by_label("As").select_option("convention")
+    form.get_by_label("Slot (optional)").fill("release day")
+    text.fill("Releases go out on Tuesdays")
+    text.press("Enter")
+    expect(status).to_have_text("Remembered: release day: Releases go out on Tuesdays.")
+    shot(page, "remember")
+
+
 def test_delete_removes(page: Page, site: Site) -> None:
     fact = site.memory.remember("The staging password rotates every Friday")
     open_page(page, site)

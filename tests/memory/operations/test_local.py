@@ -26,7 +26,7 @@ def test_a_fact_is_added_read_listed_edited_and_its_history_kept(
     ops = ops_of(vectorless_memory)
     first = ops.add("Paris", key="lives in", kind="preference")
     assert isinstance(first, FactOut) and first.value == "Paris" and first.key == "lives in"
-    assert ops.get(first.id) == first
+    assert ops.get(first.id) == FactOut(**first.model_dump(exclude={"outcome", "replaces"}))
 
     second = ops.add("lives in: Lisbon", key="lives in")  # the key typed again is dropped
     assert second.value == "Lisbon"
@@ -47,6 +47,18 @@ def test_a_fact_is_added_read_listed_edited_and_its_history_kept(
     edited = ops.update(second.id, value="Porto", confidence=0.7)
     assert (edited.value, edited.confidence) == ("Porto", 0.7)
     assert ops.get(second.id) == edited
+
+
+def test_a_key_edited_to_name_someone_makes_the_fact_theirs(vectorless_memory: Memory) -> None:
+    ops = ops_of(vectorless_memory)
+    porto = ops.add("Porto")  # typed without a key, then corrected on the memory page
+    edited = ops.update(porto.id, key="Ana's city")
+    assert edited.key == "ana s city"
+    assert "ana" in vectorless_memory.store.get_facts([porto.id])[0].entities
+    assert [f.id for f in ops.history(entity="Ana")] == [porto.id]
+    mine = ops.add("Berlin", key="user's city")
+    assert ops.update(mine.id, key="my city").key == "my city"  # the user's: no one else's
+    assert vectorless_memory.store.get_facts([mine.id])[0].entities == []
 
 
 def test_search_keeps_a_time_window_and_forget_lists_before_deleting(

@@ -9,6 +9,7 @@ they open the store here.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Annotated
@@ -134,7 +135,14 @@ def add(
     with operations(config) as ops:
         fact = ops.add(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
     shown = f"{fact.key}: {fact.value}" if fact.key else fact.value
+    if fact.outcome == "confirmed":
+        typer.echo(f"already remembered {fact.id} ({fact.kind}): {shown} (confirmed, no copy made)")
+        return
     typer.echo(f"remembered {fact.id} ({fact.kind}): {shown}")
+    for old in fact.replaces:
+        typer.echo(f"  replaces {old.id}: {old.value}")
+    if fact.replaces:
+        typer.echo(f"  (kept in history: shiyi memory history --key {shlex.quote(fact.key)})")
 
 
 @memory_app.command("show")

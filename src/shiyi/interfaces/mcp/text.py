@@ -16,6 +16,7 @@ from shiyi.api.schemas import (
     ForgetPlanOut,
     MemoryHitOut,
     MemoryJobs,
+    RememberedOut,
 )
 
 
@@ -48,6 +49,17 @@ def fact(record: FactOut | FactDetail) -> str:
         f"{record.confidence:.2f}, created {when(record.created_at)}, updated "
         f"{when(record.updated_at)})"
     )
+
+
+def remembered(record: RememberedOut) -> str:
+    """What an add did to what memory believes: new, confirmed, or what it replaced."""
+    if record.outcome == "confirmed":
+        return f"Already remembered (confirmed; no copy made): {fact(record)}"
+    told = f"Remembered: {fact(record)}"
+    if record.replaces:
+        replaced = "; ".join(f"{r.value!r} ({r.id})" for r in record.replaces)
+        told += f"\nIt replaces {replaced}, kept in history."
+    return told
 
 
 def event(record: EventOut) -> str:

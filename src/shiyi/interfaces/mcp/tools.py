@@ -35,6 +35,7 @@ from shiyi.api.schemas import (
     MemoryEvents,
     MemoryHits,
     MemoryJobs,
+    RememberedOut,
     Scope,
 )
 from shiyi.errors import ShiyiError
@@ -66,7 +67,11 @@ class ChatMessage(BaseModel):
 
 
 class Added(BaseModel):
-    fact: FactOut | None = Field(default=None, description="The fact stored from ``text``.")
+    fact: RememberedOut | None = Field(
+        default=None,
+        description="The fact stored from ``text``, and whether it is new, confirmed an equal "
+        "fact or replaced older values (``replaces``).",
+    )
     imported: ImportOut | None = Field(
         default=None, description="The messages queued (the worker extracts facts from them)."
     )
@@ -125,7 +130,12 @@ def build_server(backend: Backend) -> MCPServer[Any]:
         ] = None,
         kind: FactKind = "semantic",
         key: Annotated[
-            str, Field(max_length=200, description="The slot it sets, e.g. 'lives in'.")
+            str,
+            Field(
+                max_length=200,
+                description="The slot it sets, e.g. 'lives in'; empty: a plain statement "
+                "('my favourite colour is green', 'I live in Munich') sets its own.",
+            ),
         ] = "",
         scope: Scope = "user",
     ) -> Annotated[CallToolResult, Added]:
@@ -135,7 +145,7 @@ def build_server(backend: Backend) -> MCPServer[Any]:
         if text is not None:
             said = text
             fact = await run(lambda: ops.add(said, kind=kind, key=key, scope=scope))
-            return result(Added(fact=fact), f"Remembered: {say.fact(fact)}")
+            return result(Added(fact=fact), say.remembered(fact))
         assert messages is not None
         part = await run(lambda: _conversation(messages))
         queued = await run(lambda: ops.import_turns(part))

@@ -29,6 +29,7 @@ from shiyi.api.schemas import (
     MemoryHits,
     MemoryJobs,
     ReadAs,
+    RememberedOut,
 )
 from shiyi.interfaces.server.deps import get_service, memory_ops
 from shiyi.interfaces.server.identity import Caller
@@ -72,9 +73,10 @@ async def read_as(
     return ReadAs(read_as=await asyncio.to_thread(ops.read_as, q))
 
 
-@router.post("", status_code=201, response_model=FactOut)
-async def remember(service: Service, who: Caller, body: FactIn) -> FactOut:
-    """Remember a fact explicitly (long term, full confidence), like the remember tool."""
+@router.post("", status_code=201, response_model=RememberedOut)
+async def remember(service: Service, who: Caller, body: FactIn) -> RememberedOut:
+    """Remember a fact explicitly (long term, full confidence), like the remember tool; the
+    answer says whether it is new, confirmed an equal fact or replaced older values."""
     ops = memory_ops(service, who)
     return await asyncio.to_thread(
         ops.add, body.text, kind=body.kind, key=body.key, scope=body.scope

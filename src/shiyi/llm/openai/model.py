@@ -28,7 +28,7 @@ from shiyi.llm.openai.stream import (
     data_events,
 )
 from shiyi.llm.retry import RetryPolicy, Sleep, retry_after_seconds
-from shiyi.llm.tokens import TokenCounter
+from shiyi.llm.tokens import count_text, request_tokens
 from shiyi.llm.types import Message, StreamChunk, ToolChoice, ToolSpec
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class OpenAICompatModel:
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamChunk]:
         body = self._request_body(messages, tools, tool_choice, temperature, max_tokens)
-        estimate = EstimatedUsage(lambda: _prompt_tokens(messages, tools), _count_tokens)
+        estimate = EstimatedUsage(lambda: request_tokens(messages, tools), count_text)
         await self._enter_gate()
         try:
             # The clock starts once the slot is ours: waiting behind another conversation
@@ -449,23 +449,6 @@ def _forced(body: dict[str, Any]) -> bool:
 
 def _refused_choice(failure: _AttemptFailed) -> bool:
     return failure.status in _CHOICE_REFUSALS
-
-
-_COUNTER: list[TokenCounter] = []
-
-
-def _count_tokens(text: str) -> int:
-    if not _COUNTER:
-        _COUNTER.append(TokenCounter())
-    return _COUNTER[0].count(text)
-
-
-def _prompt_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
-    """The request's size by the local tokenizer (for servers that report no usage)."""
-    if not _COUNTER:
-        _COUNTER.append(TokenCounter())
-    schemas = json.dumps([spec.to_openai() for spec in tools]) if tools else ""
-    return _COUNTER[0].count_messages(messages, calibrated=False) + _count_tokens(schemas)
 
 
 def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:

@@ -141,6 +141,12 @@ class FactWriter:
             slot.versions.append(fact)
             self._settle(slot, now, report, prefer=fact.id)
 
+    def key_owner_entity(self, key: str, viewer: Viewer) -> str:
+        """The stored entity a key's possessor names ("Ana's city": Ana, made if new); ""
+        when the key names no one but the user (see :func:`key_owner`)."""
+        owner = key_owner(key, self.user_names(viewer))
+        return self._entity(owner) if owner else ""
+
     def _entity(self, name: str) -> str:
         """The stored entity ``name`` refers to (made if new), so the fact is linked ABOUT it
         and found with the rest of its slot; without a resolver, the name itself."""

@@ -83,7 +83,9 @@ USER_NAMES = frozenset({"user", "the user", "me", "i", "myself", "my", "you"})
 # "Tofu's age is 7"), not its object.
 _SUBJECT_VERBS = frozenset(
     {"is", "was", "are", "were", "has", "had", "have", "s", "will", "likes", "loves",
-     "lives", "works", "turned", "got"}
+     "lives", "works", "turned", "got", "moved", "relocated", "studies", "lived", "worked",
+     "became", "started", "married", "does", "did", "now", "currently", "still", "just",
+     "recently", "finally", "no", "never", "also", "actually"}
 )  # fmt: skip
 
 
@@ -288,8 +290,11 @@ def _is_object(name: list[str], value: list[str]) -> bool:
     at = [i for i in range(len(value) - width + 1) if value[i : i + width] == name]
     if not at:
         return False
-    # "Tofu is 7": the value is a sentence about the entity, which is its subject.
-    return not (at[0] == 0 and len(value) > width and value[width] in _SUBJECT_VERBS)
+    # "Tofu is 7", "my sister lives in Porto": the value is a sentence about the entity,
+    # which is its subject.
+    first, after = at[0], at[0] + width
+    leads = all(w in _DETERMINERS for w in value[:first])
+    return not (leads and len(value) > after and value[after] in _SUBJECT_VERBS)
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

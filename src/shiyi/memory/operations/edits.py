@@ -36,8 +36,13 @@ def patch_fact(
         raise Conflict(f"{fact_id} is an event: events are read-only, only facts change")
     if found is None:
         raise NotFound(f"no memory {fact_id!r}")
-    memory.viewer.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
+    who = memory.viewer
+    who.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
     fact = patched(found, key=key, value=value, kind=kind, confidence=confidence)
+    owners = memory.lifecycle.facts
+    if key is not None and fact.key != found.key and (owner := owners.key_owner_entity(key, who)):
+        # a key edited to "Ana's city" makes the fact Ana's, as it would be if stated so
+        fact.entities = list(dict.fromkeys([*fact.entities, owner]))
     memory.store.upsert_facts([fact])
     if fact.text != found.text and memory.embedder is not None:
         memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})

@@ -33,6 +33,7 @@ from shiyi.api.schemas import (
     MemoryHealthDetail,
     MemoryHitOut,
     MemoryJobs,
+    RememberedOut,
     Scope,
 )
 
@@ -45,9 +46,11 @@ class MemoryOperations(Protocol):
 
     def add(
         self, text: str, *, kind: FactKind = "semantic", key: str = "", scope: Scope = "user"
-    ) -> FactOut:
+    ) -> RememberedOut:
         """Remember a fact explicitly (long term, full confidence); a new value for the same
-        ``key`` supersedes the old one.  ``workspace`` needs a workspace writer."""
+        ``key`` supersedes the old one (without a key, a plain statement of an attribute
+        names its own).  The answer says whether the fact is new, confirmed an equal one or
+        replaced older values.  ``workspace`` needs a workspace writer."""
         ...
 
     def search(

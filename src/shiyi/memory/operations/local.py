@@ -26,9 +26,11 @@ from shiyi.api.schemas import (
     MemoryHealthDetail,
     MemoryHitOut,
     MemoryJobs,
+    RememberedOut,
     Scope,
 )
 from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
+from shiyi.memory.lifecycle.explicit import Statement
 from shiyi.memory.lifecycle.forget_report import ForgetReport
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.operations import views
@@ -42,6 +44,7 @@ from shiyi.memory.operations.wire import (
     forget_out,
     health_detail,
     hit_out,
+    remembered_out,
 )
 from shiyi.memory.service import Memory
 from shiyi.memory.text.entities import normalize_name
@@ -82,13 +85,13 @@ class LocalMemory:
 
     def add(
         self, text: str, *, kind: FactKind = "semantic", key: str = "", scope: Scope = "user"
-    ) -> FactOut:
+    ) -> RememberedOut:
         value = strip_key_prefix(key, text)
         if not value:
             raise ShiyiError(f"the text {text!r} holds only the key {key!r}: give the value")
-        fact = self.memory.remember(value, kind=kind, key=key, scope=scope)
+        remembered = self.memory.remember_outcome(Statement(value, kind, key, scope=scope))
         self._settle()
-        return fact_out(fact)
+        return remembered_out(remembered)
 
     def update(
         self,

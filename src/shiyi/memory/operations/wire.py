@@ -14,7 +14,10 @@ from shiyi.api.schemas import (
     ForgetOut,
     MemoryHealthDetail,
     MemoryHitOut,
+    RememberedOut,
+    ReplacedFact,
 )
+from shiyi.memory.lifecycle.explicit import Remembered
 from shiyi.memory.lifecycle.forget_report import COMPACT_HINT, ForgetReport
 from shiyi.memory.lifecycle.health import MemoryHealth
 from shiyi.memory.models import EventRecord, FactRecord, MemoryHit
@@ -44,6 +47,12 @@ def event_out(event: EventRecord) -> EventOut:
 
 def fact_out(fact: FactRecord) -> FactOut:
     return FactOut.model_validate(fact, from_attributes=True)
+
+
+def remembered_out(remembered: Remembered) -> RememberedOut:
+    replaced = [ReplacedFact(id=f.id, key=f.key, value=f.value) for f in remembered.replaced]
+    fact = fact_out(remembered.fact).model_dump()
+    return RememberedOut(**fact, outcome=remembered.outcome, replaces=replaced)
 
 
 def fact_detail(fact: FactRecord) -> FactDetail:

@@ -6,7 +6,7 @@ import asyncio
 from typing import Literal
 
 from shiyi.errors import ScopeDenied, ToolError
-from shiyi.memory.models import FactKind
+from shiyi.memory.lifecycle.explicit import Remembered, Statement
 from shiyi.memory.recall.config import MODES, Mode
 from shiyi.memory.service import Memory
 from shiyi.tools.base import FunctionTool, Tool, tool
@@ -69,18 +69,31 @@ def memory_tools(memory: Memory) -> list[Tool]:
             kind: preference, semantic (a fact), episodic, procedural (how to do something),
                 decision, convention or todo.
             key: The attribute this sets, e.g. "home_city" or "favourite_editor": a new value
-                for the same key replaces the old one (which stays in history).
+                for the same key replaces the old one (which stays in history).  Empty: a
+                plain statement ("my favourite editor is Helix", "I live in Munich") sets
+                its own.
             scope: user (about the user), agent (how you should work) or workspace (shared
                 with every agent of the project).
         """
-        fact_kind: FactKind = kind
+        statement = Statement(text, kind, key, scope=scope)
         try:
-            fact = await asyncio.to_thread(
-                memory.remember, text, kind=fact_kind, key=key, scope=scope
-            )
+            done = await asyncio.to_thread(memory.remember_outcome, statement)
         except ScopeDenied as exc:
             raise ToolError(str(exc)) from exc
-        return f"Remembered ({fact.kind}, {fact.scope}, id {fact.id}): {fact.text}"
+        return remembered_text(done)
 
     tools: list[FunctionTool] = [query_memory, expand_memory, remember]
     return list(tools)
+
+
+def remembered_text(done: Remembered) -> str:
+    """The tool's answer: what is stored now, and what it replaced or confirmed, so the model
+    can tell the user what memory believes."""
+    fact = done.fact
+    stored = f"({fact.kind}, {fact.scope}, id {fact.id}): {fact.text}"
+    if done.outcome == "confirmed":
+        return f"Already remembered {stored}. Saying it again confirmed it; no copy was made."
+    replaced = "; ".join(repr(old.value) for old in done.replaced)
+    if replaced:
+        return f"Remembered {stored}. It replaces {replaced} (kept in history)."
+    return f"Remembered {stored}"

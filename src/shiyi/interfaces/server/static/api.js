@@ -68,6 +68,7 @@ export async function api(method, path, { params, body, raw, retried = false } =
 
 export const Memory = {
   overview: () => api("GET", "/v1/memory/overview"),
+  add: (body) => api("POST", "/v1/memory", { body }),
   facts: (params) => api("GET", "/v1/memory/facts", { params }),
   search: (q, params) => api("GET", "/v1/memory/search", { params: { q, ...params } }),
   patch: (id, body) => api("PATCH", `/v1/memory/${encodeURIComponent(id)}`, { body }),

@@ -3,6 +3,7 @@
 import { ApiError, Memory, hasToken, onTokenNeeded, setToken } from "./api.js";
 import { loadCaches } from "./caches.js";
 import { installKnowledge, loadKnowledge } from "./knowledge.js";
+import { installRemember } from "./remember.js";
 import { installTimeline, loadSessions } from "./timeline.js";
 import { FAMILIES, age, card, factLine, factText, familyOf, h, percent, versionCount, when } from "./ui.js";
 
@@ -463,6 +464,7 @@ async function openEntity(name, opener) {
 
 installTimeline(showError);
 installKnowledge();
+installRemember(() => reloadAll(), showError);
 loadOverview().catch(showError);
 loadCaches().catch(showError);
 refresh().catch(showError);

@@ -1,0 +1,95 @@
+"""An explicit ``remember``: a statement the user asked to keep, written long term at once,
+and what writing it did (new, a confirmation, or a replacement of the slot's older values).
+
+The caller sees the outcome: ``shiyi memory add "My favourite colour is green"`` answers
+that it replaced "My favourite colour is blue" (kept in history), and a second identical
+``add`` that it confirmed the fact already held, so a user never has to list memory to learn
+what it now believes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from shiyi.errors import ShiyiError
+from shiyi.memory.lifecycle.facts import FactWriter
+from shiyi.memory.lifecycle.observations import Observation
+from shiyi.memory.lifecycle.resolution import Mention
+from shiyi.memory.lifecycle.stated_slots import StatedSlot, stated_slot
+from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
+from shiyi.memory.scopes import Viewer
+
+Outcome = Literal["new", "confirmed", "replaced"]
+# Kinds whose statements set an attribute; a todo or a procedure names no slot.
+_SLOTTED_KINDS: frozenset[FactKind] = frozenset({"semantic", "preference"})
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What the caller asked to remember."""
+
+    text: str
+    kind: FactKind = "semantic"
+    key: str = ""
+    """The slot it sets; empty: the statement's own wording may name one."""
+    confidence: float = 1.0
+    scope: Scope = "user"
+    about: Sequence[str] = ()
+    source_events: Sequence[str] = ()
+    trigger: str = ""
+    steps: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """The fact now holding the statement, and what the write did."""
+
+    fact: FactRecord
+    outcome: Outcome
+    replaced: tuple[FactRecord, ...] = ()
+    """The versions it superseded (kept in the slot's history), oldest first."""
+    created: tuple[str, ...] = ()
+    """Facts the write created (to embed)."""
+
+
+def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) -> Remembered:
+    key, about = statement.key, list(statement.about)
+    if not key and (stated := _stated(statement)):
+        key, about = stated.key, [*about, *stated.about]
+    resolver = writer.resolver
+    names = resolver.resolve([Mention(a) for a in about]) if about and resolver else {}
+    observation = Observation(
+        key=key,
+        value=statement.text,
+        confidence=statement.confidence,
+        kind=statement.kind,
+        scope=statement.scope,
+        about=[names.get(a, a) for a in about],
+        source="explicit",
+        source_events=list(statement.source_events),
+        long_term=True,
+        trigger=statement.trigger,
+        steps=list(statement.steps),
+    )
+    report = writer.write([observation], viewer)
+    fact_id = report.written[0] if report.written else ""
+    facts = writer.store.get_facts([fact_id])
+    if not facts:
+        raise ShiyiError(
+            f"could not store the memory (confidence {statement.confidence} is below "
+            f"memory.lifecycle.pending_threshold)"
+        )
+    replaced = tuple(sorted(writer.store.get_facts(report.superseded), key=said_time))
+    outcome: Outcome = "confirmed" if fact_id in report.confirmed else "new"
+    if replaced:
+        outcome = "replaced"
+    return Remembered(facts[0], outcome, replaced, tuple(report.created))
+
+
+def _stated(statement: Statement) -> StatedSlot | None:
+    """The slot a user's keyless statement of an attribute sets."""
+    if statement.kind not in _SLOTTED_KINDS or statement.scope != "user":
+        return None
+    return stated_slot(statement.text)

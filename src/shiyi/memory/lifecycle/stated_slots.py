@@ -1,0 +1,271 @@
+"""The slot a plain statement sets when it is remembered without a key.
+
+``shiyi memory add "My favourite colour is green"`` (or a model's ``remember`` call without a
+``key``) used to store a fact of no slot: the earlier "My favourite colour is blue" stayed
+active beside it, and memory believed both.  A statement of one of a few plain shapes now
+names its slot itself:
+
+* a possessed attribute: "my favourite colour is green", "our budget is 4,000 euros",
+  "Ana's birthday is on May 3", "my sister's city is Porto" (the sister's slot);
+* a subject and a verb of residence, work, study or partnership: "I live in Munich",
+  "I moved to Munich", "Ana works at Siemens", "my brother works as a nurse",
+  "I no longer work at Siemens", "I'm married to Sam", "I'm 34".
+
+Chinese statements of the same two shapes name theirs too: "我最喜欢的颜色是绿色", "我的生日是
+五月三日", "我搬到了慕尼黑", "我妹妹住在波尔图" (the sister's), "我在一家医院上班", "我今年34岁".
+
+Only attributes are slotted, never people or things: "my sister is a doctor" and "my sister
+is Ana" describe a person, and "my car is red" and "my car is in the shop" describe a car;
+the newer must not replace the older.  An attribute is a known one (the exemplar table of
+:mod:`~shiyi.memory.lifecycle.slots`), a key led by a word that picks one value out of many
+("favourite", "usual", "current"), or a key whose head noun names a property
+(:data:`_PROPERTY_NOUNS`).  Anything else (several sentences, "we", "he", a question) keeps
+no slot, as before: a missed slot leaves two facts side by side; a wrong one would replace
+a true fact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
+
+USER = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class StatedSlot:
+    key: str
+    about: tuple[str, ...] = ()
+    """Whom the attribute belongs to when that is not the user ("Ana", "sister")."""
+
+
+# Words before the statement that say nothing about it ("Actually, ...", "Remember that ...").
+_LEADS = (
+    "actually", "now", "so", "well", "oh", "ok", "okay", "also", "and", "but", "btw",
+    "by the way", "fyi", "for the record", "just so you know", "correction", "update", "note",
+    "note that", "please note that", "remember", "remember that", "please remember",
+    "please remember that", "keep in mind that", "don't forget that", "dont forget that",
+)  # fmt: skip
+_LEAD = re.compile(
+    r"^(?:" + "|".join(sorted(map(re.escape, _LEADS), key=len, reverse=True)) + r")\b[\s,:;-]*",
+    re.IGNORECASE,
+)
+# A sentence boundary inside the text: several statements are not one slot's value.
+_SEVERAL = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S|\n")
+_COPULA = re.compile(r"\s+(?:is|are|was|has become|has changed to|is now|are now)\s+", re.I)
+_POSSESSIVE = re.compile(r"['’]s\b|(?<=s)['’](?=\s)")
+_NAME = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
+# Subjects the verb rules accept: "I", "my <relative or friend>" (see _KIN), a name.
+_ME = re.compile(r"^i(?=\s|['’])", re.IGNORECASE)
+_MY = re.compile(r"^(?:my|our)\s+", re.IGNORECASE)
+_NAMED = re.compile(rf"^{_NAME}(?=\s)")
+_NOT_NAMES = frozenset(
+    {"he", "she", "it", "we", "they", "you", "this", "that", "there", "the", "a", "an",
+     "my", "our", "your", "his", "her", "their", "everyone", "someone", "nobody", "who",
+     "what", "where", "when", "why", "how", "do", "does", "did", "is", "are", "can"}
+)  # fmt: skip
+_BE = r"(?:\s+am|['’]m|\s+is|['’]s|\s+are|['’]re)"
+_NOW = r"(?:\s+(?:now|currently|still|just|recently|actually|finally|already))?"
+_NO_LONGER = r"(?:\s+(?:no longer|don'?t|do not|doesn'?t|does not))?"
+_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (key, re.compile(pattern, re.IGNORECASE))
+    for key, pattern in (
+        ("lives in", rf"^{_NOW}{_NO_LONGER}\s+(?:live|lives|reside|resides)\s+in\s+\S"),
+        ("lives in", rf"^{_BE}{_NOW}\s+(?:living|residing|based|settled)\s+in\s+\S"),
+        ("lives in", rf"^(?:\s+have|['’]ve|\s+has){_NOW}\s+(?:moved|relocated)\s+to\s+\S"),
+        ("lives in", rf"^{_NOW}\s+(?:moved|relocated)\s+(?:back\s+)?to\s+\S"),
+        ("works at", rf"^{_NOW}{_NO_LONGER}\s+(?:work|works)\s+(?:at|for)\s+\S"),
+        ("works at", rf"^{_BE}{_NOW}\s+(?:working|employed)\s+(?:at|for|by)\s+\S"),
+        ("job", rf"^{_NOW}{_NO_LONGER}\s+(?:work|works)\s+as\s+\S"),
+        ("job", rf"^{_BE}{_NOW}\s+working\s+as\s+\S"),
+        ("studies at", rf"^{_NOW}\s+(?:study|studies)\s+at\s+\S"),
+        ("studies at", rf"^{_BE}{_NOW}\s+(?:studying|enrolled)\s+at\s+\S"),
+        ("partner", rf"^{_BE}{_NOW}\s+(?:married|engaged)\s+to\s+\S"),
+        ("partner", rf"^{_BE}{_NOW}\s+dating\s+\S"),
+        ("age", rf"^{_BE}{_NOW}\s+\d{{1,3}}(?:\s+years?\s+old|\s+yo)?$"),
+        ("age", rf"^{_NOW}\s+turned\s+\d{{1,3}}(?:\s+years?\s+old)?$"),
+    )
+)
+# The verb rules' "my X": people whose home, work or age are theirs ("my sister lives in
+# Porto"), not things ("my office is in Porto" is no one's residence).
+_KIN = frozenset(
+    {"mother", "mum", "mom", "father", "dad", "parents", "sister", "brother", "son",
+     "daughter", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee",
+     "friend", "best friend", "cousin", "aunt", "uncle", "grandmother", "grandfather",
+     "grandma", "grandpa", "niece", "nephew", "boss", "manager", "colleague", "roommate",
+     "flatmate", "neighbour", "neighbor", "kid", "child", "children", "kids", "family",
+     "older sister", "younger sister", "older brother", "younger brother", "little sister",
+     "little brother", "big sister", "big brother", "twin"}
+)  # fmt: skip
+# A key led by one of these picks one value out of many: "favourite food", "usual order".
+_ONE_OF_MANY = frozenset(
+    {"favourite", "favorite", "fave", "preferred", "usual", "current", "default", "main",
+     "primary", "go-to", "go", "new", "latest", "home", "work", "personal", "target"}
+)  # fmt: skip
+# Head nouns that name a property rather than a person or a thing.
+_PROPERTY_NOUNS = frozenset(
+    {"name", "nickname", "age", "birthday", "birthdate", "email", "e-mail", "phone",
+     "number", "address", "city", "country", "town", "hometown", "budget", "deadline", "goal",
+     "plan", "plans", "job", "occupation", "profession", "title", "role", "salary", "income",
+     "height", "weight", "size", "timezone", "zone", "schedule", "diet", "religion",
+     "nationality", "pronouns", "username", "handle", "colour", "color", "rent", "status",
+     "score", "rank", "level", "grade", "major", "degree", "team", "position", "shift",
+     "bedtime", "routine", "time", "date", "day", "price", "cost", "editor", "shell", "os",
+     "language", "style", "setup", "stack", "workflow", "password", "pin", "code", "id",
+     "account", "location", "employer", "company", "school", "university", "college",
+     "anniversary", "appointment", "limit", "quota", "preference", "choice", "pick"}
+)  # fmt: skip
+_KNOWN_KEYS = frozenset(
+    normalize_key(k) for name, keys in ATTRIBUTES.items() if not name.startswith("-") for k in keys
+)
+
+
+def stated_slot(text: str) -> StatedSlot | None:
+    """The slot ``text`` sets, or None when it is not one plain statement of an attribute."""
+    sentence = _bare(text)
+    if not sentence or _SEVERAL.search(sentence) or sentence.endswith(("?", "？", "吗")):
+        return None
+    if _HAN.search(sentence):
+        return _chinese(sentence)
+    return _possessed(sentence) or _verb(sentence)
+
+
+def _bare(text: str) -> str:
+    sentence = text.strip()
+    while (stripped := _LEAD.sub("", sentence, count=1)) != sentence:
+        sentence = stripped
+    sentence = _ZH_LEAD.sub("", sentence)
+    return sentence.rstrip(" .!。！")
+
+
+def _possessed(sentence: str) -> StatedSlot | None:
+    """ "my favourite colour is green", "Ana's birthday is May 3", "my sister's city is Porto"."""
+    copula = _COPULA.search(sentence)
+    if copula is None or not sentence[copula.end() :].strip():
+        return None
+    left = sentence[: copula.start()].strip()
+    lower = left.lower()
+    if lower.startswith(("my ", "our ")):
+        owned = left.split(None, 1)[1]
+    elif _POSSESSIVE.search(left):
+        owned = left
+    else:
+        return None
+    possessives = list(_POSSESSIVE.finditer(owned))
+    last = possessives[-1] if possessives else None
+    attribute = normalize_key(owned[last.end() :] if last else owned)
+    owner = owned[: last.start()].strip() if last else ""  # "Ana's mum's birthday": Ana's mum
+    if not _is_attribute(attribute):
+        return None
+    if not owner:
+        return StatedSlot(attribute)
+    owner = re.sub(r"^(?:my|our|the)\s+", "", owner, flags=re.IGNORECASE)
+    if owner.lower() in _NOT_NAMES or len(owner.split()) > 3:
+        return None
+    return StatedSlot(attribute, (owner,))
+
+
+def _is_attribute(key: str) -> bool:
+    words = key.split()
+    if not words or len(words) > 4:
+        return False
+    if key in _KNOWN_KEYS or (words[0] in _ONE_OF_MANY and len(words) > 1):
+        return True
+    head = words[-1]
+    return head in _PROPERTY_NOUNS or head.removesuffix("s") in _PROPERTY_NOUNS
+
+
+def _verb(sentence: str) -> StatedSlot | None:
+    """ "I live in Munich", "Ana works at Siemens", "my brother works as a nurse", "I'm 34"."""
+    found = _subject(sentence)
+    if found is None:
+        return None
+    about, rest = found
+    for key, pattern in _VERBS:
+        if pattern.search(rest):
+            return StatedSlot(key, about)
+    return None
+
+
+def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
+    """Whom the sentence is about (nobody named: the user) and the words after it."""
+    if me := _ME.match(sentence):
+        return (), sentence[me.end() :]
+    if my := _MY.match(sentence):
+        words = sentence[my.end() :].split(" ")
+        for size in (2, 1):  # "my older sister", then "my sister"
+            kin = " ".join(words[:size]).lower()
+            if len(words) > size and kin in _KIN:
+                return (kin,), " " + " ".join(words[size:])
+        return None
+    if (named := _NAMED.match(sentence)) and named.group().split()[0].lower() not in _NOT_NAMES:
+        return (named.group(),), sentence[named.end() :]
+    return None
+
+
+# --- Chinese: the same two shapes, "我的生日是五月三日", "我搬到了慕尼黑" ---------------------
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_ZH_LEAD = re.compile(
+    r"^(?:其实|对了|顺便说一下|记住|请记住|记一下|更正一下|更正|更新一下)[，,：:\s]*"
+)
+_ZH_NOW = r"(?:现在|目前|已经|刚|最近|如今)?"
+_ZH_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (key, re.compile(pattern))
+    for key, pattern in (
+        ("lives in", rf"^{_ZH_NOW}(?:住在|生活在|定居在|定居于)\S"),
+        ("lives in", rf"^{_ZH_NOW}(?:搬到|搬去|搬回)了?\S"),
+        ("lives in", rf"^{_ZH_NOW}不(?:再)?住在\S"),
+        ("works at", rf"^{_ZH_NOW}(?:不再)?在\S+?(?:工作|上班)$"),
+        ("job", rf"^{_ZH_NOW}(?:的工作|的职业)是\S"),
+        ("age", r"^(?:今年)?\d{1,3}岁(?:了)?$"),
+        ("name", r"^叫\S"),
+    )
+)
+# "我的X是Y": X an attribute (its last characters name one), not a person or a thing.
+_ZH_POSSESSED = re.compile(
+    r"^(?:我的|我们的)(?P<attribute>\S{1,10}?)(?:是|叫|为|改成了|变成了|换成了)\s*\S"
+)
+_ZH_FAVOURITE = re.compile(
+    r"^(?:我)?(?P<attribute>(?:最喜欢|最爱|常用|平时用)的\S{1,6}?)(?:是|为)\s*\S"
+)
+_ZH_PROPERTIES = (
+    "名字", "生日", "年龄", "电话", "手机号", "号码", "邮箱", "地址", "城市", "预算", "截止日期",
+    "期限", "目标", "计划", "工作", "职业", "职位", "专业", "学校", "公司", "工资", "收入",
+    "身高", "体重", "时区", "用户名", "密码", "颜色", "语言", "编辑器", "饮食", "血型", "星座",
+)  # fmt: skip
+_ZH_KIN = (
+    "妈妈", "母亲", "爸爸", "父亲", "父母", "姐姐", "妹妹", "哥哥", "弟弟", "儿子", "女儿",
+    "老婆", "妻子", "老公", "丈夫", "男朋友", "女朋友", "朋友", "老板", "同事", "室友",
+)  # fmt: skip
+
+
+def _chinese(sentence: str) -> StatedSlot | None:
+    for pattern in (_ZH_FAVOURITE, _ZH_POSSESSED):
+        if (possessed := pattern.match(sentence)) is not None:
+            attribute = possessed.group("attribute")
+            owned = attribute.startswith(("最喜欢", "最爱", "常用", "平时用"))
+            if owned or attribute.endswith(_ZH_PROPERTIES):
+                return StatedSlot(attribute)
+            return None
+    subject = _chinese_subject(sentence)
+    if subject is None:
+        return None
+    about, rest = subject
+    for key, verb in _ZH_VERBS:
+        if verb.search(rest):
+            return StatedSlot(key, about)
+    return None
+
+
+def _chinese_subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
+    """ "我…" (the user) or "我(的)妹妹…" (the sister), and the words after; "我们" is no one."""
+    for kin in _ZH_KIN:
+        for lead in (f"我的{kin}", f"我{kin}"):
+            if sentence.startswith(lead):
+                return (kin,), sentence[len(lead) :]
+    if sentence.startswith("我") and not sentence.startswith("我们"):
+        return (), sentence[1:]
+    return None

@@ -1,0 +1,92 @@
+"""An explicit ``remember`` without a key: a plain statement of an attribute replaces the
+attribute's older value, the answer says what it replaced or confirmed, and another
+person's statement or a description of someone replaces nothing of the user's.
+
+Real stores on both backends (embedded Kuzu + SQLite, PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from shiyi.memory.lifecycle.explicit import Statement
+from shiyi.memory.models import FactRecord
+from shiyi.memory.service import Memory
+from tests.memory.lifecycle.conftest import MemoryFactory
+
+ALL = ["active", "pending", "superseded", "expired"]
+
+
+def statuses(memory: Memory) -> dict[str, str]:
+    facts: list[FactRecord] = memory.store.get_facts(memory.store.facts_by_status(ALL, 100))
+    return {f.value: f.status for f in facts}
+
+
+def test_a_new_value_stated_plainly_replaces_the_old_and_says_so(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    blue = memory.remember_outcome(Statement("My favourite colour is blue"))
+    assert blue.outcome == "new" and blue.replaced == ()
+    green = memory.remember_outcome(Statement("Actually, my favorite color is green."))
+    assert green.outcome == "replaced"
+    assert [f.id for f in green.replaced] == [blue.fact.id]
+    again = memory.remember_outcome(Statement("Actually, my favorite color is green."))
+    assert (again.outcome, again.fact.id) == ("confirmed", green.fact.id)
+    assert again.fact.evidence_count == 2
+    assert statuses(memory) == {
+        "My favourite colour is blue": "superseded",
+        "Actually, my favorite color is green.": "active",
+    }
+
+
+def test_a_relatives_move_is_their_own_slot_not_the_users(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    memory.remember("I live in Berlin")
+    porto = memory.remember_outcome(Statement("My sister lives in Porto"))
+    assert porto.outcome == "new"  # the user's Berlin stays the user's
+    lisbon = memory.remember_outcome(Statement("My sister moved to Lisbon"))
+    assert [f.value for f in lisbon.replaced] == ["My sister lives in Porto"]
+    assert "sister" in lisbon.fact.entities
+    munich = memory.remember_outcome(Statement("I moved to Munich"))
+    assert [f.value for f in munich.replaced] == ["I live in Berlin"]
+    assert statuses(memory) == {
+        "I live in Berlin": "superseded",
+        "My sister lives in Porto": "superseded",
+        "My sister moved to Lisbon": "active",
+        "I moved to Munich": "active",
+    }
+    assert memory.forget_entity("sister").facts == 2
+
+
+def test_descriptions_of_people_and_things_replace_nothing(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    said = ["My sister is Ana", "My sister is a doctor", "My car is red", "My car is in the shop"]
+    outcomes = [memory.remember_outcome(Statement(text)).outcome for text in said]
+    assert outcomes == ["new"] * 4
+    assert set(statuses(memory).values()) == {"active"}
+
+
+def test_a_given_key_or_a_kind_without_slots_is_taken_as_given(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    memory.remember("I live in Berlin", key="home office")  # the caller's key wins
+    kept = memory.remember_outcome(Statement("I live in Paris"))
+    assert kept.outcome == "new"
+    todo = [memory.remember(f"My deadline is {day}", kind="todo") for day in ("Monday", "Friday")]
+    agent = memory.remember_outcome(Statement("My name is Shiyi", scope="agent"))
+    assert {f.key for f in todo} == {""} and agent.fact.key == ""
+    assert set(statuses(memory).values()) == {"active"}
+
+
+def test_chinese_statements_replace_their_own_slot(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    berlin = memory.remember_outcome(Statement("我住在柏林"))
+    sister = memory.remember_outcome(Statement("我妹妹住在波尔图"))
+    munich = memory.remember_outcome(Statement("我最近搬到了慕尼黑"))
+    assert sister.outcome == "new"
+    assert [f.id for f in munich.replaced] == [berlin.fact.id]
+    assert statuses(memory) == {
+        "我住在柏林": "superseded",
+        "我妹妹住在波尔图": "active",
+        "我最近搬到了慕尼黑": "active",
+    }

@@ -1,0 +1,93 @@
+"""A statement remembered without a key names its own slot when it plainly states an
+attribute, and only then: people and things are described, not slotted.
+
+The phrasings are everyday English written for this test (not taken from any dev set).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from shiyi.memory.lifecycle.stated_slots import StatedSlot, stated_slot
+
+SLOTTED = {
+    # a possessed attribute
+    "My favourite colour is blue": StatedSlot("favourite colour"),
+    "Actually, my favorite color is green.": StatedSlot("favorite color"),
+    "Please remember that my go-to editor is Helix": StatedSlot("go to editor"),
+    "Our budget is 4,000 euros": StatedSlot("budget"),
+    "my phone number is 555 0199": StatedSlot("phone number"),
+    "My project deadline is now Friday": StatedSlot("project deadline"),
+    "My name is Lena": StatedSlot("name"),
+    "Just so you know, my usual coffee order is a flat white": StatedSlot("usual coffee order"),
+    "Tom's birthday is on March 3": StatedSlot("birthday", ("Tom",)),
+    "My sister's address is 5 Elm Road": StatedSlot("address", ("sister",)),
+    "My parents' home city is Leeds": StatedSlot("home city", ("parents",)),
+    "Ana's mum's birthday is in June": StatedSlot("birthday", ("Ana's mum",)),
+    # a subject and a verb
+    "I live in Berlin": StatedSlot("lives in"),
+    "I moved to Munich last month": StatedSlot("lives in"),
+    "I've relocated to Oslo": StatedSlot("lives in"),
+    "I'm based in Lyon these days": StatedSlot("lives in"),
+    "I no longer work at Siemens": StatedSlot("works at"),
+    "Remember that I'm working for a startup now": StatedSlot("works at"),
+    "I work as a nurse": StatedSlot("job"),
+    "I'm studying at Leiden University": StatedSlot("studies at"),
+    "I'm married to Sam": StatedSlot("partner"),
+    "I'm 34": StatedSlot("age"),
+    "I am 34 years old.": StatedSlot("age"),
+    "I turned 40": StatedSlot("age"),
+    "My brother lives in Cork": StatedSlot("lives in", ("brother",)),
+    "My younger sister works as a vet": StatedSlot("job", ("younger sister",)),
+    "Priya moved to Toronto": StatedSlot("lives in", ("Priya",)),
+    "Marco Rossi works for Fiat": StatedSlot("works at", ("Marco Rossi",)),
+    # Chinese: the same two shapes
+    "我住在柏林": StatedSlot("lives in"),
+    "其实，我最近搬到了慕尼黑。": StatedSlot("lives in"),
+    "我不再住在柏林": StatedSlot("lives in"),
+    "我在一家医院上班": StatedSlot("works at"),
+    "我今年34岁": StatedSlot("age"),
+    "我叫李娜": StatedSlot("name"),
+    "我最喜欢的颜色是绿色": StatedSlot("最喜欢的颜色"),
+    "记住，我的生日是五月三日": StatedSlot("生日"),
+    "我的手机号是 138 0000 0000": StatedSlot("手机号"),
+    "我妹妹住在波尔图": StatedSlot("lives in", ("妹妹",)),
+    "我的哥哥搬到了里斯本": StatedSlot("lives in", ("哥哥",)),
+}
+
+NOT_SLOTTED = [
+    "My sister is a doctor",  # a person described ...
+    "My sister is Ana",  # ... or named: neither is an attribute with one value
+    "My boss is really strict",
+    "My car is red",  # a thing: "my car is in the shop" must not replace it
+    "My car is in the shop",
+    "My flight is at 6 tomorrow",
+    "We live in Paris",  # not the user alone
+    "He works at the bank",
+    "They moved to Spain",
+    "Where do I live?",
+    "I live in Berlin. My dog is called Rex.",  # two statements
+    "I think I live in a simulation",
+    "I'm vegetarian",
+    "I don't eat meat anymore",
+    "The meeting is at 3",
+    "I like jazz and hiking",
+    "I am 6 feet tall",
+    "我的妹妹是医生",  # a person described
+    "我的车是红色的",  # a thing
+    "我们住在巴黎",
+    "你住在哪里？",
+    "我住在柏林。我的狗叫旺财。",
+    "我喜欢爬山",
+    "",
+]
+
+
+@pytest.mark.parametrize(("text", "slot"), SLOTTED.items())
+def test_a_plain_statement_names_its_slot(text: str, slot: StatedSlot) -> None:
+    assert stated_slot(text) == slot
+
+
+@pytest.mark.parametrize("text", NOT_SLOTTED)
+def test_people_things_and_anything_else_name_no_slot(text: str) -> None:
+    assert stated_slot(text) is None
