@@ -46,6 +46,14 @@ def test_a_sentence_said_three_times_is_found() -> None:
     assert repeated_sentence("Yes. Yes. Yes.") == ""  # too short to call a loop
 
 
+def test_in_a_text_meant_as_one_sentence_a_clause_said_three_times_is_a_loop() -> None:
+    looping = "I am Ana, I will remember you, I will remember you, I will remember you, I"
+    assert repeated_sentence(looping) == ""  # prose may run on with commas
+    assert repeated_sentence(looping, clauses=True) == "i will remember you"
+    listing = "My sister likes tea, coffee, and hot chocolate, and she lives in Porto."
+    assert repeated_sentence(listing, clauses=True) == ""
+
+
 def test_quoting_a_recalled_memory_is_no_echo_but_the_hint_header_is() -> None:
     context = (
         "<context>\nCurrent time: 2026-11-28 03:00 UTC.\n\n"

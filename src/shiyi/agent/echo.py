@@ -126,14 +126,18 @@ itself goes on until the token cap (one reply ran 9+ minutes)."""
 # The end mark is optional so that every match succeeds where it starts: with it required,
 # a long text without one was scanned again from every position (116 s at 32k chars).
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?\n]?")
+_CLAUSE = re.compile(r"[^.!?\n,;:]+[.!?\n,;:]?")
 _MIN_SENTENCE_WORDS = 3
 
 
-def repeated_sentence(text: str, repeats: int = REPEATS) -> str:
-    """A finished sentence of 3+ words that ``text`` holds ``repeats`` times ("" if none)."""
+def repeated_sentence(text: str, repeats: int = REPEATS, *, clauses: bool = False) -> str:
+    """A finished sentence of 3+ words that ``text`` holds ``repeats`` times ("" if none).
+    ``clauses``: a clause counts as well ("I am going to remember you, I will remember you,
+    I will remember you, ..."): for a text that should be one sentence."""
     seen: dict[tuple[str, ...], int] = {}
-    for match in _SENTENCE.finditer(text):
-        if match.group()[-1] not in ".!?\n":
+    pattern, ends = (_CLAUSE, ".!?\n,;:") if clauses else (_SENTENCE, ".!?\n")
+    for match in pattern.finditer(text):
+        if match.group()[-1] not in ends:
             continue  # unfinished: the text ends mid-sentence
         words = tuple(_words(match.group()))
         if len(words) < _MIN_SENTENCE_WORDS:
@@ -169,8 +173,8 @@ class LoopingWrites:
     """Watches the streamed calls whose arguments become memory.  A sentence said three
     times in one is a model looping until its token cap (SmolLM2-135M repeated one about 70
     times in a ``remember`` call), so the stream may stop there: that saves the rest of the
-    generation from a server that streams arguments (the embedded runtime hands over a call
-    whole, once generated).  Only these calls: a file's content may repeat a line."""
+    generation, from OpenAI-compatible servers and the embedded runtime alike (both stream
+    a call's arguments).  Only these calls: a file's content may repeat a line."""
 
     def __init__(self) -> None:
         self._names: dict[int, str] = {}
@@ -186,7 +190,7 @@ class LoopingWrites:
             return False
         text = self._text.get(chunk.index, "") + chunk.arguments
         self._text[chunk.index] = text
-        if said := repeated_sentence(text):
+        if said := repeated_sentence(text, clauses=True):  # a memory is one sentence
             self.said[chunk.index] = said
         return bool(said)
 

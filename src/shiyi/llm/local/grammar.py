@@ -266,39 +266,97 @@ def parse_call(text: str, tools: Sequence[ToolSpec]) -> tuple[str, str]:
     return (match.group(1) if match else fallback), body
 
 
+# A call's head as the grammar writes it: the name, then its arguments.
+_CALL_HEAD = re.compile(
+    r"^\s*"
+    + re.escape(CALL_OPEN)
+    + r'\s*\{\s*"name"\s*:\s*"([^"\\]+)"\s*,\s*"arguments"\s*:\s*(?=\S)'
+)  # (?=\S): where the arguments start, not a space still before them
+# Held back while a call streams: its last characters may be the envelope's "}" and close.
+_TAIL = len(CALL_CLOSE) + 12
+
+
 class ReplyRouter:
-    """Sorts generated text into streamed prose or one buffered tool call."""
+    """Sorts generated text into streamed prose or one tool call, whose arguments stream as
+    they are generated (as an OpenAI-compatible server streams them): a caller may stop a
+    call that goes wrong mid-way (a model looping inside a ``remember`` call until its token
+    cap) instead of waiting for all of it."""
 
     def __init__(self, tools: Sequence[ToolSpec]) -> None:
         self._tools = tools
         self._mode = "undecided" if tools else "text"
         self._held: list[str] = []
+        self._call_id = f"call_{secrets.token_hex(8)}"
+        self._name = ""
+        self._arguments_at = -1
+        """Where the arguments start in the held text (-1: not yet known)."""
+        self._sent = 0
+        """How many characters of the arguments went out."""
 
     def feed(self, text: str) -> list[StreamChunk]:
         if self._mode == "text":
             return [TextChunk(text)]
         self._held.append(text)
         if self._mode == "call":
-            return []
+            return self._streamed_arguments()
         head = "".join(self._held).lstrip()
         if not head:
             return []
         # The grammar lets plain text start with anything but "<", so one char decides.
         if head.startswith(CALL_OPEN[0]):
             self._mode = "call"
-            return []
+            return self._streamed_arguments()
         self._mode = "text"
         held, self._held = "".join(self._held), []
         return [TextChunk(held)]
 
+    def _streamed_arguments(self) -> list[StreamChunk]:
+        held = "".join(self._held)
+        chunks: list[StreamChunk] = []
+        if self._arguments_at < 0:
+            head = _CALL_HEAD.match(held)
+            if head is None:
+                return []
+            self._name, self._arguments_at = head.group(1), head.end()
+            chunks.append(ToolCallDelta(0, id=self._call_id, name=self._name))
+        if not held.startswith("{", self._arguments_at):
+            return chunks  # not an object (yet): parse_call makes sense of it at the end
+        ready = len(held) - _TAIL
+        if ready > self._arguments_at + self._sent:
+            piece = held[self._arguments_at + self._sent : ready]
+            self._sent += len(piece)
+            chunks.append(ToolCallDelta(0, arguments=piece))
+        return chunks
+
     def finish(self, prompt_tokens: int, completion_tokens: int, reason: str) -> list[StreamChunk]:
-        """The buffered call (if any), usage and the finish reason."""
+        """The rest of the call (if any), usage and the finish reason."""
         chunks: list[StreamChunk] = []
         if self._mode == "call":
-            name, arguments = parse_call("".join(self._held), self._tools)
-            call_id = f"call_{secrets.token_hex(8)}"
-            chunks.append(ToolCallDelta(0, id=call_id, name=name, arguments=arguments))
+            chunks += self._rest_of_call()
             reason = "tool_calls" if reason == "stop" else reason
         chunks.append(UsageChunk(Usage(prompt_tokens, completion_tokens, cost=0.0)))
         chunks.append(FinishChunk(reason))
         return chunks
+
+    def _rest_of_call(self) -> list[StreamChunk]:
+        held = "".join(self._held)
+        name, arguments = parse_call(held, self._tools)
+        if self._arguments_at < 0:  # nothing went out: the call whole
+            return [ToolCallDelta(0, id=self._call_id, name=name, arguments=arguments)]
+        if not self._sent:  # the name went out, none of the arguments
+            return [ToolCallDelta(0, arguments=arguments)]
+        raw = held[self._arguments_at :].rstrip()
+        raw = raw.removesuffix(CALL_CLOSE).rstrip()
+        sent = raw[: self._sent]
+        if json_ok(arguments) and raw.endswith("}") and json_ok(raw[:-1]):
+            raw = raw[:-1]  # the envelope's closing brace: the arguments are what it holds
+        # What went out is a prefix of the raw arguments; the rest completes them as written.
+        return [ToolCallDelta(0, arguments=raw[len(sent) :])] if len(raw) > len(sent) else []
+
+
+def json_ok(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
