@@ -31,8 +31,6 @@ from dataclasses import dataclass
 
 from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
 
-USER = "user"
-
 
 @dataclass(frozen=True, slots=True)
 class StatedSlot:
