@@ -172,6 +172,18 @@ async def test_a_remember_call_copying_the_persona_stores_nothing(
     assert events[-1].status == "completed"  # type: ignore[attr-defined]
 
 
+async def test_a_remember_call_copying_a_tools_own_description_stores_nothing(
+    memory_settings: Settings,
+) -> None:
+    copied = "The thing to remember, as one self-contained sentence."  # remember's argument doc
+    events, facts = await _remembering(
+        memory_settings, "Remember that my sister Ana lives in Porto.", copied
+    )
+    result = next(e for e in events if e.type == "tool_result")  # type: ignore[attr-defined]
+    assert result.ok is False and result.summary == "not run: nothing was stored"  # type: ignore[attr-defined]
+    assert facts == 0
+
+
 async def test_the_model_is_told_why_and_a_true_memory_is_stored(
     memory_settings: Settings,
 ) -> None:

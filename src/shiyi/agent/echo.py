@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from shiyi.context.builder import CONTEXT_CLOSE, CONTEXT_OPEN, MEMORY_HINT
 from shiyi.context.plain import MEMORY_LABEL
-from shiyi.llm.types import Message, ToolCall, ToolCallDelta
+from shiyi.llm.types import Message, ToolCall, ToolCallDelta, ToolSpec
 
 RUN_WORDS = 6
 """Consecutive words a reply must share with shiyi's text to be an echo (the measure
@@ -152,6 +152,21 @@ STORED_ARGUMENTS: dict[str, tuple[str, ...]] = {"remember": ("text",)}
 """Tools whose arguments become memory, and which arguments: a tiny model forced to call a
 tool copied the runtime's note ("You must call one of the tools now.") into ``remember``, and
 the note was stored as a fact about the user."""
+
+
+def tool_texts(specs: Iterable[ToolSpec]) -> list[str]:
+    """What the offered tools say of themselves: descriptions and argument descriptions."""
+    texts: list[str] = []
+    for spec in specs:
+        texts.append(spec.description)
+        properties = spec.parameters.get("properties", {})
+        if isinstance(properties, dict):
+            texts += [
+                str(prop.get("description", ""))
+                for prop in properties.values()
+                if isinstance(prop, dict)
+            ]
+    return [text for text in texts if text]
 
 
 def echoed_calls(calls: Sequence[ToolCall], request: RequestText) -> dict[str, str]:

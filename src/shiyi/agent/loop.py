@@ -31,6 +31,7 @@ from shiyi.agent.echo import (
     refusal,
     repeated_sentence,
     split_request,
+    tool_texts,
 )
 from shiyi.agent.hooks import RunHooks
 from shiyi.agent.stops import Cancellation, _OutOfTime, _Stop
@@ -401,7 +402,10 @@ class RunLoop:
             self._echoed_calls = {}
             if not any(call.name in STORED_ARGUMENTS for call in reply.tool_calls):
                 return  # nothing would be stored: no need to read the request
-            request = split_request(messages, self._limits.prompt_notes)
+            # The tools' own descriptions are shiyi's words too: a tiny model stored "The
+            # thing to remember, as one self-contained sentence" (remember's argument doc).
+            notes = [*self._limits.prompt_notes, *tool_texts(self._tools.specs())]
+            request = split_request(messages, notes)
             self._echoed_calls = {
                 call_id: refusal(echo)
                 for call_id, echo in echoed_calls(reply.tool_calls, request).items()

@@ -361,6 +361,11 @@ class FactDetail(FactOut):
     replaced_by: FactReplacement | None = Field(
         default=None, description="A superseded fact's newer version (when readable)."
     )
+    subject: list[str] = Field(
+        default_factory=list,
+        description="Whom the fact is about when not the user (its slot's subject): "
+        "['sister'] for 'my sister lives in Porto'; empty: the user.  Filled by the history.",
+    )
 
 
 class JobCount(BaseModel):

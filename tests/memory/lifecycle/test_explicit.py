@@ -90,3 +90,14 @@ def test_chinese_statements_replace_their_own_slot(open_memory: MemoryFactory) -
         "我妹妹住在波尔图": "active",
         "我最近搬到了慕尼黑": "active",
     }
+
+
+def test_a_key_naming_no_attribute_is_no_slot(open_memory: MemoryFactory) -> None:
+    memory = open_memory()  # a tiny model's keys: the tool's or an argument's name
+    sister = memory.remember_outcome(Statement("Your sister Ana lives in Porto.", key="remember"))
+    other = memory.remember_outcome(Statement("Arena now", key="remember"))
+    assert (sister.fact.key, other.outcome) == ("", "new")
+    berlin = memory.remember_outcome(Statement("I live in Berlin", key="text"))
+    munich = memory.remember_outcome(Statement("I moved to Munich", key="Memory"))
+    assert berlin.fact.key == "lives in" and [f.id for f in munich.replaced] == [berlin.fact.id]
+    assert statuses(memory)["Your sister Ana lives in Porto."] == "active"

@@ -61,6 +61,18 @@ def test_a_key_edited_to_name_someone_makes_the_fact_theirs(vectorless_memory: M
     assert vectorless_memory.store.get_facts([mine.id])[0].entities == []
 
 
+def test_a_slots_history_says_whose_each_version_is(vectorless_memory: Memory) -> None:
+    ops = ops_of(vectorless_memory)
+    for said in ("I live in Berlin", "My sister lives in Porto", "I moved to Munich"):
+        ops.add(said)
+    versions = ops.history(key="lives in")
+    assert [(f.value, f.status, f.subject) for f in versions] == [
+        ("I live in Berlin", "superseded", []),
+        ("My sister lives in Porto", "active", ["sister"]),
+        ("I moved to Munich", "active", []),
+    ]
+
+
 def test_search_keeps_a_time_window_and_forget_lists_before_deleting(
     vectorless_memory: Memory,
 ) -> None:

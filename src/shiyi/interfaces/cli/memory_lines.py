@@ -36,7 +36,8 @@ def history_line(fact: FactDetail) -> str:
     """One version of a fact slot: when it held, its status, its text."""
     since = _day(fact.valid_from or fact.created_at)
     until = _day(fact.valid_to) if fact.valid_to else "now"
-    text = f"{fact.key}: {fact.value}" if fact.key else fact.value
+    whose = f" ({', '.join(fact.subject)})" if fact.subject else ""  # not the user's own
+    text = f"{fact.key}{whose}: {fact.value}" if fact.key else fact.value
     return f"{since} → {until:<10}  {fact.status:<10}  {text}  ({fact.id})"
 
 

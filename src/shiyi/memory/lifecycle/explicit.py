@@ -17,6 +17,7 @@ from shiyi.errors import ShiyiError
 from shiyi.memory.lifecycle.facts import FactWriter
 from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.lifecycle.resolution import Mention
+from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.lifecycle.stated_slots import StatedSlot, stated_slot
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.scopes import Viewer
@@ -24,6 +25,15 @@ from shiyi.memory.scopes import Viewer
 Outcome = Literal["new", "confirmed", "replaced"]
 # Kinds whose statements set an attribute; a todo or a procedure names no slot.
 _SLOTTED_KINDS: frozenset[FactKind] = frozenset({"semantic", "preference"})
+# Keys that name no attribute: the tool's and its arguments' names and words for "a memory".
+# SmolLM2-135M called remember with key "remember" or "text" for anything; as slots they made
+# every such memory replace the last one ("Arena now" superseded "My sister lives in Porto").
+_NO_ATTRIBUTE = frozenset(
+    {"remember", "text", "key", "kind", "scope", "value", "content", "memory", "memories",
+     "fact", "facts", "info", "information", "data", "note", "notes", "thing", "sentence",
+     "statement", "message", "user", "semantic", "preference", "episodic", "procedural",
+     "decision", "convention", "todo", "none", "null", "string", "example"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +66,8 @@ class Remembered:
 
 def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) -> Remembered:
     key, about = statement.key, list(statement.about)
+    if normalize_key(key) in _NO_ATTRIBUTE:
+        key = ""
     if not key and (stated := _stated(statement)):
         key, about = stated.key, [*about, *stated.about]
     resolver = writer.resolver

@@ -32,6 +32,7 @@ from shiyi.api.schemas import (
 from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
 from shiyi.memory.lifecycle.explicit import Statement
 from shiyi.memory.lifecycle.forget_report import ForgetReport
+from shiyi.memory.lifecycle.slots import subject_of
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.operations import views
 from shiyi.memory.operations.edits import patch_fact, writable_forget_plan
@@ -246,7 +247,13 @@ class LocalMemory:
             if entity:
                 return []
             raise
-        return [fact_detail(fact) for fact in facts]
+        users = self.memory.lifecycle.facts.user_names(self.memory.viewer)
+        return [
+            fact_detail(fact).model_copy(
+                update={"subject": list(subject_of(fact.entities, fact.value, users))}
+            )
+            for fact in facts
+        ]
 
     def expand(self, anchor: str, window: int = 3) -> list[EventOut]:
         return [event_out(event) for event in self.memory.expand(anchor, window)]
