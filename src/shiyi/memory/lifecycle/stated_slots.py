@@ -177,14 +177,17 @@ def _is_attribute(key: str) -> bool:
 
 def _verb(sentence: str) -> StatedSlot | None:
     """ "I live in Munich", "Ana works at Siemens", "my brother works as a nurse", "I'm 34"."""
-    found = _subject(sentence)
-    if found is None:
+    return _by_verb(_subject(sentence), _VERBS)
+
+
+def _by_verb(
+    subject: tuple[tuple[str, ...], str] | None, verbs: tuple[tuple[str, re.Pattern[str]], ...]
+) -> StatedSlot | None:
+    """The slot the first matching verb names, for ``subject`` (whom, the words after)."""
+    if subject is None:
         return None
-    about, rest = found
-    for key, pattern in _VERBS:
-        if pattern.search(rest):
-            return StatedSlot(key, about)
-    return None
+    about, rest = subject
+    return next((StatedSlot(key, about) for key, verb in verbs if verb.search(rest)), None)
 
 
 def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
@@ -248,14 +251,7 @@ def _chinese(sentence: str) -> StatedSlot | None:
             if owned or attribute.endswith(_ZH_PROPERTIES):
                 return StatedSlot(attribute)
             return None
-    subject = _chinese_subject(sentence)
-    if subject is None:
-        return None
-    about, rest = subject
-    for key, verb in _ZH_VERBS:
-        if verb.search(rest):
-            return StatedSlot(key, about)
-    return None
+    return _by_verb(_chinese_subject(sentence), _ZH_VERBS)
 
 
 def _chinese_subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
