@@ -57,6 +57,24 @@ def test_a_relatives_move_is_their_own_slot_not_the_users(open_memory: MemoryFac
     assert memory.forget_entity("sister").facts == 2
 
 
+def test_a_named_relatives_move_is_theirs_however_it_is_keyed(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    berlin = memory.remember("I live in Berlin")
+    porto = memory.remember_outcome(Statement("My sister Ana lives in Porto"))
+    assert porto.outcome == "new" and "ana" in porto.fact.entities
+    lisbon = memory.remember_outcome(Statement("Ana moved to Lisbon"))
+    assert [f.id for f in lisbon.replaced] == [porto.fact.id]
+    # keyed as an extraction keys it: the name is the sentence's subject, not its object
+    oslo = memory.remember_outcome(
+        Statement("My friend Sam lives in Oslo", key="lives in", about=["Sam"])
+    )
+    apposed = memory.remember_outcome(
+        Statement("Jonas, my flatmate, lives in Graz", key="city", about=["Jonas"])
+    )
+    assert (oslo.outcome, apposed.outcome) == ("new", "new")
+    assert statuses(memory)[berlin.value] == "active"
+
+
 def test_descriptions_of_people_and_things_replace_nothing(open_memory: MemoryFactory) -> None:
     memory = open_memory()
     said = ["My sister is Ana", "My sister is a doctor", "My car is red", "My car is in the shop"]

@@ -41,6 +41,21 @@ SLOTTED = {
     "My younger sister works as a vet": StatedSlot("job", ("younger sister",)),
     "Priya moved to Toronto": StatedSlot("lives in", ("Priya",)),
     "Marco Rossi works for Fiat": StatedSlot("works at", ("Marco Rossi",)),
+    # a name beside the relation is the subject: a second sister would share "sister"
+    "My sister Ana lives in Porto": StatedSlot("lives in", ("Ana",)),
+    "My wife, Maria, works at the town hall": StatedSlot("works at", ("Maria",)),
+    "Jonas, my flatmate, moved to Graz": StatedSlot("lives in", ("Jonas",)),
+    "my best friend Sam works as a pilot": StatedSlot("job", ("Sam",)),
+    "My brother Tom's birthday is in May": StatedSlot("birthday", ("Tom",)),
+    "My dog Biscuit is 5": StatedSlot("age", ("Biscuit",)),
+    "My cat is 3 years old": StatedSlot("age", ("cat",)),
+    # ways of saying where one works now
+    "I work remotely for a bank in Zurich": StatedSlot("works at"),
+    "I started a new job at a bakery": StatedSlot("works at"),
+    "I've got a new job with the council": StatedSlot("works at"),
+    "I took a position at the museum": StatedSlot("works at"),
+    "I quit my job at the bank": StatedSlot("works at"),
+    "Call me Jo": StatedSlot("name"),
     # Chinese: the same two shapes
     "我住在柏林": StatedSlot("lives in"),
     "其实，我最近搬到了慕尼黑。": StatedSlot("lives in"),
@@ -73,6 +88,10 @@ NOT_SLOTTED = [
     "The meeting is at 3",
     "I like jazz and hiking",
     "I am 6 feet tall",
+    "My sister Ana is a doctor",  # a named person described
+    "I visited my sister Ana in Porto",  # the user visited; nobody moved
+    "Call me tomorrow",
+    "I got a new bike at the market",
     "我的妹妹是医生",  # a person described
     "我的车是红色的",  # a thing
     "我们住在巴黎",

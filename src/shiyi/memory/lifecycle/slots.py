@@ -94,6 +94,20 @@ _SUBJECT_VERBS = frozenset(
 _POSSESSIVE = re.compile(r"^\s*(?P<owner>.+)(?:['’]s|(?<=s)['’])\s+[^'’\s][^'’]*$", re.UNICODE)
 _HOLDER = re.compile(r"^(?P<holder>.+?)(?:['’]s|(?<=s)['’])$")
 _DETERMINERS = frozenset({"my", "our", "the", "a", "an", "his", "her", "their", "your"})
+KIN = frozenset(
+    {"mother", "mum", "mom", "father", "dad", "parents", "sister", "brother", "son",
+     "daughter", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee",
+     "friend", "best friend", "cousin", "aunt", "uncle", "grandmother", "grandfather",
+     "grandma", "grandpa", "niece", "nephew", "boss", "manager", "colleague", "coworker",
+     "roommate", "flatmate", "neighbour", "neighbor", "kid", "child", "children", "kids",
+     "family", "older sister", "younger sister", "older brother", "younger brother",
+     "little sister", "little brother", "big sister", "big brother", "twin", "dog", "cat",
+     "puppy", "kitten"}
+)  # fmt: skip
+"""People (and pets) someone calls "my X": whose home, work or age a sentence can state."""
+# Words that may stand before or beside a name in a sentence about that person ("my sister
+# Ana lives in Porto", "Ana, my sister, lives in Porto").
+_TITLES = _DETERMINERS | {word for phrase in KIN for word in phrase.split()}
 # A time is no subject: "today's plan" is the user's plan for a day, not a plan of "today".
 _TIME_WORDS = frozenset(
     {"today", "tomorrow", "yesterday", "tonight", "day", "week", "weekend", "month", "year",
@@ -290,10 +304,14 @@ def _is_object(name: list[str], value: list[str]) -> bool:
     at = [i for i in range(len(value) - width + 1) if value[i : i + width] == name]
     if not at:
         return False
-    # "Tofu is 7", "my sister lives in Porto": the value is a sentence about the entity,
-    # which is its subject.
+    # "Tofu is 7", "my sister lives in Porto", "my sister Ana lives in Porto", "Ana, my
+    # sister, lives in Porto": the value is a sentence about the entity, its subject.
     first, after = at[0], at[0] + width
-    leads = all(w in _DETERMINERS for w in value[:first])
+    leads = all(w in _TITLES for w in value[:first])
+    if after < len(value) and value[after] in _DETERMINERS:  # an apposition: "Ana, my sister,"
+        after += 1
+        while after < len(value) and value[after] in _TITLES:
+            after += 1
     return not (leads and len(value) > after and value[after] in _SUBJECT_VERBS)
 
 

@@ -9,7 +9,10 @@ names its slot itself:
   "Ana's birthday is on May 3", "my sister's city is Porto" (the sister's slot);
 * a subject and a verb of residence, work, study or partnership: "I live in Munich",
   "I moved to Munich", "Ana works at Siemens", "my brother works as a nurse",
-  "I no longer work at Siemens", "I'm married to Sam", "I'm 34".
+  "I no longer work at Siemens", "I started a new job at Stripe", "I'm married to Sam",
+  "I'm 34", "call me Jo".  A name beside a relation is the subject: "my sister Ana lives in
+  Porto" and "Ana, my sister, lives in Porto" are Ana's slot, so "Ana moved to Lisbon"
+  replaces them and the user's own city stays.
 
 Chinese statements of the same two shapes name theirs too: "我最喜欢的颜色是绿色", "我的生日是
 五月三日", "我搬到了慕尼黑", "我妹妹住在波尔图" (the sister's), "我在一家医院上班", "我今年34岁".
@@ -29,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
+from shiyi.memory.lifecycle.slots import ATTRIBUTES, KIN, normalize_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +57,13 @@ _LEAD = re.compile(
 _SEVERAL = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S|\n")
 _COPULA = re.compile(r"\s+(?:is|are|was|has become|has changed to|is now|are now)\s+", re.I)
 _POSSESSIVE = re.compile(r"['’]s\b|(?<=s)['’](?=\s)")
+# "Call me Li" names the user; "call me tomorrow" does not.
+_CALL_ME = re.compile(r"^(?i:(?:please\s+)?call\s+me)\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?$")
 _NAME = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
-# Subjects the verb rules accept: "I", "my <relative or friend>" (see _KIN), a name.
+# Subjects the verb rules accept: "I", "my <relative or friend>" (see KIN), a name.
 _ME = re.compile(r"^i(?=\s|['’])", re.IGNORECASE)
 _MY = re.compile(r"^(?:my|our)\s+", re.IGNORECASE)
-_NAMED = re.compile(rf"^{_NAME}(?=\s)")
+_NAMED = re.compile(rf"^{_NAME}(?=,?\s)")
 _NOT_NAMES = frozenset(
     {"he", "she", "it", "we", "they", "you", "this", "that", "there", "the", "a", "an",
      "my", "our", "your", "his", "her", "their", "everyone", "someone", "nobody", "who",
@@ -67,6 +72,10 @@ _NOT_NAMES = frozenset(
 _BE = r"(?:\s+am|['’]m|\s+is|['’]s|\s+are|['’]re)"
 _NOW = r"(?:\s+(?:now|currently|still|just|recently|actually|finally|already))?"
 _NO_LONGER = r"(?:\s+(?:no longer|don'?t|do not|doesn'?t|does not))?"
+_HOW = r"(?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|from home))?"
+_HAVE = r"(?:\s+have|['’]ve|\s+has)"
+_TOOK = r"(?:started|got|gotten|took|taken|landed|accepted|begun|began)"
+_JOB = r"(?:job|position|role)"
 _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (key, re.compile(pattern, re.IGNORECASE))
     for key, pattern in (
@@ -74,7 +83,11 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("lives in", rf"^{_BE}{_NOW}\s+(?:living|residing|based|settled)\s+in\s+\S"),
         ("lives in", rf"^(?:\s+have|['’]ve|\s+has){_NOW}\s+(?:moved|relocated)\s+to\s+\S"),
         ("lives in", rf"^{_NOW}\s+(?:moved|relocated)\s+(?:back\s+)?to\s+\S"),
-        ("works at", rf"^{_NOW}{_NO_LONGER}\s+(?:work|works)\s+(?:at|for)\s+\S"),
+        ("works at", rf"^{_NOW}{_NO_LONGER}\s+(?:work|works){_HOW}\s+(?:at|for)\s+\S"),
+        ("works at", rf"^{_HAVE}?{_NOW}\s+{_TOOK}\s+(?:a\s+)?(?:new\s+)?{_JOB}\s+(?:at|with)\s+\S"),
+        ("works at", rf"^{_HAVE}(?:\s+got)?\s+a\s+new\s+{_JOB}\s+(?:at|with)\s+\S"),
+        ("works at", rf"^{_NOW}\s+started\s+working\s+(?:at|for)\s+\S"),
+        ("works at", rf"^{_NOW}\s+(?:quit|left)\s+my\s+{_JOB}\s+(?:at|with)\s+\S"),
         ("works at", rf"^{_BE}{_NOW}\s+(?:working|employed)\s+(?:at|for|by)\s+\S"),
         ("job", rf"^{_NOW}{_NO_LONGER}\s+(?:work|works)\s+as\s+\S"),
         ("job", rf"^{_BE}{_NOW}\s+working\s+as\s+\S"),
@@ -86,17 +99,6 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("age", rf"^{_NOW}\s+turned\s+\d{{1,3}}(?:\s+years?\s+old)?$"),
     )
 )
-# The verb rules' "my X": people whose home, work or age are theirs ("my sister lives in
-# Porto"), not things ("my office is in Porto" is no one's residence).
-_KIN = frozenset(
-    {"mother", "mum", "mom", "father", "dad", "parents", "sister", "brother", "son",
-     "daughter", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee",
-     "friend", "best friend", "cousin", "aunt", "uncle", "grandmother", "grandfather",
-     "grandma", "grandpa", "niece", "nephew", "boss", "manager", "colleague", "roommate",
-     "flatmate", "neighbour", "neighbor", "kid", "child", "children", "kids", "family",
-     "older sister", "younger sister", "older brother", "younger brother", "little sister",
-     "little brother", "big sister", "big brother", "twin"}
-)  # fmt: skip
 # A key led by one of these picks one value out of many: "favourite food", "usual order".
 _ONE_OF_MANY = frozenset(
     {"favourite", "favorite", "fave", "preferred", "usual", "current", "default", "main",
@@ -127,6 +129,8 @@ def stated_slot(text: str) -> StatedSlot | None:
         return None
     if _HAN.search(sentence):
         return _chinese(sentence)
+    if _CALL_ME.match(sentence):
+        return StatedSlot("name")
     return _possessed(sentence) or _verb(sentence)
 
 
@@ -160,6 +164,9 @@ def _possessed(sentence: str) -> StatedSlot | None:
     if not owner:
         return StatedSlot(attribute)
     owner = re.sub(r"^(?:my|our|the)\s+", "", owner, flags=re.IGNORECASE)
+    kin, rest = _kin(owner)
+    if kin and (named := _APPOSED_NAME.match(rest)):  # "my sister Ana's birthday": Ana's
+        owner = named.group("name")
     if owner.lower() in _NOT_NAMES or len(owner.split()) > 3:
         return None
     return StatedSlot(attribute, (owner,))
@@ -191,19 +198,44 @@ def _by_verb(
 
 
 def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
-    """Whom the sentence is about (nobody named: the user) and the words after it."""
+    """Whom the sentence is about (nobody named: the user) and the words after it.
+
+    The verb rules' "my X" is a person or a pet (:data:`~shiyi.memory.lifecycle.slots.KIN`):
+    "my office is in Porto" is no one's residence.  A name beside the relation is the
+    subject ("my sister Ana", "Ana, my sister,"): the name, not "sister", since a second
+    sister would share that word."""
     if me := _ME.match(sentence):
         return (), sentence[me.end() :]
     if my := _MY.match(sentence):
-        words = sentence[my.end() :].split(" ")
-        for size in (2, 1):  # "my older sister", then "my sister"
-            kin = " ".join(words[:size]).lower()
-            if len(words) > size and kin in _KIN:
-                return (kin,), " " + " ".join(words[size:])
-        return None
+        kin, rest = _kin(sentence[my.end() :])
+        if not kin:
+            return None
+        if named := _APPOSED_NAME.match(rest):
+            return (named.group("name"),), rest[named.end() :]
+        return (kin,), rest
     if (named := _NAMED.match(sentence)) and named.group().split()[0].lower() not in _NOT_NAMES:
-        return (named.group(),), sentence[named.end() :]
+        rest = sentence[named.end() :]
+        apposition = _APPOSITION.match(rest)  # "Ana, my sister, lives in Porto"
+        if apposition and apposition.group("kin").lower() in KIN:
+            rest = rest[apposition.end() :]
+        return (named.group(),), rest
     return None
+
+
+def _kin(words: str) -> tuple[str, str]:
+    """The relation leading ``words`` ("older sister", then "sister") and the words after."""
+    split = words.split(" ")
+    for size in (2, 1):
+        kin = " ".join(split[:size]).lower().rstrip(",")
+        if len(split) > size and kin in KIN:
+            return kin, (", " if split[size - 1].endswith(",") else " ") + " ".join(split[size:])
+    return "", words
+
+
+# "my sister Ana lives", "my wife, Maria, lives": the name after the relation.
+_APPOSED_NAME = re.compile(rf"^,?\s+(?P<name>{_NAME})(?=,?\s|$)(?:,(?=\s))?")
+# "Ana, my sister, lives": the relation after the name.
+_APPOSITION = re.compile(r"^,\s+(?:my|our)\s+(?P<kin>[\w ]+?),(?=\s)", re.IGNORECASE)
 
 
 # --- Chinese: the same two shapes, "我的生日是五月三日", "我搬到了慕尼黑" ---------------------
