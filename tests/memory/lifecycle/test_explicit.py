@@ -75,6 +75,21 @@ def test_a_named_relatives_move_is_theirs_however_it_is_keyed(open_memory: Memor
     assert statuses(memory)[berlin.value] == "active"
 
 
+def test_the_same_value_in_other_words_confirms_and_a_denial_replaces(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    berlin = memory.remember_outcome(Statement("I live in Berlin"))
+    still = memory.remember_outcome(Statement("Yes, I still live in Berlin."))
+    assert (still.outcome, still.fact.id) == ("confirmed", berlin.fact.id)
+    gone = memory.remember_outcome(Statement("I no longer live in Berlin"))
+    assert [f.id for f in gone.replaced] == [berlin.fact.id]
+    assert statuses(memory) == {
+        "I live in Berlin": "superseded",
+        "I no longer live in Berlin": "active",
+    }
+
+
 def test_descriptions_of_people_and_things_replace_nothing(open_memory: MemoryFactory) -> None:
     memory = open_memory()
     said = ["My sister is Ana", "My sister is a doctor", "My car is red", "My car is in the shop"]

@@ -8,8 +8,6 @@ replies worded the way models vary them.
 
 from __future__ import annotations
 
-import pytest
-
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.service import Memory
 from tests.memory.lifecycle.conftest import (
@@ -189,7 +187,8 @@ def test_unlisted_keys_are_stored_tidied_not_singularised() -> None:
 
 
 def test_a_keys_possessor_names_its_subject() -> None:
-    from shiyi.memory.lifecycle.slots import USER_NAMES, key_owner
+    from shiyi.memory.lifecycle.slots import key_owner
+    from shiyi.memory.text.subjects import USER_NAMES
 
     owners = {
         "Ana's city": "Ana",
@@ -213,29 +212,6 @@ def test_a_keys_possessor_names_its_subject() -> None:
     }
     assert {key: key_owner(key, USER_NAMES) for key in owners} == owners
     assert key_owner("Lena's car", {*USER_NAMES, "lena"}) == ""  # the user's own name
-
-
-SUBJECTS = {
-    # the named person is the sentence's subject, however they are introduced
-    ("Ana", "My sister Ana lives in Porto"): ("ana",),
-    ("Ana", "Ana, my sister, lives in Porto"): ("ana",),
-    ("Sam", "my best friend Sam moved to Oslo"): ("sam",),
-    ("Rex", "Our dog Rex is 5"): ("rex",),
-    ("sister", "My sister lives in Porto"): ("sister",),
-    # ... or the object of the user's sentence: the user's slot
-    ("Ana", "I visited my sister Ana in Porto"): (),
-    ("Tom", "I live with Tom"): (),
-    ("Tom", "I met Tom, my brother, in Rome"): (),
-}
-
-
-@pytest.mark.parametrize(("about", "value"), SUBJECTS)
-def test_a_named_entity_is_the_subject_only_when_the_sentence_is_about_it(
-    about: str, value: str
-) -> None:
-    from shiyi.memory.lifecycle.slots import USER_NAMES, subject_of
-
-    assert subject_of([about], value, USER_NAMES) == SUBJECTS[(about, value)]
 
 
 def test_another_persons_city_neither_replaces_the_users_nor_stays_beside_its_update(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.lifecycle.stated_slots import StatedSlot, stated_slot
+from shiyi.memory.lifecycle.stated_slots import StatedSlot, restates, stated_slot
 
 SLOTTED = {
     # a possessed attribute
@@ -56,6 +56,7 @@ SLOTTED = {
     "I took a position at the museum": StatedSlot("works at"),
     "I quit my job at the bank": StatedSlot("works at"),
     "Call me Jo": StatedSlot("name"),
+    "Yes, I live in Berlin.": StatedSlot("lives in"),
     # Chinese: the same two shapes
     "我住在柏林": StatedSlot("lives in"),
     "其实，我最近搬到了慕尼黑。": StatedSlot("lives in"),
@@ -110,3 +111,35 @@ def test_a_plain_statement_names_its_slot(text: str, slot: StatedSlot) -> None:
 @pytest.mark.parametrize("text", NOT_SLOTTED)
 def test_people_things_and_anything_else_name_no_slot(text: str) -> None:
     assert stated_slot(text) is None
+
+
+RESTATED = [  # (later, earlier): the same value said again, in other words
+    ("I still live in Berlin", "I live in Berlin"),
+    ("I live in Berlin now", "I live in Berlin"),
+    ("I've moved to Berlin", "I'm based in Berlin"),
+    ("I'm 34", "I am 34 years old"),
+    ("My favourite colour is still green", "My favorite color is green"),
+    ("My sister still lives in Porto", "My sister lives in Porto"),
+    ("I work at Siemens", "I started a new job at Siemens"),
+    ("我还住在柏林", "我住在柏林"),
+]
+CHANGED = [  # a new value, or the old one denied
+    ("I live in Munich", "I live in Berlin"),
+    ("I live in New York", "I live in New Jersey"),
+    ("I no longer live in Berlin", "I live in Berlin"),
+    ("I don't work at Siemens anymore", "I work at Siemens"),
+    ("I quit my job at Siemens", "I work at Siemens"),
+    ("I'm 35", "I'm 34"),
+    ("我不再住在柏林", "我住在柏林"),
+    ("I live in Berlin", "I think I live in Berlin"),  # the earlier was no statement
+]
+
+
+@pytest.mark.parametrize(("later", "earlier"), RESTATED)
+def test_the_same_value_said_again_in_other_words_restates_it(later: str, earlier: str) -> None:
+    assert restates(later, earlier)
+
+
+@pytest.mark.parametrize(("later", "earlier"), CHANGED)
+def test_a_new_or_denied_value_does_not(later: str, earlier: str) -> None:
+    assert not restates(later, earlier)

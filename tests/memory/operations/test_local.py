@@ -63,12 +63,14 @@ def test_a_key_edited_to_name_someone_makes_the_fact_theirs(vectorless_memory: M
 
 def test_a_slots_history_says_whose_each_version_is(vectorless_memory: Memory) -> None:
     ops = ops_of(vectorless_memory)
-    for said in ("I live in Berlin", "My sister lives in Porto", "I moved to Munich"):
-        ops.add(said)
+    said = ("I live in Berlin", "My sister lives in Porto", "My friend Ana lives in Rome")
+    for text in (*said, "I moved to Munich"):
+        ops.add(text)
     versions = ops.history(key="lives in")
     assert [(f.value, f.status, f.subject) for f in versions] == [
         ("I live in Berlin", "superseded", []),
         ("My sister lives in Porto", "active", ["sister"]),
+        ("My friend Ana lives in Rome", "active", ["Ana"]),  # as written, not the key "ana"
         ("I moved to Munich", "active", []),
     ]
 

@@ -26,11 +26,12 @@ from shiyi.memory.lifecycle.slots import (
     AttributeResolver,
     many_valued,
     normalize_key,
-    subject_of,
 )
+from shiyi.memory.lifecycle.stated_slots import restates
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.subjects import subject_of
 
 # Kinds where a new value adds to the old ones rather than replacing them.
 ACCUMULATING_KINDS = frozenset({"todo", "episodic", "procedural"})
@@ -168,6 +169,10 @@ class SlotFinder:
         exact = next((f for f in slot if normalize_value(f.value) == wanted), None)
         if exact is not None:
             return exact
+        # "I still live in Berlin" after "I live in Berlin": the same value in other words
+        restated = next((f for f in slot if restates(obs.value, f.value)), None)
+        if restated is not None:
+            return restated
         # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact;
         # nor do other numbers ("85kg" / "82kg", "9:45 pm" / "10:30 pm" embed alike).
         near = [f for f in slot if alike(f.value, obs.value)]

@@ -42,16 +42,15 @@ from shiyi.memory.lifecycle.observations import (
 )
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
 from shiyi.memory.lifecycle.slots import (
-    USER_NAMES,
     AttributeResolver,
     key_owner,
     speaking_for,
-    subject_of,
 )
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.entities import normalize_name
+from shiyi.memory.text.subjects import USER_NAMES, subject_of
 
 __all__ = ["FactWriter"]
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from shiyi.memory.protocol import Embedder
 from shiyi.memory.text.entities import normalize_name
+from shiyi.memory.text.subjects import DETERMINERS, subject_of
 
 ATTRIBUTE_SIMILARITY = 0.65
 ATTRIBUTE_MARGIN = 0.05
@@ -77,37 +78,12 @@ _MODIFIERS = frozenset(
     {"current", "currently", "present", "now", "my", "user", "users", "the", "a", "an", "of",
      "his", "her", "their", "primary", "main", "home", "s"}
 )  # fmt: skip
-USER_NAMES = frozenset({"user", "the user", "me", "i", "myself", "my", "you"})
-"""``about`` entries that mean the user (plus the user id and name, see :class:`Slots`)."""
-# After an entity at the start of a value, these make it the value's subject ("Tofu is 7",
-# "Tofu's age is 7"), not its object.
-_SUBJECT_VERBS = frozenset(
-    {"is", "was", "are", "were", "has", "had", "have", "s", "will", "likes", "loves",
-     "lives", "works", "turned", "got", "moved", "relocated", "studies", "lived", "worked",
-     "became", "started", "married", "does", "did", "now", "currently", "still", "just",
-     "recently", "finally", "no", "never", "also", "actually"}
-)  # fmt: skip
 
 
 # A key's possessor ("Ana's city", "my sister's job", "parents' address"): the slot's subject.
 # The last possessive: "the user's sister's city" is the sister's.
 _POSSESSIVE = re.compile(r"^\s*(?P<owner>.+)(?:['’]s|(?<=s)['’])\s+[^'’\s][^'’]*$", re.UNICODE)
 _HOLDER = re.compile(r"^(?P<holder>.+?)(?:['’]s|(?<=s)['’])$")
-_DETERMINERS = frozenset({"my", "our", "the", "a", "an", "his", "her", "their", "your"})
-KIN = frozenset(
-    {"mother", "mum", "mom", "father", "dad", "parents", "sister", "brother", "son",
-     "daughter", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee",
-     "friend", "best friend", "cousin", "aunt", "uncle", "grandmother", "grandfather",
-     "grandma", "grandpa", "niece", "nephew", "boss", "manager", "colleague", "coworker",
-     "roommate", "flatmate", "neighbour", "neighbor", "kid", "child", "children", "kids",
-     "family", "older sister", "younger sister", "older brother", "younger brother",
-     "little sister", "little brother", "big sister", "big brother", "twin", "dog", "cat",
-     "puppy", "kitten"}
-)  # fmt: skip
-"""People (and pets) someone calls "my X": whose home, work or age a sentence can state."""
-# Words that may stand before or beside a name in a sentence about that person ("my sister
-# Ana lives in Porto", "Ana, my sister, lives in Porto").
-_TITLES = _DETERMINERS | {word for phrase in KIN for word in phrase.split()}
 # A time is no subject: "today's plan" is the user's plan for a day, not a plan of "today".
 _TIME_WORDS = frozenset(
     {"today", "tomorrow", "yesterday", "tonight", "day", "week", "weekend", "month", "year",
@@ -130,7 +106,7 @@ def key_owner(key: str, users: Iterable[str]) -> str:
     users = set(users)
     words = match.group("owner").split()
     # "my sister", "the user's sister": the sister
-    while words and (words[0].casefold() in _DETERMINERS or _users(words[0], users)):
+    while words and (words[0].casefold() in DETERMINERS or _users(words[0], users)):
         words = words[1:]
     folded = [w.casefold() for w in words]
     if not words or any(w in _TIME_WORDS or w.isdigit() for w in folded):
@@ -154,10 +130,6 @@ def normalize_key(key: str) -> str:
     """``Lives_In``, ``lives in`` and `` lives-in `` are one slot, stored as ``lives in``
     (words, so the keyword path can match them)."""
     return " ".join(re.sub(r"[\W_]+", " ", key.lower(), flags=re.UNICODE).split())
-
-
-def _words(text: str) -> list[str]:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower(), flags=re.UNICODE).split()).split()
 
 
 def _core(key: str) -> str:
@@ -266,25 +238,6 @@ def _plain(key: str) -> bool:
 _MAX_PLACED_WORDS = 3
 
 
-def subject_of(
-    about: Iterable[str], value: str, user_names: Iterable[str], *, keep_objects: bool = False
-) -> tuple[str, ...]:
-    """The slot's subject: the ``about`` entities that are neither the user nor the value's
-    object (an entity named inside the value, unless the value starts with it followed by a
-    verb: "Tofu is 7"; ``keep_objects``: objects count too, for many-valued keys).  Empty:
-    the user."""
-    value_words = _words(value)
-    users = {normalize_name(n) for n in user_names}
-    subject = []
-    for name in dict.fromkeys(normalize_name(a) for a in about):
-        if not name or name in users:
-            continue
-        if not keep_objects and _is_object(_words(name), value_words):
-            continue
-        subject.append(name)
-    return tuple(sorted(subject))
-
-
 def speaking_for(about: list[str], value: str, speaker: str, users: set[str]) -> list[str]:
     """``about`` of a fact stated by a named speaker (normalised names): there "I", "me"
     and "the user" are the speaker, and a fact about no one else is about the speaker, so
@@ -295,24 +248,6 @@ def speaking_for(about: list[str], value: str, speaker: str, users: set[str]) ->
         return about
     mine = list(dict.fromkeys(name if a in users else a for a in about))
     return mine if subject_of(mine, value, users) else [*mine, name]
-
-
-def _is_object(name: list[str], value: list[str]) -> bool:
-    if not name:
-        return False
-    width = len(name)
-    at = [i for i in range(len(value) - width + 1) if value[i : i + width] == name]
-    if not at:
-        return False
-    # "Tofu is 7", "my sister lives in Porto", "my sister Ana lives in Porto", "Ana, my
-    # sister, lives in Porto": the value is a sentence about the entity, its subject.
-    first, after = at[0], at[0] + width
-    leads = all(w in _TITLES for w in value[:first])
-    if after < len(value) and value[after] in _DETERMINERS:  # an apposition: "Ana, my sister,"
-        after += 1
-        while after < len(value) and value[after] in _TITLES:
-            after += 1
-    return not (leads and len(value) > after and value[after] in _SUBJECT_VERBS)
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -30,9 +30,10 @@ a true fact.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from shiyi.memory.lifecycle.slots import ATTRIBUTES, KIN, normalize_key
+from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
+from shiyi.memory.text.subjects import KIN, ZH_KIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +41,14 @@ class StatedSlot:
     key: str
     about: tuple[str, ...] = ()
     """Whom the attribute belongs to when that is not the user ("Ana", "sister")."""
+    said: str = field(default="", compare=False)
+    """The words that state the value ("Berlin" of "I still live in Berlin")."""
 
 
 # Words before the statement that say nothing about it ("Actually, ...", "Remember that ...").
 _LEADS = (
-    "actually", "now", "so", "well", "oh", "ok", "okay", "also", "and", "but", "btw",
+    "actually", "now", "so", "well", "oh", "ok", "okay", "also", "and", "but", "btw", "yes",
+    "yeah", "yep", "indeed",
     "by the way", "fyi", "for the record", "just so you know", "correction", "update", "note",
     "note that", "please note that", "remember", "remember that", "please remember",
     "please remember that", "keep in mind that", "don't forget that", "dont forget that",
@@ -58,7 +62,9 @@ _SEVERAL = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S|\n")
 _COPULA = re.compile(r"\s+(?:is|are|was|has become|has changed to|is now|are now)\s+", re.I)
 _POSSESSIVE = re.compile(r"['’]s\b|(?<=s)['’](?=\s)")
 # "Call me Li" names the user; "call me tomorrow" does not.
-_CALL_ME = re.compile(r"^(?i:(?:please\s+)?call\s+me)\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?$")
+_CALL_ME = re.compile(
+    r"^(?i:(?:please\s+)?call\s+me)\s+(?P<name>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)$"
+)
 _NAME = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
 # Subjects the verb rules accept: "I", "my <relative or friend>" (see KIN), a name.
 _ME = re.compile(r"^i(?=\s|['’])", re.IGNORECASE)
@@ -129,9 +135,46 @@ def stated_slot(text: str) -> StatedSlot | None:
         return None
     if _HAN.search(sentence):
         return _chinese(sentence)
-    if _CALL_ME.match(sentence):
-        return StatedSlot("name")
+    if called := _CALL_ME.match(sentence):
+        return StatedSlot("name", said=called.group("name"))
     return _possessed(sentence) or _verb(sentence)
+
+
+def restates(text: str, earlier: str) -> bool:
+    """Whether ``text`` states again the value ``earlier`` stated of the same slot: "I still
+    live in Berlin" or "I've moved to Berlin" after "I live in Berlin" (a confirmation, not
+    a new version), but not "I no longer live in Berlin"."""
+    new, old = stated_slot(text), stated_slot(earlier)
+    if new is None or old is None or not new.said or not old.said:
+        return False
+    if _denies(_bare(text)) != _denies(_bare(earlier)):
+        return False
+    return _told(new.said) == _told(old.said)
+
+
+# Words that leave a value as it was: "Berlin now", "still Berlin", "Munich these days".
+_SAME_VALUE_FILLERS = frozenset(
+    {"now", "still", "currently", "these", "days", "nowadays", "again", "too", "already",
+     "actually", "anyway", "though", "then", "recently", "lately", "ago", "last", "this",
+     "week", "month", "year", "for", "good", "yes", "indeed", "as", "well", "the", "of",
+     "course"}
+)  # fmt: skip
+_DENIES = re.compile(
+    r"\b(?:no longer|not|never|quit|left|anymore|any more|used to)\b|n['’]t\b"
+    r"|不再|不住|不在|没有|离开",
+    re.IGNORECASE,
+)
+
+
+def _denies(sentence: str) -> bool:
+    return _DENIES.search(sentence) is not None
+
+
+def _told(said: str) -> tuple[str, ...]:
+    words = re.findall(r"[^\W_]+", said.casefold())
+    if _HAN.search(said):  # no spaces: the characters, time words and particles aside
+        return tuple(re.sub(r"现在|目前|还|仍然|依然|了|的", "", "".join(words)))
+    return tuple(w for w in words if w not in _SAME_VALUE_FILLERS)
 
 
 def _bare(text: str) -> str:
@@ -161,15 +204,16 @@ def _possessed(sentence: str) -> StatedSlot | None:
     owner = owned[: last.start()].strip() if last else ""  # "Ana's mum's birthday": Ana's mum
     if not _is_attribute(attribute):
         return None
+    said = sentence[copula.end() :]
     if not owner:
-        return StatedSlot(attribute)
+        return StatedSlot(attribute, said=said)
     owner = re.sub(r"^(?:my|our|the)\s+", "", owner, flags=re.IGNORECASE)
     kin, rest = _kin(owner)
     if kin and (named := _APPOSED_NAME.match(rest)):  # "my sister Ana's birthday": Ana's
         owner = named.group("name")
     if owner.lower() in _NOT_NAMES or len(owner.split()) > 3:
         return None
-    return StatedSlot(attribute, (owner,))
+    return StatedSlot(attribute, (owner,), said)
 
 
 def _is_attribute(key: str) -> bool:
@@ -194,7 +238,17 @@ def _by_verb(
     if subject is None:
         return None
     about, rest = subject
-    return next((StatedSlot(key, about) for key, verb in verbs if verb.search(rest)), None)
+    for key, verb in verbs:
+        if found := verb.search(rest):
+            return StatedSlot(key, about, _value_words(rest, found))
+    return None
+
+
+def _value_words(rest: str, found: re.Match[str]) -> str:
+    """What a verb rule's match leaves: the value ("Berlin"); a number (an age); or all."""
+    if not found.re.pattern.endswith("$"):
+        return rest[found.end() - 1 :]  # every other rule ends at the value's first character
+    return " ".join(re.findall(r"\d+", rest)) or rest
 
 
 def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
@@ -244,7 +298,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_LEAD = re.compile(
     r"^(?:其实|对了|顺便说一下|记住|请记住|记一下|更正一下|更正|更新一下)[，,：:\s]*"
 )
-_ZH_NOW = r"(?:现在|目前|已经|刚|最近|如今)?"
+_ZH_NOW = r"(?:现在|目前|已经|刚|最近|如今|还|仍然|依然|仍)?"
 _ZH_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (key, re.compile(pattern))
     for key, pattern in (
@@ -269,10 +323,6 @@ _ZH_PROPERTIES = (
     "期限", "目标", "计划", "工作", "职业", "职位", "专业", "学校", "公司", "工资", "收入",
     "身高", "体重", "时区", "用户名", "密码", "颜色", "语言", "编辑器", "饮食", "血型", "星座",
 )  # fmt: skip
-_ZH_KIN = (
-    "妈妈", "母亲", "爸爸", "父亲", "父母", "姐姐", "妹妹", "哥哥", "弟弟", "儿子", "女儿",
-    "老婆", "妻子", "老公", "丈夫", "男朋友", "女朋友", "朋友", "老板", "同事", "室友",
-)  # fmt: skip
 
 
 def _chinese(sentence: str) -> StatedSlot | None:
@@ -281,14 +331,14 @@ def _chinese(sentence: str) -> StatedSlot | None:
             attribute = possessed.group("attribute")
             owned = attribute.startswith(("最喜欢", "最爱", "常用", "平时用"))
             if owned or attribute.endswith(_ZH_PROPERTIES):
-                return StatedSlot(attribute)
+                return StatedSlot(attribute, said=sentence[possessed.end() - 1 :])
             return None
     return _by_verb(_chinese_subject(sentence), _ZH_VERBS)
 
 
 def _chinese_subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
     """ "我…" (the user) or "我(的)妹妹…" (the sister), and the words after; "我们" is no one."""
-    for kin in _ZH_KIN:
+    for kin in ZH_KIN:
         for lead in (f"我的{kin}", f"我{kin}"):
             if sentence.startswith(lead):
                 return (kin,), sentence[len(lead) :]

@@ -32,7 +32,6 @@ from shiyi.api.schemas import (
 from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
 from shiyi.memory.lifecycle.explicit import Statement
 from shiyi.memory.lifecycle.forget_report import ForgetReport
-from shiyi.memory.lifecycle.slots import subject_of
 from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.operations import views
 from shiyi.memory.operations.edits import patch_fact, writable_forget_plan
@@ -49,6 +48,7 @@ from shiyi.memory.operations.wire import (
 )
 from shiyi.memory.service import Memory
 from shiyi.memory.text.entities import normalize_name
+from shiyi.memory.text.subjects import subject_of
 from shiyi.memory.transfer.export import export_lines
 
 WINDOW_OVERFETCH = 5
@@ -248,9 +248,13 @@ class LocalMemory:
                 return []
             raise
         users = self.memory.lifecycle.facts.user_names(self.memory.viewer)
+        subjects = {f.id: subject_of(f.entities, f.value, users) for f in facts}
+        named = {n for subject in subjects.values() for n in subject}
+        # as the person was written ("Ana"), not the entity's key ("ana")
+        shown = {e.name: e.display or e.name for e in self.memory.store.find_entities(list(named))}
         return [
             fact_detail(fact).model_copy(
-                update={"subject": list(subject_of(fact.entities, fact.value, users))}
+                update={"subject": [shown.get(n, n) for n in subjects[fact.id]]}
             )
             for fact in facts
         ]

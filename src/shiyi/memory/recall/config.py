@@ -102,6 +102,9 @@ class Boosts:
     bursts: bool = True
     """A message takes a share of the best other message of its burst (one speaker's messages
     in a row, as people chat in pieces), beside what it takes of its neighbours."""
+    own_facts: bool = True
+    """Asked about themself ("where do I live?"), the user's own facts of an attribute come
+    before someone else's (:mod:`shiyi.memory.recall.own_facts`)."""
     jointly: bool = True
     """A question about what several named people each or all did ("What do Jon and Gina
     both like?") lets their turns take turns in the top k

@@ -39,6 +39,7 @@ from shiyi.memory.recall.feedback import FEEDBACK_WEIGHT, best_runs, moved_query
 from shiyi.memory.recall.framing import asked
 from shiyi.memory.recall.graph_hops import bridge, graph_path, query_entities
 from shiyi.memory.recall.hits import ARCHIVE_WEIGHT, archives_after_facts, kind_matches, materialize
+from shiyi.memory.recall.own_facts import asks_about_me, own_facts_first
 from shiyi.memory.recall.paths import Found, Records, run_paths, showable, touch_later
 from shiyi.memory.recall.query_signals import QuerySignals, understand
 from shiyi.memory.recall.reading import slips_seen, unshouted
@@ -54,6 +55,7 @@ from shiyi.memory.recall.speaker_words import NEWEST, SpeakerWords
 from shiyi.memory.recall.widen import widen_crowded
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.echoes import asks_about_runs, terms
+from shiyi.memory.text.subjects import USER_NAMES
 
 RECENT_DEPTH = 5  # the recency path only nudges: a handful of the newest turns
 
@@ -151,6 +153,9 @@ class Retriever:
             if kind_matches(h, kinds)
         ]
         order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
+        if self.boosts.own_facts and asks_about_me(query, signals.people):
+            facts = {f.id: f for f in records.facts_in([h.id for h in order])}
+            order = own_facts_first(order, facts, [*USER_NAMES, who.user_id])
         if tasks:
             order = one_per_run(order)
         elif len(ranked) > 1:
