@@ -13,7 +13,7 @@ from shiyi.app import App
 from shiyi.config import Settings, load_settings
 from shiyi.errors import SessionNotFound
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptedRequest, call, reply
-from shiyi.memory.models import Anchor, MemoryHit
+from shiyi.memory.models import Anchor, FactRecord, MemoryHit
 from shiyi.sessions.records import SessionOwner
 from tests.conftest import collect
 from tests.support.requests import run_context
@@ -146,3 +146,36 @@ async def test_a_session_the_agent_starts_is_the_configured_users(settings: Sett
         assert mine.message_count == 2
         with pytest.raises(SessionNotFound):
             app.log.get_session(agent.session_id, owner=SessionOwner("bob"))
+
+
+def _kept(app: App) -> list[FactRecord]:
+    """The facts stored for the user, not the runs' archives."""
+    assert app.memory is not None
+    store = app.memory.store
+    facts = store.get_facts(store.facts_by_status(["active", "pending"], 100))
+    return [f for f in facts if f.source != "archive"]
+
+
+async def test_what_the_user_asked_to_remember_is_kept_when_the_model_stored_nothing(
+    settings: Settings,
+) -> None:
+    model = ScriptedModel([reply("I'm sorry for your loss."), reply("Sure."), reply("Fine.")])
+    with App.open(settings, model=model) as app:
+        await collect(app.agent().send("Remember that my sister Ana lives in Porto."))
+        await collect(app.agent().send("Remember to call mum tonight"))  # a reminder
+        await collect(app.agent().send("Do you remember my address?"))
+        kept = _kept(app)
+    assert [(f.text, f.source) for f in kept] == [
+        ("lives in: My sister Ana lives in Porto.", "explicit")
+    ]
+    assert "ana" in kept[0].entities  # its own slot: Ana's city, not the user's
+
+
+async def test_a_request_the_model_remembered_is_not_kept_twice(settings: Settings) -> None:
+    model = ScriptedModel(
+        [reply("", call("remember", text="The user's sister Ana lives in Porto")), reply("Ok.")]
+    )
+    with App.open(settings, model=model) as app:
+        await collect(app.agent().send("Remember that my sister Ana lives in Porto."))
+        kept = _kept(app)
+    assert [f.text for f in kept] == ["The user's sister Ana lives in Porto"]

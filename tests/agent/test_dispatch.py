@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shiyi.agent.dispatch import arithmetic, named_files, plan_dispatch
+from shiyi.agent.dispatch import arithmetic, named_files, noted, plan_dispatch
 
 TOOLS = {"read_file", "list_dir", "write_file"}
 
@@ -100,3 +100,28 @@ def test_what_the_user_told_before_is_quoted_from_the_recalled_memories(tmp_path
     assert plan_dispatch("Where does my brother live?", tmp_path, TOOLS, memories).answer == ""
     unrelated = plan_dispatch("What did I say about the weather?", tmp_path, TOOLS, memories)
     assert unrelated.answer == ""
+
+
+def test_a_request_to_remember_is_a_remember_call_of_the_statement(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x\n")
+    tools = {*TOOLS, "remember"}
+    asked = plan_dispatch("Remember that my notes live in notes.txt.", tmp_path, tools)
+    assert [(c.name, json.loads(c.arguments)) for c in asked.calls] == [
+        ("remember", {"text": "My notes live in notes.txt."})  # not a read of notes.txt
+    ]
+    assert plan_dispatch("Remember to water the plants", tmp_path, tools).calls == ()
+    assert plan_dispatch("Remember that I live in Oslo", tmp_path, TOOLS).calls == ()  # no tool
+
+
+def test_the_answer_after_remember_says_what_memory_now_holds() -> None:
+    word = noted("My sister lives in Porto.")
+    stored = "Remembered (semantic, user, id fact_1): lives in: My sister lives in Porto."
+    assert word(stored) == 'Noted: "My sister lives in Porto."'
+    replaced = f"{stored} It replaces 'My sister lives in Rome.' (kept in history)."
+    assert word(replaced) == (
+        "Noted: \"My sister lives in Porto.\" It replaces 'My sister lives in Rome.' "
+        "(kept in history)."
+    )
+    held = "Already remembered (semantic, user, id fact_1): lives in: My sister lives in Porto."
+    assert word(held) == 'I already had that noted: "My sister lives in Porto."'
+    assert word("not run: nothing was stored") == ""  # the model says what went wrong

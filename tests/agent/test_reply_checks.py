@@ -150,14 +150,26 @@ async def test_a_guided_model_answers_without_tools_or_tool_notes(
 # --- memory writes: a call storing shiyi's own text is not run -------------------------------
 
 
-async def _remembering(settings: Settings, said: str, stored: str) -> tuple[list[object], int]:
+async def _remembering(
+    settings: Settings, said: str, stored: str
+) -> tuple[list[object], list[str]]:
     """Send ``said``; the model calls ``remember`` with ``stored``, then answers. The run's
-    events and the facts stored after it."""
+    events and the values of the facts stored after it."""
     model = ScriptedModel([reply("", call("remember", text=stored)), reply("Done.")])
     with App.open(settings, model=model, start_worker=False) as app:
         assert app.memory is not None
         events = await collect(app.agent().send(said))
-        return list(events), app.memory.stats()["facts"]
+        return list(events), _stored(app)
+
+
+def _stored(app: App) -> list[str]:
+    assert app.memory is not None
+    store = app.memory.store
+    return [f.value for f in store.get_facts(store.facts_by_status(["active", "pending"], 50))]
+
+
+# The refused call stores nothing; what the user asked to remember is kept instead.
+KEPT = ["My sister Ana lives in Porto."]
 
 
 async def test_a_remember_call_copying_the_persona_stores_nothing(
@@ -168,7 +180,7 @@ async def test_a_remember_call_copying_the_persona_stores_nothing(
     )
     result = next(e for e in events if e.type == "tool_result")  # type: ignore[attr-defined]
     assert result.ok is False and result.summary == "not run: nothing was stored"  # type: ignore[attr-defined]
-    assert facts == 0
+    assert facts == KEPT
     assert events[-1].status == "completed"  # type: ignore[attr-defined]
 
 
@@ -181,7 +193,7 @@ async def test_a_remember_call_copying_a_tools_own_description_stores_nothing(
     )
     result = next(e for e in events if e.type == "tool_result")  # type: ignore[attr-defined]
     assert result.ok is False and result.summary == "not run: nothing was stored"  # type: ignore[attr-defined]
-    assert facts == 0
+    assert facts == KEPT
 
 
 async def test_the_model_is_told_why_and_a_true_memory_is_stored(
@@ -210,7 +222,7 @@ async def test_the_users_own_words_may_be_remembered_even_if_shiyi_says_them_too
         memory_settings, f"Remember this rule: {PERSONA_LINE}.", f"{PERSONA_LINE}."
     )
     assert next(e for e in events if e.type == "tool_result").ok is True  # type: ignore[attr-defined]
-    assert facts == 1
+    assert facts == [f"{PERSONA_LINE}."]
 
 
 async def test_a_remember_call_looping_on_one_sentence_is_cut_and_stores_nothing(
@@ -221,7 +233,7 @@ async def test_a_remember_call_looping_on_one_sentence_is_cut_and_stores_nothing
     with App.open(memory_settings, model=model, start_worker=False) as app:
         assert app.memory is not None
         events = await collect(app.agent().send("Remember that my sister lives in Porto."))
-        assert app.memory.stats()["facts"] == 0
+        assert _stored(app) == ["My sister lives in Porto."]  # the request, not the loop
     result = next(e for e in events if e.type == "tool_result")
     assert result.ok is False  # type: ignore[attr-defined]
     told = model.requests[1].messages[-1].content
@@ -244,3 +256,24 @@ async def test_other_tools_may_repeat_a_line(make_agent: AgentFactory) -> None:
     events = await collect(agent.send("Write the checks."))
     result = next(e for e in events if e.type == "tool_result")
     assert result.ok and result.summary.startswith("noted")  # type: ignore[attr-defined]
+
+
+async def test_a_guided_small_model_remembers_what_it_is_asked_without_being_asked(
+    memory_settings: Settings,
+) -> None:
+    memory_settings.tools.force_first_call = True
+    model = ScriptedModel([])
+    with App.open(memory_settings, model=model, start_worker=False) as app:
+        assert app.memory is not None
+        first = await collect(app.agent().send("Remember that my sister Ana lives in Porto."))
+        again = await collect(app.agent().send("Please remember: my sister Ana moved to Lisbon."))
+        stored = _stored(app)
+    [call] = [e for e in first if e.type == "tool_call"]
+    assert (call.name, call.args) == ("remember", {"text": "My sister Ana lives in Porto."})  # type: ignore[union-attr]
+    said = "".join(e.text for e in again if e.type == "text_delta")  # type: ignore[union-attr]
+    assert said == (
+        "Noted: \"My sister Ana moved to Lisbon.\" It replaces 'My sister Ana lives in Porto.' "
+        "(kept in history)."
+    )
+    assert model.requests == []  # the model was not needed for either
+    assert stored == ["My sister Ana moved to Lisbon."]

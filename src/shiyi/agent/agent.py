@@ -248,6 +248,7 @@ class Agent:
             finally:
                 self._active.pop(run.run_id, None)
                 self._summarize_later()
+                self._keep_what_was_asked(run)
                 self._archive(run)
                 self._write_run_file(run)
 
@@ -262,6 +263,24 @@ class Agent:
             self.memory.archive_run(run.run_id, run.goal, run.status)
         except Exception:
             log.exception("could not queue the archive of run %s", run.run_id)
+
+    def _keep_what_was_asked(self, run: RunLoop) -> None:
+        """A statement the user explicitly asked to remember ("Remember that my sister Ana
+        lives in Porto."), kept when the run's model stored nothing itself: a tiny model's
+        ``remember`` call may loop or be refused, and a newcomer's first request must not
+        leave memory empty (:mod:`shiyi.memory.text.directives`).  After the reply; never
+        raises."""
+        if self.memory is None or run.status is None or run.remembered:
+            return
+        from shiyi.memory.text.directives import asked_to_remember
+
+        for said in run.inputs:
+            if (statement := asked_to_remember(said)) is None:
+                continue
+            try:
+                self.memory.remember(statement)
+            except Exception:  # memory must never break the conversation; the log has it
+                log.exception("could not keep what run %s was asked to remember", run.run_id)
 
     def _write_run_file(self, run: RunLoop) -> None:
         """The finished run as a readable file under the data dir; never raises.  Runs after
@@ -380,6 +399,7 @@ class Agent:
                 max_tokens=self.settings.model_role("main").max_tokens,
                 opening_tool_choices=self._opening_tool_choices(message, dispatch),
                 opening=dispatch.opening(),
+                worded=dispatch.worded,
                 reply_seconds=agent_settings.reply_seconds,
                 bare_answers=self.force_first_call,
                 prompt_notes=tuple(getattr(self.model, "prompt_notes", ())),

@@ -10,7 +10,11 @@ the model only puts the result into words (the plain answer layout,
   ``read_file`` on it (never for a message that asks to change it: that stays the model's);
 * a request to list the files of the folder: ``list_dir`` of the workspace;
 * arithmetic on numbers (``2 + 3``, ``7 times 6``, ``10 minus 4``): evaluated here, exactly,
-  and given to the model as a fact.
+  and given to the model as a fact;
+* an explicit request to remember ("Remember that my sister Ana lives in Porto."):
+  ``remember`` of the statement it names (:mod:`shiyi.memory.text.directives`).  Left to
+  itself, SmolLM2-135M's call looped on one sentence or copied its instructions, and it
+  answered "I'm sorry for your loss".
 
 Everything else goes to the model as before.  Pure functions of the message and the
 workspace: no model call.
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
+from shiyi.memory.text.directives import asked_to_remember
 
 _FILE_NAME = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w/-])")
 _CHANGES = re.compile(
@@ -130,6 +135,8 @@ class Dispatch:
     facts: tuple[str, ...] = ()
     answer: str = ""
     """The whole answer, when the message asks for nothing but a calculation."""
+    worded: Callable[[str], str] | None = None
+    """The answer after ``calls``, from their result ("" leaves it to the model)."""
 
     def opening(self) -> Message | None:
         """The first step's reply, made by the agent (None: the model makes it)."""
@@ -144,6 +151,8 @@ def plan_dispatch(
     """The steps ``message`` asks for plainly enough to take without the model;
     ``memories``: what the memory prefetch recalled for it (plain text)."""
     calls: list[ToolCall] = []
+    if "remember" in tools and (statement := asked_to_remember(message)):
+        return Dispatch((_call("remember", {"text": statement}),), worded=noted(statement))
     if "read_file" in tools and not _CHANGES.search(message):
         calls += [_call("read_file", {"path": name}) for name in named_files(message, workspace)]
     if not calls and "list_dir" in tools and _LISTS.search(message):
@@ -155,6 +164,24 @@ def plan_dispatch(
         shown = fact.replace(" * ", " × ").replace(" / ", " ÷ ")
         return Dispatch(answer=f"{shown}.")
     return Dispatch(tuple(calls), (fact,) if fact else ())
+
+
+def noted(statement: str) -> Callable[[str], str]:
+    """The answer once ``remember`` stored ``statement``, from the tool's answer: what it
+    stored, and what it replaced or that it was held already.  Told the memory was stored,
+    SmolLM2-135M answered "I don't have personal experiences or memories"."""
+
+    def word(result: str) -> str:
+        if result.startswith("Already remembered"):
+            return f'I already had that noted: "{statement}"'
+        if not result.startswith("Remembered"):
+            return ""  # refused or failed: the model says what happened
+        replaced = result.partition(" It replaces ")[2].removesuffix(" (kept in history).")
+        if replaced:
+            return f'Noted: "{statement}" It replaces {replaced} (kept in history).'
+        return f'Noted: "{statement}"'
+
+    return word
 
 
 def only_a_calculation(message: str) -> bool:

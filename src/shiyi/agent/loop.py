@@ -49,6 +49,7 @@ from shiyi.events import (
     RunStart,
     RunStatus,
     TextDelta,
+    ToolResultEvent,
     UsageEvent,
     UserMessageInjected,
 )
@@ -90,6 +91,9 @@ class RunLimits:
     plain answer layout of a tiny model (:mod:`shiyi.context.plain`)."""
     opening: Message | None = None
     """The first step's reply, made by the agent (:mod:`shiyi.agent.dispatch`)."""
+    worded: Callable[[str], str] | None = None
+    """The answer after the opening's tool call, made by the agent from the call's result
+    ("" leaves it to the model): "Noted: …" once ``remember`` stored what was asked."""
     prompt_notes: tuple[str, ...] = field(default_factory=tuple)
     """Text the model's runtime adds to the prompt itself (checked for echoes too)."""
 
@@ -146,6 +150,8 @@ class RunLoop:
         self.status: RunStatus | None = None
         self.echo = ""
         """The words the final answer copied from shiyi's text ("" if it did not)."""
+        self.remembered = False
+        """Whether a call of a memory-writing tool (``remember``) succeeded in this run."""
         self._echoed_calls: dict[str, str] = {}
         """The last reply's calls refused as memory writes: call id -> why not."""
         self._on_echo = on_echo
@@ -201,10 +207,10 @@ class RunLoop:
                 for injected in self._drain_inbox():
                     yield injected
                 reply = Message("assistant")
-                dispatched = self.iterations == 1 and self._limits.opening is not None
+                made = self._made_reply()
                 # Closed with this stream, not left to the garbage collector: a finaliser
                 # running after the agent closed would write to a closed session log.
-                turn_events = self._dispatched_turn() if dispatched else self._model_turn()
+                turn_events = self._dispatched_turn(made) if made else self._model_turn()
                 async with aclosing(turn_events) as turn:
                     async for event in turn:
                         if isinstance(event, Message):
@@ -228,6 +234,8 @@ class RunLoop:
                 calls = self._tool_turns.run(reply.tool_calls, self._echoed_calls)
                 async with aclosing(calls) as tools:
                     async for event in tools:
+                        if isinstance(event, ToolResultEvent) and event.name in STORED_ARGUMENTS:
+                            self.remembered = self.remembered or event.ok
                         yield event
                 for event in self._announced(self._hooks.pending_events()):
                     yield event
@@ -310,10 +318,22 @@ class RunLoop:
 
     # --- one model call --------------------------------------------------------------------
 
-    async def _dispatched_turn(self) -> AsyncGenerator[Event | Message, None]:
-        """The agent's own first reply, recorded as if the model had made it."""
+    def _made_reply(self) -> Message | None:
+        """This step's reply when the agent makes it: the opening, then the answer worded
+        from the opening call's result (None: the model replies)."""
+        if self.iterations == 1:
+            return self._limits.opening
+        worded = self._limits.worded
+        if self.iterations != 2 or worded is None or self._limits.opening is None:
+            return None
+        last = self._transcript.all()[-1:]
+        result = last[0].content if last and last[0].role == "tool" else ""
+        text = worded(result) if result else ""
+        return Message("assistant", text) if text else None
+
+    async def _dispatched_turn(self, reply: Message) -> AsyncGenerator[Event | Message, None]:
+        """A reply the agent made itself, recorded as if the model had made it."""
         self._cancellation.check()
-        reply = self._limits.opening or Message("assistant")
         for event in self._announced([ResponseStart(mode="direct")]):
             yield event
         if reply.content:

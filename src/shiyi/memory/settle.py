@@ -94,16 +94,26 @@ def waiting_work(memory: Memory) -> list[Waiting]:
     ]
 
 
+RECENT_FACTS = 50
+"""The newest facts read for the explicit ones a run wrote (more than any run writes)."""
+
+
 def learned_since(memory: Memory, session_id: str, since: float) -> tuple[int, int]:
     """(facts learned, of which replaced an older value) from the session's turns since
     ``since``: what extraction and consolidation wrote, not the run's archive."""
     store = memory.store
     events = store.session_window(session_id, float("inf"), CONVERSATION, SESSION_EVENTS)
     derived = store.facts_derived_from([e.id for e in events]) if events else []
+    # and what was remembered explicitly (the remember tool, a request the agent kept):
+    # such a fact names no turn it came from
+    recent = store.fact_ids(RECENT_FACTS)
     new = [
         f
-        for f in store.get_facts(derived)
-        if f.created_at >= since and f.source != "archive" and f.status in ("active", "pending")
+        for f in store.get_facts(list(dict.fromkeys([*derived, *recent])))
+        if f.created_at >= since
+        and f.source != "archive"
+        and f.status in ("active", "pending")
+        and (f.id in derived or (f.source == "explicit" and memory.viewer.sees_fact(f)))
     ]
     replaced = sum(1 for f in new if f.key and _replaced_one(memory, f.key, f.id, since))
     return len(new), replaced

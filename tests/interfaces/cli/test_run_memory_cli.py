@@ -133,6 +133,17 @@ def test_without_a_fast_model_run_says_the_facts_wait_and_how(cli: Cli, store: s
     assert facts(cli) == {"lives in": "Berlin", "prefers drink": "green tea"}
 
 
+def test_a_request_to_remember_is_kept_and_counted_without_a_fast_model(
+    cli: Cli, store: str
+) -> None:
+    configure(cli, None, store)  # the main model answers without calling remember
+    result = cli.run("run", "Remember that I live in Berlin.")
+    assert result.returncode == 0, result.stderr
+    line = memory_line(result.stderr)
+    assert line.startswith("memory: 1 fact learned; 2 jobs (1 consolidate, 1 extract) wait")
+    assert facts(cli) == {"lives in": "I live in Berlin."}
+
+
 def test_json_mode_ends_with_a_memory_work_event(cli: Cli) -> None:
     configure(cli, None)
     result = cli.run("run", "--json", "--memory-wait", "0", SAID)
