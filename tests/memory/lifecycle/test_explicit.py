@@ -90,6 +90,26 @@ def test_the_same_value_in_other_words_confirms_and_a_denial_replaces(
     }
 
 
+def test_a_new_count_or_a_changed_opinion_replaces_only_its_own_thing(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    said = ["I have two cats", "I have three cats now", "I like coffee", "I like tea"]
+    done = [memory.remember_outcome(Statement(text)) for text in said]
+    assert [d.outcome for d in done] == ["new", "replaced", "new", "new"]
+    # before, "three cats" was taken for a repeat of "two cats" and not stored at all
+    assert done[1].fact.value == "I have three cats now"
+    gone = memory.remember_outcome(Statement("I don't like coffee anymore"))
+    assert [f.value for f in gone.replaced] == ["I like coffee"]
+    assert statuses(memory) == {
+        "I have two cats": "superseded",
+        "I have three cats now": "active",
+        "I like coffee": "superseded",
+        "I like tea": "active",
+        "I don't like coffee anymore": "active",
+    }
+
+
 def test_descriptions_of_people_and_things_replace_nothing(open_memory: MemoryFactory) -> None:
     memory = open_memory()
     said = ["My sister is Ana", "My sister is a doctor", "My car is red", "My car is in the shop"]

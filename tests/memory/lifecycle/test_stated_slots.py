@@ -57,6 +57,15 @@ SLOTTED = {
     "I quit my job at the bank": StatedSlot("works at"),
     "Call me Jo": StatedSlot("name"),
     "Yes, I live in Berlin.": StatedSlot("lives in"),
+    # how many of a thing: a slot per thing
+    "I have two cats": StatedSlot("number of cats"),
+    "I've got 3 kids now": StatedSlot("number of kids"),
+    "My sister owns 4 guitars": StatedSlot("number of guitars", ("sister",)),
+    # what one thinks of a thing: a slot per thing
+    "I like coffee": StatedSlot("opinion of coffee"),
+    "I don't like coffee anymore": StatedSlot("opinion of coffee"),
+    "Priya really hates jazz": StatedSlot("opinion of jazz", ("Priya",)),
+    "I love to swim": StatedSlot("opinion of swim"),
     # Chinese: the same two shapes
     "我住在柏林": StatedSlot("lives in"),
     "其实，我最近搬到了慕尼黑。": StatedSlot("lives in"),
@@ -93,6 +102,13 @@ NOT_SLOTTED = [
     "I visited my sister Ana in Porto",  # the user visited; nobody moved
     "Call me tomorrow",
     "I got a new bike at the market",
+    "I have a question",  # no count
+    "I have two cats and a dog",  # several counts
+    "I have lots of plants",
+    "I like tea and coffee",  # several things
+    "I like it",
+    "I'd like a coffee",  # a wish, not an opinion
+    "I didn't like the film",  # the past
     "我的妹妹是医生",  # a person described
     "我的车是红色的",  # a thing
     "我们住在巴黎",
@@ -122,6 +138,7 @@ RESTATED = [  # (later, earlier): the same value said again, in other words
     ("My sister still lives in Porto", "My sister lives in Porto"),
     ("I work at Siemens", "I started a new job at Siemens"),
     ("我还住在柏林", "我住在柏林"),
+    ("I have 2 cats", "I have two cats"),
 ]
 CHANGED = [  # a new value, or the old one denied
     ("I live in Munich", "I live in Berlin"),
@@ -131,6 +148,8 @@ CHANGED = [  # a new value, or the old one denied
     ("I quit my job at Siemens", "I work at Siemens"),
     ("I'm 35", "I'm 34"),
     ("我不再住在柏林", "我住在柏林"),
+    ("I have three cats now", "I have two cats"),
+    ("I don't like coffee anymore", "I like coffee"),
     ("I live in Berlin", "I think I live in Berlin"),  # the earlier was no statement
 ]
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
+from shiyi.memory.text.counts import numbers_in
 
 
 @dataclass(slots=True)
@@ -88,13 +89,11 @@ def negated(text: str) -> bool:
     return bool(_NEGATIONS.search(text))
 
 
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-
-
 def alike(a: str, b: str) -> bool:
     """Whether two values may say the same thing (then embeddings decide): not when one is
-    negated and the other not, nor when they name different numbers."""
-    return negated(a) == negated(b) and _NUMBER.findall(a) == _NUMBER.findall(b)
+    negated and the other not, nor when they name different numbers, in digits or words
+    (:func:`~shiyi.memory.text.counts.numbers_in`: "two cats" and "three cats" differ)."""
+    return negated(a) == negated(b) and numbers_in(a) == numbers_in(b)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -289,7 +289,10 @@ class Attribute:
             spelled = _spellings(self.core)
             cores = list(dict.fromkeys([self.core, bare, *spelled, *map(_plural, spelled)]))
             variants = [k for c in cores for k in _qualified(c)]
-            return list(dict.fromkeys([self.canonical, self.key, *cores, *variants]))
+            # the key as written, its head noun in the other number ("number of cat(s)")
+            *lead, head = self.key.split() or [""]
+            numbered = [" ".join([*lead, _singular(head)]), _plural(self.key)]
+            return list(dict.fromkeys([self.canonical, self.key, *numbered, *cores, *variants]))
         exemplars = ATTRIBUTES[self.name]
         qualified = [k for e in exemplars for k in _qualified(e)]
         return list(dict.fromkeys([self.canonical, self.key, *exemplars, *qualified]))

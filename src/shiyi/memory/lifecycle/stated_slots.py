@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
+from shiyi.memory.text.counts import numbers_in
 from shiyi.memory.text.subjects import KIN, ZH_KIN
 
 
@@ -80,6 +81,27 @@ _NOW = r"(?:\s+(?:now|currently|still|just|recently|actually|finally|already))?"
 _NO_LONGER = r"(?:\s+(?:no longer|don'?t|do not|doesn'?t|does not))?"
 _HOW = r"(?:\s+(?:remotely|full[- ]time|part[- ]time|freelance|from home))?"
 _HAVE = r"(?:\s+have|['’]ve|\s+has)"
+# "I like coffee", "I don't like coffee anymore", "I really love jazz", "she hates jazz".
+_FEELS = re.compile(
+    rf"^{_NOW}{_NO_LONGER}(?:\s+(?:really|still|actually|totally|kind of|kinda))?\s+"
+    r"(?P<verb>(?:like|likes|love|loves|enjoy|enjoys|hate|hates|dislike|dislikes))\s+"
+    r"(?P<thing>[\w'’-]+(?:\s+[\w'’-]+){0,3}?)"
+    r"(?:\s+(?:anymore|any more|now|again|too|as well|a lot|very much|so much|either))*$",
+    re.IGNORECASE,
+)
+_NOT_THINGS = frozenset(
+    {"it", "this", "that", "them", "him", "her", "you", "me", "us", "those", "these", "to",
+     "what", "how", "when", "the idea", "it here"}
+)  # fmt: skip
+# "I have two cats", "I've got 3 kids", "my sister has a dog now".
+_HOLDS = re.compile(
+    rf"^{_NOW}(?:\s+(?:have|has)\s+got|['’]ve\s+got|\s+(?:have|has|own|owns)){_NOW}\s+"
+    r"(?P<count>a|an|one|no|\d{1,4}|[a-z]+(?:-[a-z]+)?)\s+"
+    r"(?P<thing>[a-z]+(?:\s+[a-z]+){0,2}?)"
+    r"(?:\s+(?:now|again|still|too|as well|in total|altogether|these days|at home"
+    r"|at the moment|right now))*$",
+    re.IGNORECASE,
+)
 _TOOK = r"(?:started|got|gotten|took|taken|landed|accepted|begun|began)"
 _JOB = r"(?:job|position|role)"
 _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -174,7 +196,8 @@ def _told(said: str) -> tuple[str, ...]:
     words = re.findall(r"[^\W_]+", said.casefold())
     if _HAN.search(said):  # no spaces: the characters, time words and particles aside
         return tuple(re.sub(r"现在|目前|还|仍然|依然|了|的", "", "".join(words)))
-    return tuple(w for w in words if w not in _SAME_VALUE_FILLERS)
+    # "two" and "2" are one value
+    return tuple(next(iter(numbers_in(w)), w) for w in words if w not in _SAME_VALUE_FILLERS)
 
 
 def _bare(text: str) -> str:
@@ -228,7 +251,32 @@ def _is_attribute(key: str) -> bool:
 
 def _verb(sentence: str) -> StatedSlot | None:
     """ "I live in Munich", "Ana works at Siemens", "my brother works as a nurse", "I'm 34"."""
-    return _by_verb(_subject(sentence), _VERBS)
+    subject = _subject(sentence)
+    return _by_verb(subject, _VERBS) or _count(subject) or _opinion(subject)
+
+
+def _opinion(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
+    """ "I like coffee", "I don't like coffee anymore", "my sister hates jazz": what one
+    thinks of one thing, a slot per thing ("opinion of coffee"), so the newer replaces the
+    older; "I like tea" is another slot and stays beside it."""
+    if subject is None or not (felt := _FEELS.match(subject[1])):
+        return None
+    thing = felt.group("thing").casefold().removeprefix("to ")  # "to swim": swim
+    if re.search(r"\band\b|,|\bor\b|\bbut\b", thing) or thing in _NOT_THINGS:
+        return None  # several things, or no thing named
+    return StatedSlot(f"opinion of {thing}", subject[0], felt.group("verb"))
+
+
+def _count(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
+    """ "I have two cats", "my sister has 3 kids now": how many, a slot per thing counted
+    ("number of cats"), so "I have three cats now" replaces "I have two cats"."""
+    if subject is None or not (held := _HOLDS.match(subject[1])):
+        return None
+    thing = held.group("thing").casefold()
+    if re.search(r"\band\b|,|\bor\b", thing) or not numbers_in(held.group("count")):
+        return None  # "two cats and a dog": several counts
+    # "number of cat" and "number of cats" are one attribute (slots.Attribute)
+    return StatedSlot(f"number of {thing}", subject[0], held.group("count"))
 
 
 def _by_verb(
