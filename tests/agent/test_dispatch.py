@@ -125,3 +125,15 @@ def test_the_answer_after_remember_says_what_memory_now_holds() -> None:
     held = "Already remembered (semantic, user, id fact_1): lives in: My sister lives in Porto."
     assert word(held) == 'I already had that noted: "My sister lives in Porto."'
     assert word("not run: nothing was stored") == ""  # the model says what went wrong
+
+
+def test_a_chinese_request_is_answered_in_chinese() -> None:
+    word = noted("我妹妹住在波尔图")
+    stored = "Remembered (semantic, user, id fact_1): lives in: 我妹妹住在波尔图"
+    assert word(stored) == "记下了：“我妹妹住在波尔图”"
+    replaced = f"{stored} It replaces '我妹妹住在里斯本' (kept in history)."
+    assert (
+        word(replaced)
+        == "记下了：“我妹妹住在波尔图”（替换了之前的 '我妹妹住在里斯本'，旧的保留在历史中）"
+    )
+    assert word("Already remembered (semantic, user, id fact_1): …").startswith("这个我已经记下了")

@@ -35,6 +35,7 @@ from pathlib import Path
 from shiyi.llm.types import Message, ToolCall
 from shiyi.memory.text.directives import asked_to_remember
 
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _FILE_NAME = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,8})(?![\w/-])")
 _CHANGES = re.compile(
     r"\b(write|edit|change|delete|remove|rename|create|append|replace|fix|update|add|"
@@ -171,12 +172,21 @@ def noted(statement: str) -> Callable[[str], str]:
     stored, and what it replaced or that it was held already.  Told the memory was stored,
     SmolLM2-135M answered "I don't have personal experiences or memories"."""
 
+    chinese = _HAN.search(statement) is not None  # answered in the user's language
+
     def word(result: str) -> str:
         if result.startswith("Already remembered"):
-            return f'I already had that noted: "{statement}"'
+            return (
+                f"这个我已经记下了：“{statement}”"
+                if chinese
+                else (f'I already had that noted: "{statement}"')
+            )
         if not result.startswith("Remembered"):
             return ""  # refused or failed: the model says what happened
         replaced = result.partition(" It replaces ")[2].removesuffix(" (kept in history).")
+        if chinese:
+            done = f"记下了：“{statement}”"
+            return f"{done}（替换了之前的 {replaced}，旧的保留在历史中）" if replaced else done
         if replaced:
             return f'Noted: "{statement}" It replaces {replaced} (kept in history).'
         return f'Noted: "{statement}"'
