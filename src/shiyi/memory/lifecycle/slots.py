@@ -82,7 +82,8 @@ _MODIFIERS = frozenset(
 
 # A key's possessor ("Ana's city", "my sister's job", "parents' address"): the slot's subject.
 # The last possessive: "the user's sister's city" is the sister's.
-_POSSESSIVE = re.compile(r"^\s*(?P<owner>.+)(?:['’]s|(?<=s)['’])\s+[^'’\s][^'’]*$", re.UNICODE)
+# The owner starts at a non-space: "\s*" and ".+" both taking spaces was quadratic.
+_POSSESSIVE = re.compile(r"^\s*(?P<owner>\S.*)(?:['’]s|(?<=s)['’])\s+[^'’\s][^'’]*$", re.UNICODE)
 _HOLDER = re.compile(r"^(?P<holder>.+?)(?:['’]s|(?<=s)['’])$")
 # A time is no subject: "today's plan" is the user's plan for a day, not a plan of "today".
 _TIME_WORDS = frozenset(

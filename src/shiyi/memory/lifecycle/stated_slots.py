@@ -60,7 +60,10 @@ _LEAD = re.compile(
 )
 # A sentence boundary inside the text: several statements are not one slot's value.
 _SEVERAL = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S|\n")
-_COPULA = re.compile(r"\s+(?:is|are|was|has become|has changed to|is now|are now)\s+", re.I)
+# From a run of spaces' first only: a start inside the run rescanned it (quadratic).
+_COPULA = re.compile(
+    r"(?<!\s)\s+(?:is|are|was|has become|has changed to|is now|are now)\s+", re.IGNORECASE
+)
 _POSSESSIVE = re.compile(r"['’]s\b|(?<=s)['’](?=\s)")
 # "Call me Li" names the user; "call me tomorrow" does not.
 _CALL_ME = re.compile(

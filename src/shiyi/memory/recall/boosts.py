@@ -311,7 +311,7 @@ def _share(other: EventRecord, event: EventRecord) -> float:
     return NEIGHBOUR_SHARE
 
 
-_ATTACHED = re.compile(r"\s*\[[^\[\]]{0,2000}\]\s*$")
+_ATTACHED = re.compile(r"(?<!\s)\s*\[[^\[\]]{0,2000}\]\s*$")  # (?<!\s): linear on spaces
 """What a chat appends to a message: "[shared an image: a photo of ...]"."""
 
 

@@ -49,7 +49,8 @@ KEPT_RUNS = 64
 KEPT_TEXTS = 200
 """Memory texts kept per run (a run that queries memory a hundred times stops there)."""
 _QUOTING = ("response", "reasoning")
-_META_TAIL = re.compile(r"\s*\((?:no longer true|unconfirmed|confidence)[^()]*\)\s*$")
+# (?<!\s): from a run of spaces' first only, linear on long runs
+_META_TAIL = re.compile(r"(?<!\s)\s*\((?:no longer true|unconfirmed|confidence)[^()]*\)\s*$")
 _META_HEAD = re.compile(
     r"^\s*(?:- )?(?:\[[^\]]*\]\s*)?(?:(?:user|assistant|tool):\s+)?", re.IGNORECASE
 )
