@@ -154,3 +154,65 @@ def test_a_key_naming_no_attribute_is_no_slot(open_memory: MemoryFactory) -> Non
     munich = memory.remember_outcome(Statement("I moved to Munich", key="Memory"))
     assert berlin.fact.key == "lives in" and [f.id for f in munich.replaced] == [berlin.fact.id]
     assert statuses(memory)["Your sister Ana lives in Porto."] == "active"
+
+
+def test_another_day_or_month_is_never_taken_for_a_repeat(open_memory: MemoryFactory) -> None:
+    memory = open_memory()  # they embed 0.9 alike: each was "confirmed" and the new one lost
+    pairs = [
+        ("I go swimming every Saturday.", "I go swimming every Sunday."),
+        ("I play tennis on weekends.", "I play tennis on weekdays."),
+        ("I sleep on the left side of the bed.", "I sleep on the right side of the bed."),
+        ("Our anniversary is in March.", "Our anniversary is in May."),
+    ]
+    done = [[memory.remember_outcome(Statement(t)).outcome for t in pair] for pair in pairs]
+    assert done == [["new", "new"], ["new", "new"], ["new", "new"], ["new", "replaced"]]
+    kept = statuses(memory)
+    assert all(kept[new] == "active" for _, new in pairs)
+    assert kept["Our anniversary is in March."] == "superseded"  # a slot: the newer wins
+
+
+def test_a_value_said_to_have_changed_replaces_the_same_sentence_of_no_slot(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    changed = [
+        ("I usually go running on Mondays.", "I usually go running on Tuesdays now."),
+        ("I wake up at 6am.", "I wake up at 7 now."),
+        ("My gym class is in the morning.", "My gym class is in the evening these days."),
+        ("I take 2 sugars in my tea.", "I take one sugar in my tea instead."),
+    ]
+    both_true = [  # nothing says the value changed: two meetings, two runs
+        ("I have a meeting on Monday.", "I have a meeting on Tuesday."),
+        ("I went running on Monday.", "I went running on Tuesday."),
+        ("I'm learning Spanish.", "I'm learning Japanese now."),  # no closed set: both
+    ]
+    for old, new in changed + both_true:
+        memory.remember(old)
+        memory.remember(new)
+    kept = statuses(memory)
+    assert {old: kept[old] for old, _ in changed} == dict.fromkeys(
+        [old for old, _ in changed], "superseded"
+    )
+    assert all(kept[new] == "active" for _, new in changed)
+    assert all(kept[a] == kept[b] == "active" for a, b in both_true)
+
+
+def test_plain_updates_of_age_name_count_and_number_replace_their_slot(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    updates = [
+        ("I'm 34.", "I am 35 now."),
+        ("I'm 30 years old.", "I turned 31 today."),
+        ("My cat's name is Milo.", "My cat is called Luna now."),
+        ("I have a dog.", "I have two dogs now."),
+        ("I have a car.", "I don't have a car anymore."),
+        ("My phone number is 555-1234.", "My new phone number is 555-9999."),
+        ("My favorite food is sushi.", "These days my favorite food is ramen."),
+    ]
+    for old, new in updates:
+        first = memory.remember_outcome(Statement(old))
+        second = memory.remember_outcome(Statement(new))
+        assert [f.id for f in second.replaced] == [first.fact.id], (old, new)
+    memory.remember("I have a question.")  # counts nothing: no slot, nothing replaced
+    assert statuses(memory)["I have a question."] == "active"

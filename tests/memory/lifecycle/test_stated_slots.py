@@ -57,6 +57,19 @@ SLOTTED = {
     "I quit my job at the bank": StatedSlot("works at"),
     "Call me Jo": StatedSlot("name"),
     "Yes, I live in Berlin.": StatedSlot("lives in"),
+    # an age or a name said as it changed, and a time lead before the statement
+    "I am 35 now": StatedSlot("age"),
+    "I turned 31 today": StatedSlot("age"),
+    "My cat is called Luna now": StatedSlot("name", ("cat",)),
+    "I'm named Chris": StatedSlot("name"),
+    "These days my favourite food is ramen": StatedSlot("favourite food"),
+    "Nowadays I live in Graz": StatedSlot("lives in"),
+    # a person, a pet or an owned thing counted by an article
+    "I have a dog": StatedSlot("number of dog"),
+    "I have a sister": StatedSlot("number of sister"),
+    "I have no car now": StatedSlot("number of car"),
+    "I don't have a dog anymore": StatedSlot("number of dog"),
+    "My brother no longer owns a car": StatedSlot("number of car", ("brother",)),
     # how many of a thing: a slot per thing
     "I have two cats": StatedSlot("number of cats"),
     "I've got 3 kids now": StatedSlot("number of kids"),
@@ -103,6 +116,11 @@ NOT_SLOTTED = [
     "Call me tomorrow",
     "I got a new bike at the market",
     "I have a question",  # no count
+    "I have a cold",
+    "I have no idea",
+    "I don't have a clue",
+    "I have a meeting tomorrow",
+    "My cat is named after my grandmother",  # no name given
     "I have two cats and a dog",  # several counts
     "I have lots of plants",
     "I like tea and coffee",  # several things

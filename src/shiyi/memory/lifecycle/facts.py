@@ -18,6 +18,11 @@ whose text is nearly identical by embedding.  Versions are ordered by when they 
 
 Whatever order the jobs ran in, a slot ends with one active fact: the newest stated one.
 
+A fact of no slot only deduplicates, with one exception: a statement that says its value
+changed and is otherwise the earlier sentence ("I wake up at 7 now" after "I wake up at
+6am", "... on Tuesdays now" after "... on Mondays":
+:func:`~shiyi.memory.text.contrasts.replaces_value`) supersedes the earlier statement.
+
 This module is what a write does to the store (:class:`FactWriter`).  Finding the slot and the
 near duplicates is :mod:`shiyi.memory.lifecycle.fact_slots`'s; the observation, the report and
 the comparisons that need no store are in :mod:`shiyi.memory.lifecycle.observations`.
@@ -37,6 +42,7 @@ from shiyi.memory.lifecycle.observations import (
     combine_confidence,
     independent,
     linkable,
+    negated,
     normalize_value,
     said_before,
 )
@@ -49,6 +55,7 @@ from shiyi.memory.lifecycle.slots import (
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.contrasts import replaces_value
 from shiyi.memory.text.entities import normalize_name
 from shiyi.memory.text.subjects import USER_NAMES, subject_of
 
@@ -139,6 +146,8 @@ class FactWriter:
         if slot.slotted:
             slot.versions.append(fact)
             self._settle(slot, now, report, prefer=fact.id)
+        elif fact.status == "active":
+            self._replace_changed_value(fact, slot, now, report)
 
     def key_owner_entity(self, key: str, viewer: Viewer) -> str:
         """The stored entity a key's possessor names ("Ana's city": Ana, made if new); ""
@@ -256,6 +265,22 @@ class FactWriter:
         older = [f for f in slot.live if f.id != current.id and said_time(f) <= said_time(current)]
         if older:
             self._supersede(current, older, now, report)
+
+    def _replace_changed_value(
+        self, fact: FactRecord, slot: Slot, now: float, report: WriteReport
+    ) -> None:
+        """Supersede the slotless statements ``fact`` says it changed the value of."""
+        older = [
+            f
+            for f in slot.live
+            if f.id != fact.id
+            and f.status == "active"
+            and said_time(f) <= said_time(fact)
+            and negated(f.value) == negated(fact.value)
+            and replaces_value(fact.value, f.value)
+        ]
+        if older:
+            self._supersede(fact, older, now, report)
 
     def _supersede(
         self, newer: FactRecord, older: Sequence[FactRecord], now: float, report: WriteReport

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
+from shiyi.memory.text.contrasts import contrasted
 from shiyi.memory.text.counts import numbers_in
 
 
@@ -92,8 +93,10 @@ def negated(text: str) -> bool:
 def alike(a: str, b: str) -> bool:
     """Whether two values may say the same thing (then embeddings decide): not when one is
     negated and the other not, nor when they name different numbers, in digits or words
-    (:func:`~shiyi.memory.text.counts.numbers_in`: "two cats" and "three cats" differ)."""
-    return negated(a) == negated(b) and numbers_in(a) == numbers_in(b)
+    (:func:`~shiyi.memory.text.counts.numbers_in`: "two cats" and "three cats" differ), nor
+    other values of a closed set or other names (:func:`~shiyi.memory.text.contrasts.contrasted`:
+    "on Mondays" and "on Tuesdays" differ)."""
+    return negated(a) == negated(b) and numbers_in(a) == numbers_in(b) and not contrasted(a, b)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -76,7 +76,7 @@ ATTRIBUTES: dict[str, tuple[str, ...]] = {
 # Words that qualify a key without changing the attribute ("current city" is "city").
 _MODIFIERS = frozenset(
     {"current", "currently", "present", "now", "my", "user", "users", "the", "a", "an", "of",
-     "his", "her", "their", "primary", "main", "home", "s"}
+     "his", "her", "their", "primary", "main", "home", "s", "new", "latest", "updated"}
 )  # fmt: skip
 
 

@@ -53,6 +53,8 @@ _LEADS = (
     "by the way", "fyi", "for the record", "just so you know", "correction", "update", "note",
     "note that", "please note that", "remember", "remember that", "please remember",
     "please remember that", "keep in mind that", "don't forget that", "dont forget that",
+    "these days", "nowadays", "currently", "lately", "as of now", "as of today", "from now on",
+    "starting today", "going forward",
 )  # fmt: skip
 _LEAD = re.compile(
     r"^(?:" + "|".join(sorted(map(re.escape, _LEADS), key=len, reverse=True)) + r")\b[\s,:;-]*",
@@ -105,6 +107,18 @@ _HOLDS = re.compile(
     r"|at the moment|right now))*$",
     re.IGNORECASE,
 )
+# When a value was said to hold: "I'm 35 now", "I turned 31 today".
+_WHEN = (
+    r"(?:\s+(?:now|today|yesterday|already|again|this\s+(?:week|month|year)"
+    r"|last\s+(?:week|month)|on\s+\w+))?"
+)
+# "I don't have a dog anymore", "I no longer own a car": none now.
+_HOLDS_NONE = re.compile(
+    r"^(?:\s+(?:no longer|do not|does not)|\s+(?:don|doesn)['’]?t)\s+(?:have|has|own|owns)"
+    r"\s+(?:a|an|any)\s+(?P<thing>[a-z]+(?:\s+[a-z]+)??)"
+    r"(?:\s+(?:anymore|any more|now|at all|these days))*$",
+    re.IGNORECASE,
+)
 _TOOK = r"(?:started|got|gotten|took|taken|landed|accepted|begun|began)"
 _JOB = r"(?:job|position|role)"
 _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -126,8 +140,9 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("studies at", rf"^{_BE}{_NOW}\s+(?:studying|enrolled)\s+at\s+\S"),
         ("partner", rf"^{_BE}{_NOW}\s+(?:married|engaged)\s+to\s+\S"),
         ("partner", rf"^{_BE}{_NOW}\s+dating\s+\S"),
-        ("age", rf"^{_BE}{_NOW}\s+\d{{1,3}}(?:\s+years?\s+old|\s+yo)?$"),
-        ("age", rf"^{_NOW}\s+turned\s+\d{{1,3}}(?:\s+years?\s+old)?$"),
+        ("age", rf"^{_BE}{_NOW}\s+\d{{1,3}}(?:\s+years?\s+old|\s+yo)?{_WHEN}$"),
+        ("age", rf"^{_NOW}\s+(?:turned|turns)\s+\d{{1,3}}(?:\s+years?\s+old)?{_WHEN}$"),
+        ("name", rf"^{_BE}{_NOW}\s+(?:called|named)\s+(?-i:[A-Z])"),
     )
 )
 # A key led by one of these picks one value out of many: "favourite food", "usual order".
@@ -273,13 +288,39 @@ def _opinion(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
 def _count(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
     """ "I have two cats", "my sister has 3 kids now": how many, a slot per thing counted
     ("number of cats"), so "I have three cats now" replaces "I have two cats"."""
+    if subject is not None and (gone := _HOLDS_NONE.match(subject[1])):
+        thing = gone.group("thing").casefold()
+        return StatedSlot(f"number of {thing}", subject[0], "0") if _countable(thing) else None
     if subject is None or not (held := _HOLDS.match(subject[1])):
         return None
-    thing = held.group("thing").casefold()
-    if re.search(r"\band\b|,|\bor\b", thing) or not numbers_in(held.group("count")):
+    thing, count = held.group("thing").casefold(), held.group("count").casefold()
+    if re.search(r"\band\b|,|\bor\b", thing):
         return None  # "two cats and a dog": several counts
+    if count in _ARTICLE_COUNTS:  # "I have a dog": one; "I have a question": no count
+        if not _countable(thing):
+            return None
+        count = _ARTICLE_COUNTS[count]
+    elif not numbers_in(count):
+        return None
     # "number of cat" and "number of cats" are one attribute (slots.Attribute)
-    return StatedSlot(f"number of {thing}", subject[0], held.group("count"))
+    return StatedSlot(f"number of {thing}", subject[0], count)
+
+
+# "I have a dog" holds one, "I have no car (now)" none: the counts a plain article states,
+# of people, pets and the few things people count what they own of ("I have a question",
+# "a cold", "a meeting at 3" count nothing).
+_ARTICLE_COUNTS = {"a": "1", "an": "1", "no": "0"}
+_OWNED = frozenset(
+    {"car", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "house", "flat",
+     "apartment", "boat", "horse", "bird", "parrot", "fish", "rabbit", "hamster",
+     "guinea pig", "turtle", "tortoise", "pet", "pets", "baby", "grandchild", "twins"}
+)  # fmt: skip
+
+
+def _countable(thing: str) -> bool:
+    """Whether "a"/"no" before ``thing`` counts it: a person, a pet or a thing one owns."""
+    singular = thing.removesuffix("s") if thing.endswith("s") and thing not in KIN else thing
+    return thing in KIN or singular in KIN or thing in _OWNED or singular in _OWNED
 
 
 def _by_verb(

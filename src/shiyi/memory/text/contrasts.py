@@ -1,0 +1,139 @@
+"""Words naming one value of a closed set: statements naming different ones differ.
+
+"I usually go running on Tuesdays now" after "I usually go running on Mondays" embeds 0.9
+alike and was taken for a repeat of it (confirmed, no copy made): the Tuesdays were lost.  So
+were "Our anniversary is in May" after "... March", "in the evening" after "in the
+morning", "weekdays" after "weekends" and "the right side" after "the left side".  Two
+values only say the same thing if, in every closed set of values both name (days of the
+week, months, seasons, parts of the day, sides, points of the compass, colours, meals),
+they name the same ones, and neither names a proper name the other lacks ("Berlin" and
+"Berlin, Germany" agree; "Tom" and "Tim" do not).
+
+Numbers are compared by :func:`~shiyi.memory.text.counts.numbers_in`; negation by the
+caller.  The sets are common English words, not a vocabulary of any data set.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shiyi.memory.text.counts import numbers_in
+
+_SETS: dict[str, tuple[str, ...]] = {
+    "weekday": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    "week part": ("weekday", "weekend"),
+    "season": ("spring", "summer", "autumn", "winter"),
+    "part of day": ("morning", "afternoon", "evening", "night", "noon", "midnight", "dawn"),
+    "compass": ("north", "south", "east", "west", "northern", "southern", "eastern", "western"),
+    "colour": (
+        "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "black",
+        "white", "grey", "gray", "silver", "gold",
+    ),
+    "meal": ("breakfast", "brunch", "lunch", "dinner", "supper"),
+}  # fmt: skip
+_SET_OF = {word: name for name, words in _SETS.items() for word in words}
+_SET_WORD = re.compile(r"\b(" + "|".join(_SET_OF) + r")s?\b", re.IGNORECASE)
+# Months are capitalised words ("march" and "may" are verbs too).
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
+# "left" and "right" are sides only before what has one ("you're right", "I left Berlin").
+_SIDE = re.compile(
+    r"\b(left|right)(?=[\s-]+(?:side|hand|handed|lane|wing|eye|ear|arm|leg|knee|foot|shoulder)\b)",
+    re.IGNORECASE,
+)
+# A capitalised word not opening a sentence: a proper name ("Ana", "Berlin", "St Mary's").
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b[A-Z][\w'’-]*")
+_NOT_NAMES = frozenset({"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "OK"})
+
+
+def named_values(text: str) -> dict[str, frozenset[str]]:
+    """The values ``text`` names in each closed set (set name -> values, in small letters)."""
+    found: dict[str, set[str]] = {}
+    for match in _SET_WORD.finditer(text):
+        word = match.group(1).lower()
+        found.setdefault(_SET_OF[word], set()).add(word)
+    for match in _MONTH.finditer(text):
+        found.setdefault("month", set()).add(match.group(1).lower())
+    for match in _SIDE.finditer(text):
+        found.setdefault("side", set()).add(match.group(1).lower())
+    return {name: frozenset(values) for name, values in found.items()}
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """Capitalised words that do not open a sentence, months and weekdays aside."""
+    return frozenset(
+        word.casefold()
+        for word in _NAME.findall(text.strip())
+        if word not in _NOT_NAMES
+        and word.lower().removesuffix("s") not in _SET_OF
+        and word not in _MONTHS
+    )
+
+
+def contrasted(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` name different values of one closed set, or each a proper name
+    the other lacks: then they cannot say the same thing, however alike they embed."""
+    values_a, values_b = named_values(a), named_values(b)
+    if any(values_b.get(name, values) != values for name, values in values_a.items()):
+        return True
+    names_a, names_b = proper_names(a), proper_names(b)
+    return bool(names_a - names_b) and bool(names_b - names_a)
+
+
+# A newer statement saying its value replaced another: "I wake up at 7 now", "on Tuesdays
+# instead".  Without one, "I have a meeting on Monday" and "... on Tuesday" are both true.
+_CHANGED = re.compile(
+    r"\b(?:now|these days|nowadays|instead|anymore|any more|from now on|going forward"
+    r"|starting (?:today|tomorrow|next \w+)|switched to|changed to|moved to)\b",
+    re.IGNORECASE,
+)
+# Words that leave a statement's frame as it was ("I still wake up at 7 now").
+_FILLERS = frozenset(
+    {"now", "these", "days", "nowadays", "instead", "anymore", "still", "actually", "from",
+     "on", "going", "forward", "starting", "today", "tomorrow", "switched", "changed", "moved",
+     "to", "any", "more", "am", "pm", "o", "clock", "oclock", "the", "every", "at", "in",
+     "and", "s", "so", "also", "yes", "yeah", "ok", "okay", "well", "oh", "update"}
+)  # fmt: skip
+_WORD = re.compile(r"[^\W_]+")
+
+
+def frame(text: str) -> tuple[str, ...]:
+    """``text``'s words with each value of a closed set or number put as the set it is of,
+    and the words that say when or how firmly left out: "I usually go running on Mondays"
+    and "I usually go running on Tuesdays now" share ("i", "usually", "go", "running",
+    "<weekday>")."""
+    words: list[str] = []
+    for word in _WORD.findall(text.casefold()):
+        if any(ch.isdigit() for ch in word) or numbers_in(word):
+            word = "<number>"
+        elif (bare := word.removesuffix("s")) in _SET_OF or word in _SET_OF:
+            word = f"<{_SET_OF.get(word) or _SET_OF[bare]}>"
+        elif word.capitalize() in _MONTHS:
+            word = "<month>"
+        if word in _FILLERS:
+            continue
+        word = word if word.startswith("<") else word.removesuffix("s")  # "sugars": "sugar"
+        if not words or words[-1] != word:
+            words.append(word)
+    return tuple(words)
+
+
+def replaces_value(new: str, old: str) -> bool:
+    """Whether ``new`` says that a value ``old`` stated changed: it says so ("now",
+    "instead"), names another value of a closed set or another number, and is otherwise the
+    same sentence ("I wake up at 7 now" after "I wake up at 6am")."""
+    if not _CHANGED.search(new):
+        return False
+    differs = contrasted_values(new, old)
+    return differs and len(frame(new)) >= 3 and frame(new) == frame(old)
+
+
+def contrasted_values(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` name different values of a closed set or different numbers."""
+    values_a, values_b = named_values(a), named_values(b)
+    if any(values_b.get(name, values) != values for name, values in values_a.items()):
+        return True
+    return numbers_in(a) != numbers_in(b)
