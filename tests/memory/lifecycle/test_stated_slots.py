@@ -70,6 +70,17 @@ SLOTTED = {
     "I have no car now": StatedSlot("number of car"),
     "I don't have a dog anymore": StatedSlot("number of dog"),
     "My brother no longer owns a car": StatedSlot("number of car", ("brother",)),
+    # a change verb instead of "is", the value first, a closed set, "I'm" left unsaid
+    "My rent went up to $1,350 a month": StatedSlot("rent"),
+    "My email address changed to jo@new.example": StatedSlot("email address"),
+    "Our wedding date moved to September 6": StatedSlot("wedding date"),
+    "Purple is still my favourite colour": StatedSlot("favourite colour"),
+    "I'm a vegetarian": StatedSlot("diet"),
+    "I'm vegan now": StatedSlot("diet"),
+    "I'm divorced": StatedSlot("marital status"),
+    "I am forty years old": StatedSlot("age"),
+    "My partner is called Alex": StatedSlot("name", ("partner",)),
+    "Still living in Seattle": StatedSlot("lives in"),
     # how many of a thing: a slot per thing
     "I have two cats": StatedSlot("number of cats"),
     "I've got 3 kids now": StatedSlot("number of kids"),
@@ -106,8 +117,9 @@ NOT_SLOTTED = [
     "Where do I live?",
     "I live in Berlin. My dog is called Rex.",  # two statements
     "I think I live in a simulation",
-    "I'm vegetarian",
     "I don't eat meat anymore",
+    "This is my favourite colour",  # no value named
+    "Ana is my sister",  # a person, not an attribute
     "The meeting is at 3",
     "I like jazz and hiking",
     "I am 6 feet tall",

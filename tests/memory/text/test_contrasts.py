@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.text.contrasts import contrasted, frame, named_values, replaces_value
+from shiyi.memory.text.contrasts import (
+    contrasted,
+    frame,
+    named_values,
+    replaces_value,
+    says_again,
+)
 
 
 @pytest.mark.parametrize(
@@ -22,6 +28,8 @@ from shiyi.memory.text.contrasts import contrasted, frame, named_values, replace
         ("We meet for lunch", "We meet for dinner"),
         ("My favourite season is summer", "My favourite season is winter"),
         ("I run on Mondays", "I run on Mondays and Thursdays"),  # another schedule
+        ("I went to Lisbon last year", "I'm going to Lisbon next year"),
+        ("I have a call today", "I have a call tomorrow"),
         ("I work with Tom", "I work with Tim"),
         ("My sister Ana lives in Porto", "My sister Ana lives in Lisbon"),
     ],
@@ -54,10 +62,10 @@ def test_values_are_read_in_small_letters_and_plurals() -> None:
 
 
 def test_the_frame_puts_each_value_as_its_set_and_drops_when_words() -> None:
-    assert frame("I usually go running on Tuesdays now") == (
-        "i", "usually", "go", "running", "<weekday>",
-    )  # fmt: skip
+    assert frame("I usually go running on Tuesdays now") == ("i", "go", "running", "<weekday>")
     assert frame("I wake up at 6am") == frame("I wake up at 7 o'clock these days")
+    assert frame("My team lead is Omar now") == ("my", "team", "lead", "<name>")
+    assert frame("I went to Lisbon last year") == ("i", "went", "to", "<name>", "<relative>")
 
 
 @pytest.mark.parametrize(
@@ -68,6 +76,8 @@ def test_the_frame_puts_each_value_as_its_set_and_drops_when_words() -> None:
         ("The standup is at 9:30.", "The standup is at 10:00 from now on."),
         ("I take 2 sugars in my tea.", "I take one sugar in my tea instead."),
         ("We have dinner at 8.", "We have lunch at 8 nowadays."),
+        ("My team lead is Sara.", "My team lead is Omar now."),  # another name
+        ("I'm learning Spanish.", "I'm learning Japanese now."),
     ],
 )
 def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
@@ -81,9 +91,37 @@ def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
         ("I went running on Monday.", "I went running on Tuesday."),
         ("I usually go running on Mondays.", "I go swimming on Tuesdays now."),  # other frame
         ("I usually go running on Mondays.", "I usually go running on Mondays now."),  # same
-        ("I'm learning Spanish.", "I'm learning Japanese now."),  # no closed set
+        ("I'm learning Spanish.", "I'm learning Japanese now too."),  # one more
+        ("I'm learning the guitar.", "I'm learning the piano now."),  # no value to compare
         ("at 7", "at 8 now"),  # too little of a sentence to call it the same one
     ],
 )
 def test_anything_else_replaces_nothing(old: str, new: str) -> None:
     assert not replaces_value(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I go climbing on Saturdays.", "I still go climbing every Saturday."),
+        ("I live in Berlin", "I live in Berlin now"),
+        ("I don't eat pork", "I still don't eat pork"),
+    ],
+)
+def test_the_same_frame_and_values_say_it_again(old: str, new: str) -> None:
+    assert says_again(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I went to Lisbon last year.", "I'm going to Lisbon next year."),
+        ("I go climbing on Saturdays.", "I go climbing on Sundays."),
+        ("I eat pork", "I don't eat pork"),
+        ("I moved to Berlin", "I moved from Berlin"),
+        ("i live in berlin", "i live in munich"),
+        ("I have a call tomorrow", "I have a call today"),
+    ],
+)
+def test_another_value_word_or_negation_is_not_said_again(old: str, new: str) -> None:
+    assert not says_again(new, old)

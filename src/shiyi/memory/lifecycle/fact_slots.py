@@ -31,6 +31,7 @@ from shiyi.memory.lifecycle.stated_slots import restates
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.contrasts import says_again
 from shiyi.memory.text.subjects import subject_of
 
 # Kinds where a new value adds to the old ones rather than replacing them.
@@ -173,6 +174,10 @@ class SlotFinder:
         restated = next((f for f in slot if restates(obs.value, f.value)), None)
         if restated is not None:
             return restated
+        # "I still go climbing every Saturday" after "I go climbing on Saturdays"
+        again = next((f for f in slot if says_again(obs.value, f.value)), None)
+        if again is not None:
+            return again
         # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact;
         # nor do other numbers ("85kg" / "82kg", "9:45 pm" / "10:30 pm" embed alike).
         near = [f for f in slot if alike(f.value, obs.value)]

@@ -64,7 +64,10 @@ _LEAD = re.compile(
 _SEVERAL = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S|\n")
 # From a run of spaces' first only: a start inside the run rescanned it (quadratic).
 _COPULA = re.compile(
-    r"(?<!\s)\s+(?:is|are|was|has become|has changed to|is now|are now)\s+", re.IGNORECASE
+    r"(?<!\s)\s+(?:is|are|was|has become|has changed to|is now|are now|changed to"
+    r"|(?:went|has gone|is going) (?:up|down) to|(?:rose|fell|dropped|increased|decreased"
+    r"|moved|was moved|got moved|has moved) to)\s+",
+    re.IGNORECASE,
 )
 _POSSESSIVE = re.compile(r"['’]s\b|(?<=s)['’](?=\s)")
 # "Call me Li" names the user; "call me tomorrow" does not.
@@ -119,6 +122,12 @@ _HOLDS_NONE = re.compile(
     r"(?:\s+(?:anymore|any more|now|at all|these days))*$",
     re.IGNORECASE,
 )
+# What one eats, and whether one is married: closed sets, one value at a time.
+_DIETS = (
+    r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|omnivore|carnivore"
+    r"|plant[- ]based|keto|paleo)"
+)
+_MARITAL = r"(?:single|married|divorced|engaged|separated|widowed|in a relationship)"
 _TOOK = r"(?:started|got|gotten|took|taken|landed|accepted|begun|began)"
 _JOB = r"(?:job|position|role)"
 _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -141,6 +150,9 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("partner", rf"^{_BE}{_NOW}\s+(?:married|engaged)\s+to\s+\S"),
         ("partner", rf"^{_BE}{_NOW}\s+dating\s+\S"),
         ("age", rf"^{_BE}{_NOW}\s+\d{{1,3}}(?:\s+years?\s+old|\s+yo)?{_WHEN}$"),
+        ("age", rf"^{_BE}{_NOW}\s+[a-z]+(?:[\s-][a-z]+)?\s+years?\s+old{_WHEN}$"),
+        ("diet", rf"^{_BE}{_NOW}\s+(?:a\s+)?{_DIETS}{_WHEN}$"),
+        ("marital status", rf"^{_BE}{_NOW}\s+{_MARITAL}{_WHEN}$"),
         ("age", rf"^{_NOW}\s+(?:turned|turns)\s+\d{{1,3}}(?:\s+years?\s+old)?{_WHEN}$"),
         ("name", rf"^{_BE}{_NOW}\s+(?:called|named)\s+(?-i:[A-Z])"),
     )
@@ -228,6 +240,15 @@ def _bare(text: str) -> str:
 
 def _possessed(sentence: str) -> StatedSlot | None:
     """ "my favourite colour is green", "Ana's birthday is May 3", "my sister's city is Porto"."""
+    if (inverted := _INVERTED.match(sentence)) and inverted.group(
+        "value"
+    ).lower() not in _NOT_NAMES:
+        attribute = normalize_key(inverted.group("attribute"))  # "Purple is my favourite colour"
+        return (
+            StatedSlot(attribute, said=inverted.group("value"))
+            if _is_attribute(attribute)
+            else None
+        )
     copula = _COPULA.search(sentence)
     if copula is None or not sentence[copula.end() :].strip():
         return None
@@ -246,6 +267,8 @@ def _possessed(sentence: str) -> StatedSlot | None:
     if not _is_attribute(attribute):
         return None
     said = sentence[copula.end() :]
+    if _CALLED.match(said):  # "my partner is called Alex": the partner's name (_verb)
+        return None
     if not owner:
         return StatedSlot(attribute, said=said)
     owner = re.sub(r"^(?:my|our|the)\s+", "", owner, flags=re.IGNORECASE)
@@ -255,6 +278,15 @@ def _possessed(sentence: str) -> StatedSlot | None:
     if owner.lower() in _NOT_NAMES or len(owner.split()) > 3:
         return None
     return StatedSlot(attribute, (owner,), said)
+
+
+# "Purple is (still) my favourite colour": the value first.
+_INVERTED = re.compile(
+    r"^(?P<value>\w[\w'’-]*(?: [\w'’-]+){0,2}) (?:is|are) (?:still |now |also )?(?:my|our) "
+    r"(?P<attribute>[\w'’-]+(?: [\w'’-]+){0,3})$",
+    re.IGNORECASE,
+)
+_CALLED = re.compile(r"(?:called|named)\s+[A-Z]")
 
 
 def _is_attribute(key: str) -> bool:
@@ -340,7 +372,10 @@ def _value_words(rest: str, found: re.Match[str]) -> str:
     """What a verb rule's match leaves: the value ("Berlin"); a number (an age); or all."""
     if not found.re.pattern.endswith("$"):
         return rest[found.end() - 1 :]  # every other rule ends at the value's first character
-    return " ".join(re.findall(r"\d+", rest)) or rest
+    return " ".join(numbers_in(rest)) or _LEADING_BE.sub("", rest)
+
+
+_LEADING_BE = re.compile(r"^(?:\s+am|['’]m|\s+is|['’]s|\s+are|['’]re)?\s*(?:now\s+)?")
 
 
 def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
@@ -352,6 +387,8 @@ def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
     sister would share that word."""
     if me := _ME.match(sentence):
         return (), sentence[me.end() :]
+    if _UNSAID_I.match(sentence):  # "Still living in Seattle": the user, unsaid
+        return (), " am " + sentence
     if my := _MY.match(sentence):
         kin, rest = _kin(sentence[my.end() :])
         if not kin:
@@ -378,6 +415,11 @@ def _kin(words: str) -> tuple[str, str]:
     return "", words
 
 
+# A chat's statement without its "I'm": "still living in Seattle", "based in Lyon now".
+_UNSAID_I = re.compile(
+    r"^(?:(?:still|now|currently)\s+)?(?:living|based|working|studying|residing)\s+(?:in|at|for|as)\s",
+    re.IGNORECASE,
+)
 # "my sister Ana lives", "my wife, Maria, lives": the name after the relation.
 _APPOSED_NAME = re.compile(rf"^,?\s+(?P<name>{_NAME})(?=,?\s|$)(?:,(?=\s))?")
 # "Ana, my sister, lives": the relation after the name.

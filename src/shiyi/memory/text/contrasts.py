@@ -44,6 +44,13 @@ _SIDE = re.compile(
     r"\b(left|right)(?=[\s-]+(?:side|hand|handed|lane|wing|eye|ear|arm|leg|knee|foot|shoulder)\b)",
     re.IGNORECASE,
 )
+_RELATIVE_WORDS = ("last", "next", "this", "coming")
+_RELATIVE_UNITS = ("week", "weekend", "month", "year", "summer", "winter", "spring", "autumn")
+_RELATIVE = re.compile(
+    rf"\b({'|'.join(_RELATIVE_WORDS)})\s+({'|'.join(_RELATIVE_UNITS)})\b", re.IGNORECASE
+)
+_DAYS = ("yesterday", "today", "tonight", "tomorrow")
+_DAY = re.compile(rf"\b({'|'.join(_DAYS)})\b", re.IGNORECASE)
 # A capitalised word not opening a sentence: a proper name ("Ana", "Berlin", "St Mary's").
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b[A-Z][\w'’-]*")
 _NOT_NAMES = frozenset({"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "OK"})
@@ -59,6 +66,11 @@ def named_values(text: str) -> dict[str, frozenset[str]]:
         found.setdefault("month", set()).add(match.group(1).lower())
     for match in _SIDE.finditer(text):
         found.setdefault("side", set()).add(match.group(1).lower())
+    for match in _RELATIVE.finditer(text):  # "last year" and "next year"
+        relative = match.group(1).lower().replace("coming", "next")
+        found.setdefault(f"relative {match.group(2).lower()}", set()).add(relative)
+    for match in _DAY.finditer(text):
+        found.setdefault("day", set()).add(match.group(1).lower())
     return {name: frozenset(values) for name, values in found.items()}
 
 
@@ -90,29 +102,43 @@ _CHANGED = re.compile(
     r"|starting (?:today|tomorrow|next \w+)|switched to|changed to|moved to)\b",
     re.IGNORECASE,
 )
-# Words that leave a statement's frame as it was ("I still wake up at 7 now").
+# ... unless it says the value is one more: "I'm learning Japanese now too".
+_ADDED = re.compile(r"\b(?:too|also|as well|additionally|another|both)\b", re.IGNORECASE)
+# Words that leave a statement's frame as it was ("I still go climbing every Saturday").
 _FILLERS = frozenset(
-    {"now", "these", "days", "nowadays", "instead", "anymore", "still", "actually", "from",
-     "on", "going", "forward", "starting", "today", "tomorrow", "switched", "changed", "moved",
-     "to", "any", "more", "am", "pm", "o", "clock", "oclock", "the", "every", "at", "in",
-     "and", "s", "so", "also", "yes", "yeah", "ok", "okay", "well", "oh", "update"}
+    {"still", "actually", "really", "usually", "always", "normally", "generally", "every",
+     "the", "on", "at", "in", "s", "m", "re", "am", "is", "are", "was", "so", "yes", "yeah",
+     "ok", "okay", "well", "oh", "pm", "o", "clock", "oclock", "just"}
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
 
 
 def frame(text: str) -> tuple[str, ...]:
-    """``text``'s words with each value of a closed set or number put as the set it is of,
-    and the words that say when or how firmly left out: "I usually go running on Mondays"
-    and "I usually go running on Tuesdays now" share ("i", "usually", "go", "running",
+    """``text``'s words with each value (a number, a value of a closed set, a proper name)
+    put as what it is, and the words that say when or how firmly left out: "I usually go
+    running on Mondays" and "I go running every Tuesday now" share ("i", "go", "running",
     "<weekday>")."""
+    tokens = _WORD.findall(_CHANGED.sub(" ", text))
     words: list[str] = []
-    for word in _WORD.findall(text.casefold()):
+    skip = False
+    for index, token in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        word = token.casefold()
+        following = tokens[index + 1].casefold() if index + 1 < len(tokens) else ""
         if any(ch.isdigit() for ch in word) or numbers_in(word):
             word = "<number>"
         elif (bare := word.removesuffix("s")) in _SET_OF or word in _SET_OF:
             word = f"<{_SET_OF.get(word) or _SET_OF[bare]}>"
-        elif word.capitalize() in _MONTHS:
+        elif word in _DAYS:
+            word = "<day>"
+        elif word in _RELATIVE_WORDS and following in _RELATIVE_UNITS:
+            word, skip = "<relative>", True
+        elif token in _MONTHS:
             word = "<month>"
+        elif index and token[0].isupper() and token not in _NOT_NAMES:
+            word = "<name>"
         if word in _FILLERS:
             continue
         word = word if word.startswith("<") else word.removesuffix("s")  # "sugars": "sugar"
@@ -123,17 +149,25 @@ def frame(text: str) -> tuple[str, ...]:
 
 def replaces_value(new: str, old: str) -> bool:
     """Whether ``new`` says that a value ``old`` stated changed: it says so ("now",
-    "instead"), names another value of a closed set or another number, and is otherwise the
-    same sentence ("I wake up at 7 now" after "I wake up at 6am")."""
-    if not _CHANGED.search(new):
+    "instead") and not that it adds one ("too"), names another number, another value of a
+    closed set or another name, and is otherwise the same sentence ("I wake up at 7 now"
+    after "I wake up at 6am", "My team lead is Omar now" after "... is Sara")."""
+    if not _CHANGED.search(new) or _ADDED.search(new):
         return False
-    differs = contrasted_values(new, old)
-    return differs and len(frame(new)) >= 3 and frame(new) == frame(old)
+    differs = contrasted(new, old) or numbers_in(new) != numbers_in(old)
+    return differs and _sentence(frame(new)) and frame(new) == frame(old)
 
 
-def contrasted_values(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` name different values of a closed set or different numbers."""
-    values_a, values_b = named_values(a), named_values(b)
-    if any(values_b.get(name, values) != values for name, values in values_a.items()):
-        return True
-    return numbers_in(a) != numbers_in(b)
+def says_again(new: str, old: str) -> bool:
+    """Whether ``new`` is ``old`` said again in other small words: the same frame and the
+    same values ("I still go climbing every Saturday" after "I go climbing on Saturdays")."""
+    if contrasted(new, old) or numbers_in(new) != numbers_in(old):
+        return False
+    framed = frame(new)
+    return _sentence(framed) and framed == frame(old)
+
+
+def _sentence(framed: tuple[str, ...]) -> bool:
+    """Whether a frame holds enough words to call two statements the same sentence ("the
+    standup is at 9:30" does; "at 7" does not)."""
+    return len(framed) >= 2 and sum(not word.startswith("<") for word in framed) >= 1
