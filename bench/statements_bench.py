@@ -1,6 +1,7 @@
 """What memory believes after two plain statements, one after the other.
 
-    python bench/statements_bench.py [--set probes|held-back|all] [--misses] [--json out.json]
+    python bench/statements_bench.py [--set probes|held-back|held-back-2|all] [--misses]
+                                     [--json out.json]
 
 Each probe of ``statements_data.py`` (everyday statements written for this bench: a value
 that changed, two different facts, the same fact said again) is remembered in order as one
@@ -14,7 +15,8 @@ be believed.  Beside it, two baselines over the same statements and the same emb
   stay active.
 
 Reported per set (``PROBES``, whose misses rules were written for; ``HELD_BACK``, written at
-the same time and run only after those rules were done): the share of probes believed right
+the same time and run only after those rules were done, and whose misses the next rules were
+written for; ``HELD_BACK_2``, written before those next rules): the share of probes believed right
 per expectation (replace / both / confirm) and overall; with ``--misses`` each probe shiyi
 gets wrong.
 """
@@ -32,7 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from statements_data import HELD_BACK, PROBES, Probe
+from statements_data import HELD_BACK, HELD_BACK_2, PROBES, Probe
 
 from shiyi.config import load_settings
 from shiyi.memory.lifecycle.explicit import Statement
@@ -40,7 +42,7 @@ from shiyi.memory.service import Memory
 
 Believed = frozenset[str]
 KINDS = ("replace", "both", "confirm")
-SETS = {"probes": PROBES, "held-back": HELD_BACK}
+SETS = {"probes": PROBES, "held-back": HELD_BACK, "held-back-2": HELD_BACK_2}
 
 
 def right(probe: Probe, active: Believed) -> bool:

@@ -157,3 +157,55 @@ HELD_BACK: list[Probe] = [
         ("我是老师。", "我还是老师。"),
     ]),
 ]  # fmt: skip
+
+
+# Written after HELD_BACK was first run (2026-12-07) and before the rules its misses led to:
+# what those rules do on statements they were not written for.
+HELD_BACK_2: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("My favourite author is Le Guin.", "My favourite author right now is Tolkien."),
+        ("I live in Glasgow.", "I'm living in Edinburgh these days."),
+        ("My running pace is 6 minutes per km.", "My running pace is 5:30 per km now."),
+        ("My home address is 12 Park Lane.", "My home address is 4 Mill Road now."),
+        ("My daughter is in year 3.", "My daughter is in year 4 now."),
+        ("I get paid on the 15th.", "I get paid on the 1st now."),
+        ("My mortgage rate is 4.5%.", "My mortgage rate dropped to 3.9%."),
+        ("My boss is Karen.", "My boss is now Priya."),
+        ("My blood pressure is 140/90.", "My blood pressure is 125/80 now."),
+        ("I'm 1.70 m tall.", "I'm 1.72 m tall now."),
+        ("My main language at work is Java.", "My main language at work is Kotlin now."),
+        ("My wifi password is tulip42.", "The wifi password is now maple77."),
+        ("I commute by car.", "I commute by bike now."),
+        ("My cat weighs 4 kg.", "My cat weighs 5 kg now."),
+        ("My parents live in Kent.", "My parents moved to Devon."),
+        ("我每天早上六点起床。", "我现在每天早上七点起床。"),
+    ]),
+    *_probes("replace", "no longer so", [
+        ("I eat meat.", "I don't eat meat anymore."),
+        ("I have a gym membership.", "I cancelled my gym membership."),
+        ("I play golf.", "I gave up golf."),
+        ("I wear glasses.", "I don't wear glasses anymore since the surgery."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I'm allergic to latex.", "I'm allergic to wasps now."),
+        ("My brother is a chef.", "My brother is a dad now."),
+        ("I ran 5 km on Monday.", "I ran 8 km on Wednesday."),
+        ("I have a son.", "I have a daughter."),
+        ("I collect stamps.", "I collect coins."),
+        ("My aunt lives in Cork.", "My uncle lives in Cork."),
+        ("Zoe is my neighbour.", "Ravi is my neighbour."),
+        ("I paid 20 euros for lunch.", "I paid 35 euros for dinner."),
+        ("I want to visit Japan.", "I want to visit Peru."),
+        ("我有一个哥哥。", "我有一个妹妹。"),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I'm from Dublin.", "I'm originally from Dublin."),
+        ("My favourite sport is tennis.", "Tennis is my favourite sport."),
+        ("I have two brothers.", "I've got two brothers."),
+        ("I work night shifts.", "I still work night shifts."),
+        ("My son is 10.", "My son is ten years old."),
+        ("I'm married to Jamie.", "Jamie and I are married."),
+        ("I don't drink coffee.", "I still don't drink coffee."),
+        ("我喜欢游泳。", "我一直都喜欢游泳。"),
+    ]),
+]  # fmt: skip

@@ -6,6 +6,7 @@ import pytest
 
 from shiyi.index.english import (
     SHARE_READ,
+    embedding_says_little,
     embedding_vote,
     english_share,
     is_english,
@@ -128,3 +129,12 @@ def test_an_english_only_models_embedding_counts_by_the_share_in_english() -> No
     assert embedding_vote("Pak Budi?", "all-MiniLM-L6-v2") == 1.0  # nothing to judge by
     assert embedding_vote("Kapan istri saya jualan di pasar?", "bge-m3") == 1.0
     assert embedding_vote("Kapan istri saya jualan di pasar?", None) == 1.0
+
+
+def test_an_english_only_embedding_of_chinese_says_little() -> None:
+    minilm = "sentence-transformers/all-MiniLM-L6-v2"
+    assert embedding_says_little("我有一个哥哥", minilm)
+    assert embedding_says_little("私は猫が好きです", minilm)
+    assert not embedding_says_little("I have an older brother", minilm)
+    assert not embedding_says_little("我有一个哥哥", "paraphrase-multilingual-MiniLM-L12-v2")
+    assert not embedding_says_little("我有一个哥哥", "bge-m3")  # an unknown model reads all

@@ -135,6 +135,19 @@ def embedding_vote(text: str, model_id: str | None) -> float:
     return known / len(words)
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def embedding_says_little(text: str, model_id: str) -> bool:
+    """Whether an embedding of ``text`` by ``model_id`` says too little to tell two texts
+    apart: an English-only model's of Chinese, Japanese or Korean (all-MiniLM-L6-v2 finds
+    "我有一个哥哥" and "我有一个妹妹" 0.9 alike), or of a text that mostly does not read as
+    English."""
+    if not reads_english_only(model_id):
+        return False
+    return bool(_CJK.search(text)) or embedding_vote(text, model_id) < 0.5
+
+
 def english_share(text: str) -> float | None:
     """The share of ``text``'s words typed in small Latin letters (three or more) that
     English knows, over its first :data:`SHARE_READ` of them; None when it has none (a

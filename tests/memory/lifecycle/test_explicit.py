@@ -216,3 +216,33 @@ def test_plain_updates_of_age_name_count_and_number_replace_their_slot(
         assert [f.id for f in second.replaced] == [first.fact.id], (old, new)
     memory.remember("I have a question.")  # counts nothing: no slot, nothing replaced
     assert statuses(memory)["I have a question."] == "active"
+
+
+def test_chinese_values_an_english_embedder_finds_alike_are_both_kept(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()  # all-MiniLM-L6-v2 reads no Chinese: each later value was lost
+    brother = memory.remember_outcome(Statement("我有一个哥哥。"))
+    sister = memory.remember_outcome(Statement("我有一个妹妹。"))
+    assert (brother.outcome, sister.outcome) == ("new", "new")
+    apple = memory.remember_outcome(Statement("我最喜欢的水果是苹果。"))
+    mango = memory.remember_outcome(Statement("我最喜欢的水果现在是芒果。"))
+    assert [f.id for f in mango.replaced] == [apple.fact.id]
+    again = memory.remember_outcome(Statement("我一直都有一个妹妹。"))
+    assert again.outcome == "confirmed" and again.fact.id == sister.fact.id
+
+
+def test_a_denial_in_the_same_words_replaces_the_statement(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    for old, new in [
+        ("I drink alcohol.", "I stopped drinking alcohol."),
+        ("I have a landline.", "I don't have a landline anymore."),
+        ("My birthday is in July.", "My birthday's in July."),  # the same: confirmed
+    ]:
+        memory.remember(old)
+        memory.remember(new)
+    kept = statuses(memory)
+    assert kept["I drink alcohol."] == "superseded"
+    assert kept["I stopped drinking alcohol."] == "active"
+    assert kept["I have a landline."] == "superseded"
+    assert "My birthday's in July." not in kept  # a repeat: no copy

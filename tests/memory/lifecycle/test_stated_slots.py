@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.lifecycle.stated_slots import StatedSlot, restates, stated_slot
+from shiyi.memory.lifecycle.stated_slots import (
+    StatedSlot,
+    restates,
+    stated_slot,
+    states_another_value,
+)
 
 SLOTTED = {
     # a possessed attribute
@@ -81,9 +86,13 @@ SLOTTED = {
     "I am forty years old": StatedSlot("age"),
     "My partner is called Alex": StatedSlot("name", ("partner",)),
     "Still living in Seattle": StatedSlot("lives in"),
+    "My favourite film these days is Arrival": StatedSlot("favourite film"),
+    "My birthday's in July": StatedSlot("birthday"),
+    "I have 3 children": StatedSlot("number of children"),  # kids and children: one count
+    "我最喜欢的水果现在是芒果": StatedSlot("最喜欢的水果"),
     # how many of a thing: a slot per thing
     "I have two cats": StatedSlot("number of cats"),
-    "I've got 3 kids now": StatedSlot("number of kids"),
+    "I've got 3 kids now": StatedSlot("number of children"),
     "My sister owns 4 guitars": StatedSlot("number of guitars", ("sister",)),
     # what one thinks of a thing: a slot per thing
     "I like coffee": StatedSlot("opinion of coffee"),
@@ -192,3 +201,11 @@ def test_the_same_value_said_again_in_other_words_restates_it(later: str, earlie
 @pytest.mark.parametrize(("later", "earlier"), CHANGED)
 def test_a_new_or_denied_value_does_not(later: str, earlier: str) -> None:
     assert not restates(later, earlier)
+
+
+def test_two_values_stated_of_one_slot_are_never_one() -> None:
+    assert states_another_value("我最喜欢的水果现在是芒果", "我最喜欢的水果是苹果")
+    assert states_another_value("I live in Munich", "I live in Berlin")
+    assert not states_another_value("I still live in Berlin", "I live in Berlin")
+    assert not states_another_value("I live in Munich", "My favourite city is Berlin")
+    assert not states_another_value("Munich", "Berlin")  # no statement: embeddings decide

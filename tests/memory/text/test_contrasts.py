@@ -14,6 +14,7 @@ from shiyi.memory.text.contrasts import (
     named_values,
     replaces_value,
     says_again,
+    withdraws,
 )
 
 
@@ -106,6 +107,8 @@ def test_anything_else_replaces_nothing(old: str, new: str) -> None:
         ("I go climbing on Saturdays.", "I still go climbing every Saturday."),
         ("I live in Berlin", "I live in Berlin now"),
         ("I don't eat pork", "I still don't eat pork"),
+        ("我喜欢游泳。", "我一直都喜欢游泳。"),
+        ("我是老师", "我还是老师"),
     ],
 )
 def test_the_same_frame_and_values_say_it_again(old: str, new: str) -> None:
@@ -121,7 +124,36 @@ def test_the_same_frame_and_values_say_it_again(old: str, new: str) -> None:
         ("I moved to Berlin", "I moved from Berlin"),
         ("i live in berlin", "i live in munich"),
         ("I have a call tomorrow", "I have a call today"),
+        ("我喜欢游泳", "我不喜欢游泳"),
+        ("我有一个哥哥", "我有一个妹妹"),
     ],
 )
 def test_another_value_word_or_negation_is_not_said_again(old: str, new: str) -> None:
     assert not says_again(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I drink alcohol.", "I stopped drinking alcohol."),
+        ("I have a landline.", "I don't have a landline anymore."),
+        ("I eat meat.", "I no longer eat meat."),
+        ("I smoke.", "I quit smoking last year."),
+        ("I don't eat meat.", "I eat meat again."),
+    ],
+)
+def test_a_denial_in_the_same_words_withdraws_the_statement(old: str, new: str) -> None:
+    assert withdraws(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I like cats.", "I don't like dogs."),  # another thing
+        ("I eat meat.", "I eat meat every day."),  # no denial
+        ("I don't eat meat.", "I still don't eat meat."),  # both deny
+        ("I run 5 km.", "I don't run 10 km."),  # another number
+    ],
+)
+def test_anything_else_withdraws_nothing(old: str, new: str) -> None:
+    assert not withdraws(new, old)

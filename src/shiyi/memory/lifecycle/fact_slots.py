@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from shiyi.config.settings import LifecycleSettings
+from shiyi.index.english import embedding_says_little
 from shiyi.memory.lifecycle.observations import (
     Observation,
     alike,
@@ -27,7 +28,7 @@ from shiyi.memory.lifecycle.slots import (
     many_valued,
     normalize_key,
 )
-from shiyi.memory.lifecycle.stated_slots import restates
+from shiyi.memory.lifecycle.stated_slots import restates, states_another_value
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
@@ -180,7 +181,11 @@ class SlotFinder:
             return again
         # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact;
         # nor do other numbers ("85kg" / "82kg", "9:45 pm" / "10:30 pm" embed alike).
-        near = [f for f in slot if alike(f.value, obs.value)]
+        near = [
+            f
+            for f in slot
+            if alike(f.value, obs.value) and not states_another_value(obs.value, f.value)
+        ]
         return self.most_similar(obs.value, near, lambda f: f.value)
 
     def near_duplicate(self, obs: Observation, viewer: Viewer) -> FactRecord | None:
@@ -213,6 +218,8 @@ class SlotFinder:
         embedding call for all of them; texts seen before come from the cache)."""
         if self.embedder is None or not facts:
             return None
+        if embedding_says_little(text, self.embedder.model_id):
+            return None  # two Chinese sentences embed alike: a new value was lost as a repeat
         query, *vectors = self.embedder.embed([text, *(field(f) for f in facts)])
         scored = [(cosine(query, v), f) for v, f in zip(vectors, facts, strict=True)]
         score, best = max(scored, key=lambda pair: pair[0])

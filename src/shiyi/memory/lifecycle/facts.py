@@ -21,7 +21,9 @@ Whatever order the jobs ran in, a slot ends with one active fact: the newest sta
 A fact of no slot only deduplicates, with one exception: a statement that says its value
 changed and is otherwise the earlier sentence ("I wake up at 7 now" after "I wake up at
 6am", "... on Tuesdays now" after "... on Mondays":
-:func:`~shiyi.memory.text.contrasts.replaces_value`) supersedes the earlier statement.
+:func:`~shiyi.memory.text.contrasts.replaces_value`), or that denies or ends it in its
+words ("I don't eat meat anymore" after "I eat meat":
+:func:`~shiyi.memory.text.contrasts.withdraws`), supersedes the earlier statement.
 
 This module is what a write does to the store (:class:`FactWriter`).  Finding the slot and the
 near duplicates is :mod:`shiyi.memory.lifecycle.fact_slots`'s; the observation, the report and
@@ -55,7 +57,7 @@ from shiyi.memory.lifecycle.slots import (
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
-from shiyi.memory.text.contrasts import replaces_value
+from shiyi.memory.text.contrasts import replaces_value, withdraws
 from shiyi.memory.text.entities import normalize_name
 from shiyi.memory.text.subjects import USER_NAMES, subject_of
 
@@ -276,8 +278,10 @@ class FactWriter:
             if f.id != fact.id
             and f.status == "active"
             and said_time(f) <= said_time(fact)
-            and negated(f.value) == negated(fact.value)
-            and replaces_value(fact.value, f.value)
+            and (
+                (negated(f.value) == negated(fact.value) and replaces_value(fact.value, f.value))
+                or withdraws(fact.value, f.value)
+            )
         ]
         if older:
             self._supersede(fact, older, now, report)

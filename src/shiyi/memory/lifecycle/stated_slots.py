@@ -204,6 +204,16 @@ def restates(text: str, earlier: str) -> bool:
     return _told(new.said) == _told(old.said)
 
 
+def states_another_value(text: str, earlier: str) -> bool:
+    """Whether both plainly state a value of one slot and the values differ ("我最喜欢的水果是
+    芒果" after "... 是苹果"): then no embedding may call them one (an English-only embedder
+    finds most Chinese sentences alike)."""
+    new, old = stated_slot(text), stated_slot(earlier)
+    if new is None or old is None or not new.said or not old.said or new.key != old.key:
+        return False
+    return not restates(text, earlier)
+
+
 # Words that leave a value as it was: "Berlin now", "still Berlin", "Munich these days".
 _SAME_VALUE_FILLERS = frozenset(
     {"now", "still", "currently", "these", "days", "nowadays", "again", "too", "already",
@@ -240,6 +250,7 @@ def _bare(text: str) -> str:
 
 def _possessed(sentence: str) -> StatedSlot | None:
     """ "my favourite colour is green", "Ana's birthday is May 3", "my sister's city is Porto"."""
+    sentence = _contracted_is(_TIME_BEFORE_IS.sub(r"\g<1>", sentence))
     if (inverted := _INVERTED.match(sentence)) and inverted.group(
         "value"
     ).lower() not in _NOT_NAMES:
@@ -278,6 +289,29 @@ def _possessed(sentence: str) -> StatedSlot | None:
     if owner.lower() in _NOT_NAMES or len(owner.split()) > 3:
         return None
     return StatedSlot(attribute, (owner,), said)
+
+
+# "My favourite film these days is Arrival": the time said before the copula.
+_TIME_BEFORE_IS = re.compile(
+    r"(?<!\s)\s+(?:these days|nowadays|right now|currently|at the moment|at present|now)"
+    r"(\s+(?:is|are)\s)",
+    re.IGNORECASE,
+)
+# "My birthday's in July": "'s" is "is" before these, a possessive before anything else.
+_AFTER_CONTRACTED_IS = frozenset(
+    {"in", "on", "at", "now", "still", "currently", "actually", "always", "usually"}
+)
+
+
+def _contracted_is(sentence: str) -> str:
+    words = sentence.split(" ")
+    for index, word in enumerate(words[:-1]):
+        if word.lower().endswith(("'s", "’s")) and (
+            words[index + 1].lower() in _AFTER_CONTRACTED_IS or words[index + 1][:1].isdigit()
+        ):
+            words[index] = word[:-2] + " is"
+            return " ".join(words)
+    return sentence
 
 
 # "Purple is (still) my favourite colour": the value first.
@@ -334,8 +368,13 @@ def _count(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
         count = _ARTICLE_COUNTS[count]
     elif not numbers_in(count):
         return None
+    thing = _SAME_THING.get(thing, thing)
     # "number of cat" and "number of cats" are one attribute (slots.Attribute)
     return StatedSlot(f"number of {thing}", subject[0], count)
+
+
+# Words for one thing counted: "I have three kids" and "I have 3 children" count the same.
+_SAME_THING = {"kid": "children", "kids": "children", "child": "children"}
 
 
 # "I have a dog" holds one, "I have no car (now)" none: the counts a plain article states,
@@ -447,10 +486,10 @@ _ZH_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 # "我的X是Y": X an attribute (its last characters name one), not a person or a thing.
 _ZH_POSSESSED = re.compile(
-    r"^(?:我的|我们的)(?P<attribute>\S{1,10}?)(?:是|叫|为|改成了|变成了|换成了)\s*\S"
+    r"^(?:我的|我们的)(?P<attribute>\S{1,10}?)(?:现在|目前|如今)?(?:是|叫|为|改成了|变成了|换成了)\s*\S"
 )
 _ZH_FAVOURITE = re.compile(
-    r"^(?:我)?(?P<attribute>(?:最喜欢|最爱|常用|平时用)的\S{1,6}?)(?:是|为)\s*\S"
+    r"^(?:我)?(?P<attribute>(?:最喜欢|最爱|常用|平时用)的\S{1,6}?)(?:现在|目前|如今)?(?:是|为)\s*\S"
 )
 _ZH_PROPERTIES = (
     "名字", "生日", "年龄", "电话", "手机号", "号码", "邮箱", "地址", "城市", "预算", "截止日期",

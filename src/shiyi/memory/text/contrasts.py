@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from shiyi.index.text import stem_word
 from shiyi.memory.text.counts import numbers_in
 
 _SETS: dict[str, tuple[str, ...]] = {
@@ -163,11 +164,55 @@ def says_again(new: str, old: str) -> bool:
     same values ("I still go climbing every Saturday" after "I go climbing on Saturdays")."""
     if contrasted(new, old) or numbers_in(new) != numbers_in(old):
         return False
+    if _HAN.search(new) and _HAN.search(old):  # no spaces: the characters, fillers aside
+        core = _zh_core(new)
+        return len(core) >= 3 and core == _zh_core(old)
     framed = frame(new)
     return _sentence(framed) and framed == frame(old)
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+# Chinese words that say when or how firmly, and particles: "我还是老师" is "我是老师" again.
+_ZH_FILLERS = re.compile(r"一直|仍然|依然|现在|目前|如今|还|仍|都|也|了|的|呢|啊|吧|[^\w]")
+
+
+def _zh_core(text: str) -> str:
+    return _ZH_FILLERS.sub("", text)
 
 
 def _sentence(framed: tuple[str, ...]) -> bool:
     """Whether a frame holds enough words to call two statements the same sentence ("the
     standup is at 9:30" does; "at 7" does not)."""
     return len(framed) >= 2 and sum(not word.startswith("<") for word in framed) >= 1
+
+
+# Words that deny or end what a sentence says: "I don't eat meat (anymore)", "I stopped
+# drinking alcohol", "I no longer wear glasses", "I never smoke".
+_DENIALS = frozenset(
+    {"not", "no", "never", "don", "doesn", "didn", "do", "does", "t", "longer", "stopped",
+     "quit", "quitted", "ceased"}
+)  # fmt: skip
+_DENIES = re.compile(r"\b(?:not|never|no longer|stopped|quit)\b|n['’]t\b", re.IGNORECASE)
+
+
+def withdraws(new: str, old: str) -> bool:
+    """Whether ``new`` denies or ends what ``old`` said, in its words: "I don't eat meat
+    anymore" or "I stopped eating meat" after "I eat meat" (and the reverse: "I eat meat
+    again" after "I don't eat meat")."""
+    if bool(_DENIES.search(new)) == bool(_DENIES.search(old)):
+        return False
+    if contrasted(new, old) or numbers_in(new) != numbers_in(old):
+        return False
+    stems_new, stems_old = _stems(new), _stems(old)
+    return _sentence(stems_new) and stems_new == stems_old
+
+
+def _stems(text: str) -> tuple[str, ...]:
+    """The frame of ``text`` without its denials, each word stemmed ("eating", "eat": eat)."""
+    kept = (w for w in frame(_AGAIN.sub(" ", text)) if w not in _DENIALS and w not in _WHEN)
+    return tuple(w if w.startswith("<") else stem_word(w) for w in kept)
+
+
+# When a habit ended, and articles ("no car", "a car"), leave what ended as it was.
+_WHEN = frozenset({"<relative>", "<day>", "a", "an", "any"})
+_AGAIN = re.compile(r"\b(?:again|once more)\b", re.IGNORECASE)

@@ -30,8 +30,10 @@ _WORDS = re.compile(
     rf"|\b(?P<word>{'|'.join(_UNITS)})\b",
     re.IGNORECASE,
 )
-# A count in numerals before a measure word: "两只猫", "三个孩子", "五岁".
-_CHINESE = re.compile(rf"(?P<numeral>{NUMERAL})(?=[只个岁年月天次位本台辆条张件口套份])")
+# A count in numerals before a measure word or unit: "两只猫", "三个孩子", "五岁", "七点".
+_CHINESE = re.compile(
+    rf"(?P<numeral>{NUMERAL})(?=[只个岁年月天次位本台辆条张件口套份点号元块斤]|公斤|公里|小时|分钟|周|星期)"
+)
 
 
 def numbers_in(text: str) -> list[str]:
