@@ -246,3 +246,13 @@ def test_a_denial_in_the_same_words_replaces_the_statement(open_memory: MemoryFa
     assert kept["I stopped drinking alcohol."] == "active"
     assert kept["I have a landline."] == "superseded"
     assert "My birthday's in July." not in kept  # a repeat: no copy
+
+
+def test_relatives_named_in_the_plural_are_the_subject(open_memory: MemoryFactory) -> None:
+    memory = open_memory()  # "live", not "lives": the parents were read as the object
+    mine = memory.remember_outcome(Statement("I live in Leeds."))
+    kent = memory.remember_outcome(Statement("My parents live in Kent."))
+    devon = memory.remember_outcome(Statement("My parents moved to Devon."))
+    assert kent.outcome == "new" and kent.replaced == ()
+    assert [f.id for f in devon.replaced] == [kent.fact.id]
+    assert statuses(memory)[mine.fact.value] == "active"

@@ -42,7 +42,8 @@ _SUBJECT_VERBS = frozenset(
     {"is", "was", "are", "were", "has", "had", "have", "s", "will", "likes", "loves",
      "lives", "works", "turned", "got", "moved", "relocated", "studies", "lived", "worked",
      "became", "started", "married", "does", "did", "now", "currently", "still", "just",
-     "recently", "finally", "no", "never", "also", "actually"}
+     "recently", "finally", "no", "never", "also", "actually", "live", "work", "study",
+     "like", "love", "own", "turn", "get", "do"}
 )  # fmt: skip
 
 
