@@ -24,3 +24,15 @@ def test_add_refuses_an_unknown_kind_and_history_needs_a_slot(cli: Cli) -> None:
     assert "preference" in bad.stderr
     empty = cli.run("memory", "history")
     assert empty.returncode != 0 and "--key" in empty.stderr
+
+
+def test_a_statement_of_no_slot_points_to_where_its_old_version_is_kept(cli: Cli) -> None:
+    assert cli.run("memory", "add", "I usually go running on Mondays.").returncode == 0
+    newer = cli.run("memory", "add", "I usually go running on Tuesdays now.")
+    assert newer.returncode == 0, newer.stderr
+    assert "replaces" in newer.stdout and "on Mondays." in newer.stdout
+    hint = "(kept in history: shiyi memory list --status superseded)"
+    assert hint in newer.stdout and "--key ''" not in newer.stdout  # no key to ask by
+    kept = cli.run("memory", "list", "--status", "superseded")
+    assert kept.returncode == 0, kept.stderr
+    assert "superseded" in kept.stdout and "I usually go running on Mondays." in kept.stdout

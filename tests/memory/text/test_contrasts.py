@@ -140,6 +140,8 @@ def test_another_value_word_or_negation_is_not_said_again(old: str, new: str) ->
         ("I eat meat.", "I no longer eat meat."),
         ("I smoke.", "I quit smoking last year."),
         ("I don't eat meat.", "I eat meat again."),
+        ("I go running on Mondays.", "I don't go running anymore."),  # when it held aside
+        ("I stopped drinking coffee.", "I drink coffee every morning."),
     ],
 )
 def test_a_denial_in_the_same_words_withdraws_the_statement(old: str, new: str) -> None:
@@ -153,6 +155,7 @@ def test_a_denial_in_the_same_words_withdraws_the_statement(old: str, new: str) 
         ("I eat meat.", "I eat meat every day."),  # no denial
         ("I don't eat meat.", "I still don't eat meat."),  # both deny
         ("I run 5 km.", "I don't run 10 km."),  # another number
+        ("I run on Tuesdays.", "I don't run on Mondays anymore."),  # another day
     ],
 )
 def test_anything_else_withdraws_nothing(old: str, new: str) -> None:

@@ -141,8 +141,10 @@ def add(
     typer.echo(f"remembered {fact.id} ({fact.kind}): {shown}")
     for old in fact.replaces:
         typer.echo(f"  replaces {old.id}: {old.value}")
-    if fact.replaces:
+    if fact.replaces and fact.key:
         typer.echo(f"  (kept in history: shiyi memory history --key {shlex.quote(fact.key)})")
+    elif fact.replaces:  # a statement of no slot: no key to ask the history by
+        typer.echo("  (kept in history: shiyi memory list --status superseded)")
 
 
 @memory_app.command("show")

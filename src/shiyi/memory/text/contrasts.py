@@ -213,6 +213,10 @@ def _stems(text: str) -> tuple[str, ...]:
     return tuple(w if w.startswith("<") else stem_word(w) for w in kept)
 
 
-# When a habit ended, and articles ("no car", "a car"), leave what ended as it was.
-_WHEN = frozenset({"<relative>", "<day>", "a", "an", "any"})
+# When a habit held or ended, and articles ("no car", "a car"), leave what ended as it was:
+# "I don't go running anymore" ends "I go running on Mondays".
+_WHEN = frozenset(
+    {"<relative>", "<day>", "<weekday>", "<week part>", "<part of day>", "<month>",
+     "<season>", "a", "an", "any"}
+)  # fmt: skip
 _AGAIN = re.compile(r"\b(?:again|once more)\b", re.IGNORECASE)
