@@ -102,6 +102,26 @@ def test_what_the_user_told_before_is_quoted_from_the_recalled_memories(tmp_path
     assert unrelated.answer == ""
 
 
+def test_a_question_about_the_users_own_doings_quotes_the_current_facts(tmp_path: Path) -> None:
+    held = ("I usually go running on Tuesdays now.", "lives in: My sister Ana lives in Porto.")
+    memories = ("User: I usually go running on Mondays.", *held)
+    when = plan_dispatch("When do I usually go running?", tmp_path, TOOLS, memories, held)
+    assert when.answer == 'I have noted: "I usually go running on Tuesdays now."'
+    sister = plan_dispatch("Where does my sister live?", tmp_path, TOOLS, memories, held)
+    assert sister.answer == 'I have noted: "My sister Ana lives in Porto."'  # slot left out
+    short = plan_dispatch("Where do I live?", tmp_path, TOOLS, (), ("lives in: Berlin",))
+    assert short.answer == ""  # "live" is no content word of "lives in: Berlin" ...
+    city = plan_dispatch("Where do I live?", tmp_path, TOOLS, (), ("lives in: I live in Bonn",))
+    assert city.answer == 'I have noted: "I live in Bonn"'
+    # No facts held about it: the user's own words, as before; "how" questions: the model.
+    told = plan_dispatch("When do I go running?", tmp_path, TOOLS, memories)
+    assert told.answer == 'You told me: "I usually go running on Mondays."'
+    assert (
+        plan_dispatch("How do I go running faster?", tmp_path, TOOLS, memories, held).answer == ""
+    )
+    assert plan_dispatch("When do I pay rent?", tmp_path, TOOLS, memories, held).answer == ""
+
+
 def test_a_request_to_remember_is_a_remember_call_of_the_statement(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x\n")
     tools = {*TOOLS, "remember"}

@@ -277,3 +277,18 @@ async def test_a_guided_small_model_remembers_what_it_is_asked_without_being_ask
     )
     assert model.requests == []  # the model was not needed for either
     assert stored == ["My sister Ana moved to Lisbon."]
+
+
+async def test_a_guided_small_model_is_given_the_current_fact_it_is_asked_about(
+    memory_settings: Settings,
+) -> None:
+    memory_settings.tools.force_first_call = True
+    model = ScriptedModel([])  # SmolLM2-135M called read_file on a made-up path instead
+    with App.open(memory_settings, model=model, start_worker=False) as app:
+        assert app.memory is not None
+        app.memory.remember("I usually go running on Mondays.")
+        app.memory.remember("I usually go running on Tuesdays now.")
+        events = await collect(app.agent().send("When do I usually go running?"))
+    said = "".join(e.text for e in events if e.type == "text_delta")  # type: ignore[union-attr]
+    assert said == 'I have noted: "I usually go running on Tuesdays now."'  # not Mondays
+    assert model.requests == []

@@ -372,8 +372,9 @@ class Agent:
         agent_settings = self.settings.agent
         context = self.context
         previous = _last_reply(transcript.all()[:-1])
-        hint, memories = self._memory_hint(message, run_id)
-        dispatch = self._dispatch(message, memories)
+        hint, hits = self._memory_hint(message, run_id)
+        memories = tuple(hit.text for hit in hits)
+        dispatch = self._dispatch(message, memories, _noted(hits))
         context.start_run(
             message,
             guidance=guidance_for(self.complexity.assess(message, previous)),
@@ -430,11 +431,14 @@ class Agent:
         looks = dispatch.calls or self.complexity.tool_intents(message)
         return ("required", "none") if looks else ("none",)
 
-    def _dispatch(self, message: str, memories: tuple[str, ...]) -> Dispatch:
+    def _dispatch(
+        self, message: str, memories: tuple[str, ...], noted: tuple[str, ...]
+    ) -> Dispatch:
         """The steps the agent takes itself for a guided small model (none for others)."""
         if not self.force_first_call:
             return Dispatch()
-        return plan_dispatch(message, self.settings.workspace, self.tools.names(), memories)
+        workspace, tools = self.settings.workspace, self.tools.names()
+        return plan_dispatch(message, workspace, tools, memories, noted)
 
     async def _offload(self, build: Callable[[], list[Message]]) -> list[Message]:
         return await asyncio.get_running_loop().run_in_executor(self.executor, build)
@@ -447,8 +451,8 @@ class Agent:
             return None
         return embedder.embed
 
-    def _memory_hint(self, message: str, run_id: str) -> tuple[str, tuple[str, ...]]:
-        """The hint block, and the recalled memories in it as plain text."""
+    def _memory_hint(self, message: str, run_id: str) -> tuple[str, tuple[MemoryHit, ...]]:
+        """The hint block, and the recalled memories in it."""
         if self.memory is None:
             return "", ()
         from shiyi.memory.recall.intent import detect_intent
@@ -473,7 +477,7 @@ class Agent:
         handles = "expand_memory" in self.tools.names()
         hint = format_hits(hits, handles=handles) if hits else ""
         block = "\n".join(filter(None, [hint, self._document_hint(intent, message)]))
-        return block, tuple(hit.text for hit in hits)
+        return block, tuple(hits)
 
     def _document_hint(self, intent: MessageIntent, message: str) -> str:
         """A bug fix also looks in the documents (the knowledge base), by keywords."""
@@ -537,3 +541,12 @@ def _last_reply(messages: list[Message]) -> str | None:
 def _title_from(message: str, width: int = 60) -> str:
     line = " ".join(message.split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _noted(hits: tuple[MemoryHit, ...]) -> tuple[str, ...]:
+    """The current facts among the recalled memories (not a run's archive, not history)."""
+    return tuple(
+        hit.text
+        for hit in hits
+        if hit.node == "fact" and hit.status == "active" and hit.source != "archive"
+    )

@@ -66,7 +66,9 @@ _RECALL = re.compile(
     r"do\s+you\s+remember|what\s+do\s+you\s+(know|remember)\s+about)\b"
     # A question of fact about the user's own things ("What is my dog's name?", "Where
     # does my sister live?"): only their own words can answer it.
-    r"|^\W*(what|who|where|when|which)\s+(is|are|was|were|does|do|did)\s+my\b",
+    r"|^\W*(what|who|where|when|which)\s+(is|are|was|were|does|do|did)\s+my\b"
+    # ... or about the user's own doings ("When do I usually go running?")
+    r"|^\W*(what|who|where|when|which)\s+(do|did|am|was|have|had)\s+i\b",
     re.I,
 )
 _USER_SAID = "User:"
@@ -74,6 +76,8 @@ _USER_SAID = "User:"
 _QUOTED = 3
 _COMMON = frozenset(
     [
+        "usually",
+        "now",
         "the",
         "and",
         "you",
@@ -147,10 +151,15 @@ class Dispatch:
 
 
 def plan_dispatch(
-    message: str, workspace: Path, tools: Collection[str], memories: Sequence[str] = ()
+    message: str,
+    workspace: Path,
+    tools: Collection[str],
+    memories: Sequence[str] = (),
+    held: Sequence[str] = (),
 ) -> Dispatch:
     """The steps ``message`` asks for plainly enough to take without the model;
-    ``memories``: what the memory prefetch recalled for it (plain text)."""
+    ``memories``: what the memory prefetch recalled for it (plain text); ``held``: the
+    current facts among them."""
     calls: list[ToolCall] = []
     if "remember" in tools and (statement := asked_to_remember(message)):
         return Dispatch((_call("remember", {"text": statement}),), worded=noted(statement))
@@ -158,7 +167,7 @@ def plan_dispatch(
         calls += [_call("read_file", {"path": name}) for name in named_files(message, workspace)]
     if not calls and "list_dir" in tools and _LISTS.search(message):
         calls.append(_call("list_dir", {"path": "."}))
-    if not calls and (quoted := recall_answer(message, memories)):
+    if not calls and (quoted := recall_answer(message, memories, held)):
         return Dispatch(answer=quoted)
     fact = arithmetic(message)
     if fact and not calls and only_a_calculation(message):
@@ -204,14 +213,20 @@ def only_a_calculation(message: str) -> bool:
     return not re.sub(r"[\d\s.+*/()=?!,:-]", "", rest)
 
 
-def recall_answer(message: str, memories: Sequence[str]) -> str:
-    """The user's own recalled words, quoted, for "what did I tell you about X?" ("" when
-    the message asks no such thing or nothing recalled shares a word with it).  Asked so,
+def recall_answer(message: str, memories: Sequence[str], held: Sequence[str] = ()) -> str:
+    """The current facts memory holds about it, or else the user's own recalled words,
+    quoted, for "what did I tell you about X?" or "when do I go running?" ("" when the
+    message asks no such thing or nothing recalled shares a word with it).  Asked so,
     SmolLM2-135M answered "as an AI, I don't have personal experiences or memories" with
-    the memory in front of it, whatever the layout."""
+    the memory in front of it, whatever the layout; asked "When do I usually go running?"
+    with "I usually go running on Tuesdays now." in its hint, it called read_file on a
+    made-up path and explained how to run a Python script."""
     if not _RECALL.search(message):
         return ""
     asked = _content_words(message)
+    facts = [_unkeyed(text) for text in held if _content_words(text) & asked][:_QUOTED]
+    if facts:
+        return "I have noted: " + " ".join(f'"{text}"' for text in facts)
     said = [
         text.removeprefix(_USER_SAID).strip()
         for text in memories
@@ -220,6 +235,13 @@ def recall_answer(message: str, memories: Sequence[str]) -> str:
     if not said:
         return ""
     return "You told me: " + " ".join(f'"{text}"' for text in said)
+
+
+def _unkeyed(fact: str) -> str:
+    """A fact's text without its slot when its value is a sentence ("lives in: My sister
+    Ana lives in Porto." is quoted as the sentence; "lives in: Berlin" stays whole)."""
+    key, colon, value = fact.strip().partition(": ")
+    return value if colon and len(key) <= 40 and len(value.split()) >= 3 else fact.strip()
 
 
 def _content_words(text: str) -> set[str]:
