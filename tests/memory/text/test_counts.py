@@ -25,7 +25,7 @@ NUMBERS = {
 
 @pytest.mark.parametrize(("text", "numbers"), NUMBERS.items())
 def test_numbers_are_read_in_digits_words_and_numerals(text: str, numbers: list[str]) -> None:
-    assert numbers_in(text) == numbers
+    assert list(numbers_in(text)) == numbers
 
 
 def test_statements_with_other_numbers_never_repeat_each_other() -> None:

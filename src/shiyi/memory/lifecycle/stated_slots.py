@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
 from shiyi.memory.text.counts import numbers_in
+from shiyi.memory.text.short_cache import short_text_cache
 from shiyi.memory.text.subjects import KIN, ZH_KIN
 
 
@@ -180,6 +181,7 @@ _KNOWN_KEYS = frozenset(
 )
 
 
+@short_text_cache
 def stated_slot(text: str) -> StatedSlot | None:
     """The slot ``text`` sets, or None when it is not one plain statement of an attribute."""
     sentence = _bare(text)

@@ -19,6 +19,7 @@ import re
 
 from shiyi.index.text import stem_word
 from shiyi.memory.text.counts import numbers_in
+from shiyi.memory.text.short_cache import short_text_cache
 
 _SETS: dict[str, tuple[str, ...]] = {
     "weekday": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
@@ -57,6 +58,7 @@ _NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b[A-Z][\w'’-]*")
 _NOT_NAMES = frozenset({"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "OK"})
 
 
+@short_text_cache
 def named_values(text: str) -> dict[str, frozenset[str]]:
     """The values ``text`` names in each closed set (set name -> values, in small letters)."""
     found: dict[str, set[str]] = {}
@@ -75,6 +77,7 @@ def named_values(text: str) -> dict[str, frozenset[str]]:
     return {name: frozenset(values) for name, values in found.items()}
 
 
+@short_text_cache
 def proper_names(text: str) -> frozenset[str]:
     """Capitalised words that do not open a sentence, months and weekdays aside."""
     return frozenset(
@@ -114,6 +117,7 @@ _FILLERS = frozenset(
 _WORD = re.compile(r"[^\W_]+")
 
 
+@short_text_cache
 def frame(text: str) -> tuple[str, ...]:
     """``text``'s words with each value (a number, a value of a closed set, a proper name)
     put as what it is, and the words that say when or how firmly left out: "I usually go
@@ -207,6 +211,7 @@ def withdraws(new: str, old: str) -> bool:
     return _sentence(stems_new) and stems_new == stems_old
 
 
+@short_text_cache
 def _stems(text: str) -> tuple[str, ...]:
     """The frame of ``text`` without its denials, each word stemmed ("eating", "eat": eat)."""
     kept = (w for w in frame(_AGAIN.sub(" ", text)) if w not in _DENIALS and w not in _WHEN)

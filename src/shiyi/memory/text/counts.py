@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from shiyi.memory.text.chinese_numbers import NUMERAL, number
+from shiyi.memory.text.short_cache import short_text_cache
 
 _DIGITS = re.compile(r"\d+(?:[.,:]\d+)*")
 _UNITS = {
@@ -36,8 +37,10 @@ _CHINESE = re.compile(
 )
 
 
-def numbers_in(text: str) -> list[str]:
-    """The numbers ``text`` names, in order, each as digits ("two cats" -> ["2"])."""
+@short_text_cache
+def numbers_in(text: str) -> tuple[str, ...]:
+    """The numbers ``text`` names, in order, each as digits ("two cats" -> ("2",)).  Cached:
+    a write compares the new value with every live fact of its slot, whose values repeat."""
     found: list[tuple[int, str]] = [(m.start(), m.group()) for m in _DIGITS.finditer(text)]
     for match in _WORDS.finditer(text):
         if tens := match.group("tens"):
@@ -51,4 +54,4 @@ def numbers_in(text: str) -> list[str]:
         counted = number(match.group("numeral"))
         if counted is not None:
             found.append((match.start(), f"{counted:g}"))
-    return [value for _, value in sorted(found)]
+    return tuple(value for _, value in sorted(found))
