@@ -11,6 +11,17 @@ they name the same ones, and neither names a proper name the other lacks ("Berli
 
 Numbers are compared by :func:`~shiyi.memory.text.counts.numbers_in`; negation by the
 caller.  The sets are common English words, not a vocabulary of any data set.
+
+A statement's *frame* is its words with each such value put as what it is ("<weekday>",
+"<number>", "<name>") and the words saying when or how firmly left out.  Two statements of
+one frame are compared by it:
+
+* :func:`says_again`: the same frame and values, in other small words ("I still go climbing
+  every Saturday" after "I go climbing on Saturdays"): a confirmation;
+* :func:`replaces_value`: another value, and the newer says it changed ("I wake up at 7
+  now" after "I wake up at 6am"): a new version;
+* :func:`withdraws`: the same words denied or ended ("I stopped drinking alcohol" after "I
+  drink alcohol"): a new version.
 """
 
 from __future__ import annotations
