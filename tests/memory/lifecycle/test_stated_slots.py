@@ -88,6 +88,9 @@ SLOTTED = {
     "Still living in Seattle": StatedSlot("lives in"),
     "My favourite film these days is Arrival": StatedSlot("favourite film"),
     "My birthday's in July": StatedSlot("birthday"),
+    "My mortgage rate dropped to 3.9%": StatedSlot("mortgage rate"),  # a rate, a pace ...
+    "My running pace is 5:30 per km now": StatedSlot("running pace"),
+    "My blood pressure is 125/80": StatedSlot("blood pressure"),
     "I have 3 children": StatedSlot("number of children"),  # kids and children: one count
     "我最喜欢的水果现在是芒果": StatedSlot("最喜欢的水果"),
     # how many of a thing: a slot per thing

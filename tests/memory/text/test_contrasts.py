@@ -142,6 +142,8 @@ def test_another_value_word_or_negation_is_not_said_again(old: str, new: str) ->
         ("I don't eat meat.", "I eat meat again."),
         ("I go running on Mondays.", "I don't go running anymore."),  # when it held aside
         ("I stopped drinking coffee.", "I drink coffee every morning."),
+        ("I wear glasses.", "I don't wear glasses anymore since the surgery."),  # a reason
+        ("I run on Mondays.", "I stopped running because of my knee."),
     ],
 )
 def test_a_denial_in_the_same_words_withdraws_the_statement(old: str, new: str) -> None:

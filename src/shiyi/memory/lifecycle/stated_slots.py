@@ -174,7 +174,8 @@ _PROPERTY_NOUNS = frozenset(
      "bedtime", "routine", "time", "date", "day", "price", "cost", "editor", "shell", "os",
      "language", "style", "setup", "stack", "workflow", "password", "pin", "code", "id",
      "account", "location", "employer", "company", "school", "university", "college",
-     "anniversary", "appointment", "limit", "quota", "preference", "choice", "pick"}
+     "anniversary", "appointment", "limit", "quota", "preference", "choice", "pick", "rate",
+     "pace", "speed", "fee", "dose", "dosage", "pressure", "temperature", "frequency"}
 )  # fmt: skip
 _KNOWN_KEYS = frozenset(
     normalize_key(k) for name, keys in ATTRIBUTES.items() if not name.startswith("-") for k in keys

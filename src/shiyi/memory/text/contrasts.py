@@ -224,8 +224,10 @@ def withdraws(new: str, old: str) -> bool:
 
 @short_text_cache
 def _stems(text: str) -> tuple[str, ...]:
-    """The frame of ``text`` without its denials, each word stemmed ("eating", "eat": eat)."""
-    kept = (w for w in frame(_AGAIN.sub(" ", text)) if w not in _DENIALS and w not in _WHEN)
+    """The frame of ``text`` without its denials or the reason given for them, each word
+    stemmed ("eating", "eat": eat)."""
+    said = _BECAUSE.sub("", _AGAIN.sub(" ", text))
+    kept = (w for w in frame(said) if w not in _DENIALS and w not in _WHEN)
     return tuple(w if w.startswith("<") else stem_word(w) for w in kept)
 
 
@@ -235,4 +237,8 @@ _WHEN = frozenset(
     {"<relative>", "<day>", "<weekday>", "<week part>", "<part of day>", "<month>",
      "<season>", "a", "an", "any"}
 )  # fmt: skip
+# "I don't wear glasses anymore since the surgery": why is not what ended.
+_BECAUSE = re.compile(
+    r"(?<!\s)[,;]?\s+(?:since|because|after|ever since|as of|due to)\b.*$", re.IGNORECASE
+)
 _AGAIN = re.compile(r"\b(?:again|once more)\b", re.IGNORECASE)
