@@ -77,6 +77,18 @@ def test_limit_and_threshold(mem0: Memory) -> None:
     assert kept and all(r["score"] >= cut for r in kept) and len(kept) < len(scores)
 
 
+def test_scores_fall_with_the_order_so_a_threshold_keeps_the_newer_value(mem0: Memory) -> None:
+    # The newer of two equal answers is put first; its own fused score was the lower one.
+    mem0.add("My favourite colour is blue", user_id="alice")
+    mem0.add("My favourite colour is green now", user_id="alice")
+    found = mem0.search("what is my favourite colour", user_id="alice")["results"]
+    assert found[0]["memory"] == "My favourite colour is green now"
+    scores = [r["score"] for r in found]
+    assert scores == sorted(scores, reverse=True)
+    best = mem0.search("what is my favourite colour", user_id="alice", threshold=scores[0])
+    assert [r["memory"] for r in best["results"]] == ["My favourite colour is green now"]
+
+
 def test_reset_forgets_everything(mem0: Memory) -> None:
     first = mem0.add("Lives in Lisbon", user_id="alice")["results"][0]["id"]
     mem0.add("Lives in Porto", user_id="bob")

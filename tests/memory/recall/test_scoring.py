@@ -8,6 +8,7 @@ from shiyi.memory.recall.config import DEFAULT_PATH_WEIGHTS, RerankWeights
 from shiyi.memory.recall.scoring import (
     newest_of_equals,
     one_per_run,
+    placed_scores,
     rerank,
     score_fusion,
     turn_about,
@@ -255,3 +256,12 @@ def test_hits_of_no_person_asked_about_take_turns_as_one_more() -> None:
     hits = [_turn("g1", "chat", 3.0), fact, _turn("g2", "chat", 2.0), _turn("j1", "chat", 1.0)]
     order = [h.id for h in turn_about(hits, {"g1": "gina", "g2": "gina", "j1": "jon"})]
     assert order == ["g1", "f", "j1", "g2"]
+
+
+def test_scores_are_handed_out_by_place_after_a_reorder() -> None:
+    hits = [_said("old", 1 * DAY, 5.0), _said("dates", 5 * DAY, 4.0), _said("new", 9 * DAY, 3.0)]
+    same = frozenset({"budget", "trip"})
+    placed = placed_scores(newest_of_equals(hits, {"old": same, "new": same}))
+    assert [(h.id, h.score) for h in placed] == [("new", 5.0), ("dates", 4.0), ("old", 3.0)]
+    assert [h.score for h in hits] == [5.0, 4.0, 3.0]  # the hits passed in are not changed
+    assert placed_scores([]) == []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 
 from shiyi.index.english import embedding_vote
 from shiyi.memory.models import MemoryHit, Scored
@@ -135,8 +136,8 @@ def rerank(
 def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     """``hits`` (best first) reordered so that every run enters once before any enters twice:
     each run's best hit in score order, then each run's second best, and so on.  Facts
-    without an anchor are no run's and keep their place among the first.  Scores are left as
-    they were: only the order changes.
+    without an anchor are no run's and keep their place among the first.  Only the order
+    changes here; the search then hands the scores out by place (:func:`placed_scores`).
 
     Meant for a user–assistant memory, where a run is one task or thread of work and its
     turns repeat each other's subject: there the top k names k runs, and a run's other turns
@@ -160,7 +161,8 @@ def turn_about(hits: Sequence[MemoryHit], speaker_of: Mapping[str, str]) -> list
     """``hits`` (best first) reordered so that each speaker in ``speaker_of`` (hit id ->
     one of the people a question asks about together) takes a place in turn: each one's
     best hit in score order, then each one's second, and so on; hits of no such speaker (a
-    fact, a third person) take turns as one more.  Scores are left as they were.
+    fact, a third person) take turns as one more.  Only the order changes (as in
+    :func:`one_per_run`).
 
     For a question about what several people both or each did ("How do Jon and Gina both
     destress?"): the answer is in each one's turns, while the words of the question may
@@ -205,3 +207,18 @@ def newest_of_equals(
         for position, hit in zip(positions, newest, strict=True):
             order[position] = hit
     return order
+
+
+def placed_scores(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
+    """``hits`` in their order, each with its place's score: the scores sorted best first
+    and handed out by place.  The reorders after scoring (one hit per run first, the newest
+    of equal answers, the user's own facts first) move hits without rescoring them, so a
+    hit put ahead could show a lower score than one after it; whoever reads the scores (a
+    ``threshold``, a client sorting by them) would then undo the order, putting an older
+    value before the current one.  Handed out by place, the scores fall with the order and a
+    threshold keeps as many hits as it would have kept before the reorder."""
+    scores = sorted((hit.score for hit in hits), reverse=True)
+    return [
+        hit if hit.score == score else replace(hit, score=score)
+        for hit, score in zip(hits, scores, strict=True)
+    ]
