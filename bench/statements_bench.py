@@ -34,7 +34,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from statements_data import HELD_BACK, HELD_BACK_2, PROBES, Probe
+from statements_data import (
+    ENDINGS,
+    ENDINGS_HELD_BACK,
+    ENDINGS_HELD_BACK_2,
+    HELD_BACK,
+    HELD_BACK_2,
+    PROBES,
+    Probe,
+)
 
 from shiyi.config import load_settings
 from shiyi.memory.lifecycle.explicit import Statement
@@ -42,7 +50,14 @@ from shiyi.memory.service import Memory
 
 Believed = frozenset[str]
 KINDS = ("replace", "both", "confirm")
-SETS = {"probes": PROBES, "held-back": HELD_BACK, "held-back-2": HELD_BACK_2}
+SETS = {
+    "probes": PROBES,
+    "held-back": HELD_BACK,
+    "held-back-2": HELD_BACK_2,
+    "endings": ENDINGS,
+    "endings-held-back": ENDINGS_HELD_BACK,
+    "endings-held-back-2": ENDINGS_HELD_BACK_2,
+}
 
 
 def right(probe: Probe, active: Believed) -> bool:

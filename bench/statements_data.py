@@ -209,3 +209,95 @@ HELD_BACK_2: list[Probe] = [
         ("我喜欢游泳。", "我一直都喜欢游泳。"),
     ]),
 ]  # fmt: skip
+
+
+# Written 2026-12-07 (twenty-first sitting) before any rule for verbs that end a state
+# ("sold", "gave up", "cancelled", "left", "broke up"): ENDINGS to write the rules on,
+# ENDINGS_HELD_BACK written at the same time and run only once the rules were done.
+ENDINGS: list[Probe] = [
+    *_probes("replace", "no longer so", [
+        ("I have a motorbike.", "I sold my motorbike."),
+        ("I own a boat.", "I sold the boat last summer."),
+        ("I play tennis on weekends.", "I gave up tennis."),
+        ("I go to a pottery class on Thursdays.", "I quit my pottery class."),
+        ("I have a Netflix subscription.", "I cancelled my Netflix subscription."),
+        ("I work at Google.", "I quit Google last month."),
+        ("I sing in a choir.", "I left the choir."),
+        ("I'm dating Chris.", "Chris and I broke up."),
+        ("I'm married to Dana.", "Dana and I got divorced."),
+        ("I volunteer at the animal shelter.", "I stopped volunteering at the animal shelter."),
+        ("I'm a member of the chess club.", "I left the chess club."),
+        ("I have a landline.", "I got rid of my landline."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I work at Google.", "I left Google early today."),
+        ("I have a dog.", "I sold my old dog crate."),
+        ("I play golf.", "I left my golf clubs in the car."),
+        ("I have a car.", "I sold my bike."),
+        ("I'm in a book club.", "I quit my job."),
+        ("I play the guitar.", "I gave my old guitar to my nephew."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I sold my car.", "I don't have a car anymore."),
+        ("I gave up smoking.", "I stopped smoking."),
+        ("I left the choir.", "I'm no longer in the choir."),
+    ]),
+]  # fmt: skip
+
+ENDINGS_HELD_BACK: list[Probe] = [
+    *_probes("replace", "no longer so", [
+        ("I have a PlayStation.", "I sold my PlayStation."),
+        ("I do yoga on Sunday mornings.", "I gave up yoga."),
+        ("I have a Spotify subscription.", "I cancelled Spotify."),
+        ("I'm on the football team.", "I quit the football team."),
+        ("I work for the council.", "I resigned from the council."),
+        ("I'm seeing someone called Robin.", "Robin and I split up."),
+        ("I take piano lessons.", "I stopped taking piano lessons."),
+        ("I have a gym membership at Virgin Active.", "I cancelled my Virgin Active membership."),
+        ("I belong to a running club.", "I dropped out of the running club."),
+        ("I'm engaged to Sam.", "I broke off my engagement to Sam."),
+        ("I rent a flat in Leith.", "I moved out of my flat in Leith."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I have a PlayStation.", "I sold my old Xbox games."),
+        ("I work for the council.", "I left the office at six today."),
+        ("I do yoga.", "I quit coffee."),
+        ("I play in a band.", "I left my amp at the band's rehearsal space."),
+        ("I have a cat.", "I lost my cat's collar."),
+        ("I'm married to Alex.", "Alex and I went to Rome."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I gave up meat.", "I don't eat meat anymore."),
+        ("I cancelled my gym membership.", "I don't have a gym membership anymore."),
+        ("I quit my job.", "I quit my job."),
+    ]),
+]  # fmt: skip
+
+# Written after ENDINGS_HELD_BACK's two misses were fixed ("the running club" is a thing,
+# not a doing; a thing's head comes before its preposition), before running it.
+ENDINGS_HELD_BACK_2: list[Probe] = [
+    *_probes("replace", "no longer so", [
+        ("I have an Amazon Prime membership.", "I cancelled Amazon Prime."),
+        ("I drive a Tesla.", "I sold my Tesla."),
+        ("I'm on the school board.", "I stepped down from the school board."),
+        ("I go to the gym every morning.", "I stopped going to the gym."),
+        ("I take Spanish classes.", "I dropped my Spanish classes."),
+        ("I work for Amazon.", "I handed in my notice at Amazon."),
+        ("I'm in a relationship with Noor.", "Noor and I broke up."),
+        ("I have a subscription to The Economist.", "I unsubscribed from The Economist."),
+        ("I run a small bakery.", "I closed my bakery."),
+        ("I smoke.", "I quit smoking last year."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I go to the gym every morning.", "I left the gym early today."),
+        ("I work for Amazon.", "I sold my Amazon shares."),
+        ("I have a bike.", "I gave up cycling to work in winter."),
+        ("I'm in a relationship with Noor.", "Noor and I split the bill."),
+        ("I have a Tesla.", "I sold my Tesla shares."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I sold my Tesla.", "I no longer own a Tesla."),
+        ("I quit smoking.", "I gave up smoking for good."),
+        ("Noor and I broke up.", "I broke up with Noor."),
+    ]),
+]  # fmt: skip

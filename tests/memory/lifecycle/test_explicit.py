@@ -7,6 +7,8 @@ Real stores on both backends (embedded Kuzu + SQLite, PostgreSQL).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from shiyi.memory.lifecycle.explicit import Statement
 from shiyi.memory.models import FactRecord
 from shiyi.memory.service import Memory
@@ -255,4 +257,36 @@ def test_relatives_named_in_the_plural_are_the_subject(open_memory: MemoryFactor
     devon = memory.remember_outcome(Statement("My parents moved to Devon."))
     assert kent.outcome == "new" and kent.replaced == ()
     assert [f.id for f in devon.replaced] == [kent.fact.id]
+    assert statuses(memory)[mine.fact.value] == "active"
+
+
+def test_an_ending_replaces_the_users_statement_of_holding_it(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    caravan = memory.remember_outcome(Statement("I have a caravan."))
+    sold = memory.remember_outcome(Statement("I sold my caravan."))
+    assert sold.outcome == "replaced"
+    assert [f.id for f in sold.replaced] == [caravan.fact.id]
+    memory.remember("I work for Siemens.")  # a slot (works at): ended all the same
+    memory.remember("I resigned from Siemens and joined Bosch.")
+    memory.remember("I'm seeing Priya.")
+    memory.remember("Priya and I split up.")
+    memory.remember("I play badminton.")
+    memory.remember("I left my racket at the club.")  # put down: ends nothing
+    again = memory.remember_outcome(Statement("I got rid of the caravan."))
+    assert again.outcome == "confirmed" and again.fact.id == sold.fact.id
+    kept = statuses(memory)
+    assert kept["I have a caravan."] == "superseded"
+    assert kept["I work for Siemens."] == "superseded"
+    assert kept["I'm seeing Priya."] == "superseded"
+    assert kept["I play badminton."] == "active"
+    assert kept["I left my racket at the club."] == "active"
+
+
+def test_another_users_ending_ends_nothing_of_mine(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    mine = memory.remember_outcome(Statement("I play badminton."))
+    theirs = memory.remember_outcome(
+        Statement("I gave up badminton."), viewer=replace(memory.viewer, user_id="someone")
+    )
+    assert theirs.replaced == ()
     assert statuses(memory)[mine.fact.value] == "active"

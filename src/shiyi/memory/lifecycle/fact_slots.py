@@ -33,6 +33,7 @@ from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contrasts import says_again
+from shiyi.memory.text.endings import ends_alike
 from shiyi.memory.text.subjects import subject_of
 
 # Kinds where a new value adds to the old ones rather than replacing them.
@@ -179,6 +180,10 @@ class SlotFinder:
         again = next((f for f in slot if says_again(obs.value, f.value)), None)
         if again is not None:
             return again
+        # "I stopped smoking" after "I gave up smoking": one thing ended, said twice
+        ended = next((f for f in slot if ends_alike(obs.value, f.value)), None)
+        if ended is not None:
+            return ended
         # "likes sushi" / "hates sushi" embed 0.87 apart: negation never repeats a fact;
         # nor do other numbers ("85kg" / "82kg", "9:45 pm" / "10:30 pm" embed alike).
         near = [

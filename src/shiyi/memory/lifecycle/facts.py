@@ -23,7 +23,11 @@ changed and is otherwise the earlier sentence ("I wake up at 7 now" after "I wak
 6am", "... on Tuesdays now" after "... on Mondays":
 :func:`~shiyi.memory.text.contrasts.replaces_value`), or that denies or ends it in its
 words ("I don't eat meat anymore" after "I eat meat":
-:func:`~shiyi.memory.text.contrasts.withdraws`), supersedes the earlier statement.
+:func:`~shiyi.memory.text.contrasts.withdraws`), supersedes the earlier statement.  And a
+statement that the user ended something ("I sold my motorbike", "I gave up tennis", "I quit
+Google", "Chris and I broke up": :func:`~shiyi.memory.text.endings.ends`) supersedes the
+same user's statements of holding it, keyless or of a slot where such statements land
+(:data:`ENDABLE_KEYS`: "I work at Google" is ``works at``).
 
 This module is what a write does to the store (:class:`FactWriter`).  Finding the slot and the
 near duplicates is :mod:`shiyi.memory.lifecycle.fact_slots`'s; the observation, the report and
@@ -58,12 +62,16 @@ from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contrasts import replaces_value, withdraws
+from shiyi.memory.text.endings import ended_thing, ends
 from shiyi.memory.text.entities import normalize_name
 from shiyi.memory.text.subjects import USER_NAMES, subject_of
 
 __all__ = ["FactWriter"]
 
 _NAME_KEYS = ["name", "user name", "my name", "full name"]
+ENDABLE_KEYS = ("", "works at", "studies at", "lives in", "partner")
+"""The keys of statements an ending may end: none, and the slots a plain statement of
+working, studying, living somewhere or a partner lands in (:mod:`.stated_slots`)."""
 
 
 class FactWriter:
@@ -150,6 +158,8 @@ class FactWriter:
             self._settle(slot, now, report, prefer=fact.id)
         elif fact.status == "active":
             self._replace_changed_value(fact, slot, now, report)
+        if fact.status == "active":
+            self._end_what_it_ends(fact, viewer, now, report)
 
     def key_owner_entity(self, key: str, viewer: Viewer) -> str:
         """The stored entity a key's possessor names ("Ana's city": Ana, made if new); ""
@@ -282,6 +292,26 @@ class FactWriter:
                 (negated(f.value) == negated(fact.value) and replaces_value(fact.value, f.value))
                 or withdraws(fact.value, f.value)
             )
+        ]
+        if older:
+            self._supersede(fact, older, now, report)
+
+    def _end_what_it_ends(
+        self, fact: FactRecord, viewer: Viewer, now: float, report: WriteReport
+    ) -> None:
+        """Supersede the same user's statements of holding what ``fact`` says was ended."""
+        if not ended_thing(fact.value):
+            return
+        older = [
+            f
+            for f in self.store.slot_candidates([], ENDABLE_KEYS, ["active"])
+            if f.id != fact.id
+            and f.status == "active"
+            and f.scope == fact.scope
+            and f.user_id == fact.user_id
+            and viewer.sees_fact(f)
+            and said_time(f) <= said_time(fact)
+            and ends(fact.value, f.value)
         ]
         if older:
             self._supersede(fact, older, now, report)

@@ -123,6 +123,15 @@ _HOLDS_NONE = re.compile(
     r"(?:\s+(?:anymore|any more|now|at all|these days))*$",
     re.IGNORECASE,
 )
+# "I sold my car", "I got rid of the boat last summer": none now (what ended is kept whole:
+# "I sold my old dog crate" counts no dogs).
+_LET_GO = re.compile(
+    rf"^(?:['’]ve|\s+have|\s+has)?{_NOW}\s+(?:sold|got rid of|gotten rid of|gave away"
+    r"|given away|scrapped)\s+(?:my|our|the|his|her|their)\s+(?P<thing>[a-z]+(?:\s+pig)?)"
+    r"(?:\s+(?:last\s+\w+|this\s+\w+|yesterday|today|recently|already|finally|now"
+    r"|a\s+\w+\s+ago|\w+\s+(?:days|weeks|months|years)\s+ago))*$",
+    re.IGNORECASE,
+)
 # What one eats, and whether one is married: closed sets, one value at a time.
 _DIETS = (
     r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|omnivore|carnivore"
@@ -225,7 +234,8 @@ _SAME_VALUE_FILLERS = frozenset(
      "course"}
 )  # fmt: skip
 _DENIES = re.compile(
-    r"\b(?:no longer|not|never|quit|left|anymore|any more|used to)\b|n['’]t\b"
+    r"\b(?:no longer|not|never|quit|left|anymore|any more|used to|sold|got rid of|gave away"
+    r"|given away|scrapped)\b|n['’]t\b"
     r"|不再|不住|不在|没有|离开",
     re.IGNORECASE,
 )
@@ -357,7 +367,7 @@ def _opinion(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
 def _count(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
     """ "I have two cats", "my sister has 3 kids now": how many, a slot per thing counted
     ("number of cats"), so "I have three cats now" replaces "I have two cats"."""
-    if subject is not None and (gone := _HOLDS_NONE.match(subject[1])):
+    if subject is not None and (gone := _HOLDS_NONE.match(subject[1]) or _LET_GO.match(subject[1])):
         thing = gone.group("thing").casefold()
         return StatedSlot(f"number of {thing}", subject[0], "0") if _countable(thing) else None
     if subject is None or not (held := _HOLDS.match(subject[1])):

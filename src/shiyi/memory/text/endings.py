@@ -1,0 +1,231 @@
+"""Statements that end what an earlier one said the user has, does or belongs to.
+
+"I sold my motorbike" ends "I have a motorbike"; "I gave up tennis" ends "I play tennis on
+weekends"; "I cancelled my Netflix subscription" ends "I have a Netflix subscription"; "I
+quit Google last month" ends "I work at Google"; "I left the choir" ends "I sing in a
+choir"; "Chris and I broke up" ends "I'm dating Chris".  Both stayed active before, and
+memory believed the user still had the motorbike.
+
+What ended is the ending verb's object, up to a word that says when or why ("last month",
+"and joined KPMG").  An earlier statement holds it when it is the user's own plain
+statement of having, doing, attending, belonging to or working at something (a verb of
+:data:`_HOLDING`), the object's head is what it holds (or names what a subscription, a
+membership or a class is to: "I cancelled Spotify" ends "I have a Spotify subscription"),
+and every word of the object is among its words.  So another thing ends nothing ("I sold my
+old dog crate" after "I have a dog", "I left my golf clubs in the car" after "I play
+golf"), nor does leaving for the day ("I left Google early today").
+
+Two endings of one thing, or an ending and a denial of having it ("I left the choir", "I'm
+no longer in the choir"), say the same (:func:`ends_alike`).  Words are compared by their
+stems (:func:`~shiyi.index.text.stem_word`); everything here is English.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shiyi.index.text import stem_word
+from shiyi.memory.text.short_cache import short_text_cache
+
+_SOON = r"(?:(?:just|finally|recently|already|officially|eventually|then)\s+)?"
+_ENDING_VERBS = (
+    "sold", "got rid of", "gotten rid of", "gave away", "given away", "gave up", "given up",
+    "quit", "quitted", "left", "cancelled", "canceled", "dropped out of", "resigned from",
+    "retired from", "stopped", "moved out of", "unsubscribed from", "broke off", "broken off",
+    "ended", "scrapped", "stepped down from", "walked away from", "closed", "closed down",
+    "shut down", "dropped", "handed in my notice at", "gave notice at", "gave my notice at",
+)  # fmt: skip
+_ALTERNATIVES = "|".join(sorted(map(re.escape, _ENDING_VERBS), key=len, reverse=True))
+# "I sold my motorbike", "I've given up golf", "I finally cancelled my subscription".
+_ENDED = re.compile(
+    rf"^i(?:['’]ve|\s+have)?\s+{_SOON}(?P<verb>{_ALTERNATIVES})\s+(?P<object>\S.*)$",
+    re.IGNORECASE,
+)
+# "Chris and I broke up", "I broke up with Chris", "Dana and I got divorced".
+_PARTED = re.compile(
+    r"^(?P<first>[A-Z][\w'’-]*)\s+and\s+i\s+(?:have\s+|['’]ve\s+)?"
+    rf"{_SOON}(?:broke up|split up|split|separated|got divorced|divorced)"
+    r"(?=\s*$|\s*,|\s+(?:last|this|in|on|after|because|since|yesterday|recently|over|when"
+    r"|for good|\w+ (?:days|weeks|months|years) ago)\b)"
+    r"|^i(?:['’]ve|\s+have)?\s+"
+    rf"{_SOON}(?:broke up with|broken up with|split up with|split from|separated from"
+    r"|divorced|(?:broke|broken|called) off (?:my|our|the) (?:engagement|wedding) (?:to|with))"
+    r"\s+(?P<second>[A-Z][\w'’-]*)",
+    re.IGNORECASE,
+)
+# "I don't have a car anymore", "I'm no longer in the choir": having it denied.
+_NOT_HELD = re.compile(
+    r"^i(?:['’]m|\s+am)?\s+(?:no longer|not|don['’]?t|do not|never)\s+(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+# Verbs (and "I'm ..." forms) of having, doing, attending, belonging to or working at.
+_HOLDING = re.compile(
+    r"^i(?:['’]ve|\s+have)?(?:\s+(?:still|also|usually|regularly|currently|often|now|got))*"
+    r"(?:['’]m|\s+am)?(?:\s+(?:still|also|currently|now))*\s+"
+    r"(?P<verb>have|has|own|play|play in|do|practi[cs]e|go to|attend|take|work at|work for"
+    r"|work in|sing in|belong to|volunteer at|volunteer with|volunteer for|subscribe to"
+    r"|rent|drive|ride|run|coach|teach|train at|study at|live in|use|smoke|drink|eat"
+    r"|a member of|in|on|part of|with|subscribed to|enrolled in|signed up for|signed up to"
+    r"|dating|seeing|engaged to|married to|going out with|together with)"
+    r"(?:\s+(?P<rest>\S.*))?$",
+    re.IGNORECASE,
+)
+# What an earlier statement of a relationship says: "I'm in a relationship with Noor".
+_TOGETHER = re.compile(
+    r"\b(?:dating|seeing|engaged|married|relationship|together|partner|boyfriend|girlfriend"
+    r"|husband|wife|fianc[eé]e?|going out)\b",
+    re.IGNORECASE,
+)
+_DROPPED = re.compile(rf"^i(?:['’]ve|\s+have)?\s+{_SOON}dropped\s+(?!out\s+of\b)", re.IGNORECASE)
+# How long ago: "two years ago", "a few weeks ago" (the object ends before it).
+_AGO = re.compile(
+    r"(?<!\S)(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several"
+    r"|a couple of)\s+(?:days?|weeks?|months?|years?)\s+ago\b.*$",
+    re.IGNORECASE,
+)
+# A leaving that is only for the day: "I left Google early today", "left the office at six".
+_ONE_OFF = re.compile(
+    r"\b(?:early|late|today|tonight|this (?:morning|afternoon|evening)|at (?:\d|six|five"
+    r"|seven|eight|noon|lunchtime)|for (?:lunch|dinner|the day|the night|the weekend|a while"
+    r"|a bit|a few days|a week|a day))\b",
+    re.IGNORECASE,
+)
+# Words after the object that say when, why or what came next: the object ends there.
+_OBJECT_ENDS = frozenset(
+    {"and", "but", "because", "since", "as", "so", "when", "after", "before", "last", "this",
+     "yesterday", "today", "ago", "recently", "now", "anymore", "any", "more", "finally",
+     "for", "altogether", "completely", "entirely", "again", "earlier", "already"}
+)  # fmt: skip
+_NOT_CONTENT = frozenset(
+    {"my", "our", "the", "a", "an", "his", "her", "their", "your", "s", "t", "of", "whole",
+     "entire", "up", "out", "off", "back", "someone", "called", "named", "longer", "no",
+     "never", "don", "do", "not", "am", "m", "ve", "have", "any"}
+)  # fmt: skip
+# What a thing held is done on, at or with: "tennis on weekends" holds tennis.
+_PREPOSITIONS = frozenset(
+    {"on", "at", "in", "to", "with", "from", "every", "each", "by", "near", "of", "for",
+     "twice", "once", "three", "two"}
+)  # fmt: skip
+# Things named by what they are to: "I cancelled Spotify" ends "my Spotify subscription".
+_CONTAINERS = frozenset(
+    stem_word(w)
+    for w in ("subscription", "membership", "account", "plan", "class", "classes", "course",
+              "lessons", "lesson", "team", "club", "contract", "policy", "pass", "card")
+)  # fmt: skip
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def ends(new: str, old: str) -> bool:
+    """Whether ``new`` says the user ended what ``old`` says they have, do or belong to."""
+    ended = ended_thing(new)
+    held = _held(old) if ended else None
+    if held is None:
+        return False
+    holding_verb, thing, said = held
+    if not set(ended) <= said:
+        return False
+    if _ended_doing(new):  # "I gave up smoking", "I stopped taking piano lessons"
+        return ended[0] == holding_verb
+    if _PARTED.match(_plain(new)):  # "Noor and I broke up": a relationship with Noor
+        return bool(_TOGETHER.search(old))
+    head = _ended_head(new)
+    if _DROPPED.match(_plain(new)) and head not in _CONTAINERS:
+        return False  # "I dropped my phone" ends nothing; "I dropped the course" does
+    return bool(thing) and (head == thing[-1] or (thing[-1] in _CONTAINERS and head in said))
+
+
+def ends_alike(new: str, old: str) -> bool:
+    """Whether ``new`` and ``old`` both say that one thing ended or is not had: "I gave up
+    smoking" and "I stopped smoking"; "I left the choir" and "I'm no longer in the choir"."""
+    if _held(new) is not None or _held(old) is not None:
+        return False
+    thing = ended_thing(new) or _not_held(new)
+    return bool(thing) and thing == (ended_thing(old) or _not_held(old))
+
+
+@short_text_cache
+def ended_thing(text: str) -> tuple[str, ...]:
+    """The stems of what ``text`` says the user ended ("my Netflix subscription": netflix,
+    subscript); () when it ends nothing."""
+    if parted := _PARTED.match(_plain(text)):
+        return (stem_word(parted.group("first") or parted.group("second")),)
+    found = _ended_object(text)
+    return _thing(found) if found else ()
+
+
+def _ended_object(text: str) -> str:
+    """The words after the ending verb ("my flat in Leith"); "" when nothing ended."""
+    found = _ENDED.match(_plain(text))
+    if found is None:
+        return ""
+    if found.group("verb").casefold() == "left" and _ONE_OFF.search(found.group("object")):
+        return ""
+    return found.group("object")
+
+
+def _ended_head(text: str) -> str:
+    """The head of what ended, before any preposition ("my flat in Leith": flat); a name
+    parted from is its own head."""
+    if parted := _PARTED.match(_plain(text)):
+        return stem_word(parted.group("first") or parted.group("second"))
+    thing = _thing(_ended_object(text), held=True)
+    return thing[-1] if thing else ""
+
+
+def _ended_doing(text: str) -> bool:
+    """Whether what ended is a doing ("smoking", "taking piano lessons"), not a thing ("the
+    running club")."""
+    words = _ended_object(text).split(maxsplit=1)
+    return bool(words) and words[0].casefold().endswith("ing") and len(words[0]) > 4
+
+
+def _not_held(text: str) -> tuple[str, ...]:
+    denied = _NOT_HELD.match(_plain(text))
+    if denied is None:
+        return ()
+    held = _held("I " + denied.group("rest"))
+    if held is not None:
+        return held[1] or (held[0],)
+    return _thing(_strip_verb(denied.group("rest")))
+
+
+@short_text_cache
+def _held(text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
+    """What a plain positive statement says the user holds: its verb's stem, the stems of
+    the thing held, and the stems of all its words; None for anything else."""
+    sentence = _plain(text)
+    if _NOT_HELD.match(sentence) or _ENDED.match(sentence) or _PARTED.match(sentence):
+        return None
+    found = _HOLDING.match(sentence)
+    if found is None:
+        return None
+    verb = stem_word(found.group("verb").split()[0])
+    said = frozenset(_stems(sentence))
+    return verb, _thing(found.group("rest") or "", held=True), said
+
+
+def _thing(words: str, held: bool = False) -> tuple[str, ...]:
+    """Content stems from the start of ``words`` to the first word saying when or why; a
+    thing ``held`` ends at its first preposition too ("tennis on weekends")."""
+    kept: list[str] = []
+    for word in _WORD.findall(_AGO.sub("", words).replace("’", "'")):
+        lower = word.casefold().removesuffix("'s")
+        if lower in _OBJECT_ENDS or (held and kept and lower in _PREPOSITIONS):
+            break
+        if lower not in _NOT_CONTENT and lower not in _PREPOSITIONS:
+            kept.append(stem_word(lower))
+    return tuple(kept)
+
+
+def _stems(sentence: str) -> list[str]:
+    words = (w.casefold().removesuffix("'s") for w in _WORD.findall(sentence.replace("’", "'")))
+    return [stem_word(w) for w in words if w not in _NOT_CONTENT and w not in _PREPOSITIONS]
+
+
+def _strip_verb(rest: str) -> str:
+    """ "eat meat anymore": "meat anymore" (a denied verb of no holding form)."""
+    return rest.split(maxsplit=1)[1] if len(rest.split()) > 1 else rest
+
+
+def _plain(text: str) -> str:
+    return text.strip().rstrip(" .!")

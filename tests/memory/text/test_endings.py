@@ -1,0 +1,89 @@
+"""A statement that the user ended something ends their earlier statement of having or
+doing it, and nothing else.
+
+Everyday phrasings written for this test (not from any dev set, and apart from the
+statements bench's pairs).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from shiyi.memory.text.endings import ended_thing, ends, ends_alike
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I have a caravan.", "I sold my caravan."),
+        ("I have a caravan.", "I've finally got rid of the caravan."),
+        ("I own a sailing dinghy.", "I sold the sailing dinghy two years ago."),
+        ("I play badminton on Tuesdays.", "I gave up badminton."),
+        ("I practise karate.", "I quit karate last spring."),
+        ("I do a ceramics course on Mondays.", "I dropped the ceramics course."),
+        ("I have a Disney+ subscription.", "I cancelled Disney+."),
+        ("I have an Audible membership.", "I cancelled my Audible membership."),
+        ("I work for Siemens.", "I resigned from Siemens and joined Bosch."),
+        ("I work at the bakery on Main Street.", "I quit the bakery."),
+        ("I'm a member of the rowing club.", "I left the rowing club."),
+        ("I'm on the parish council.", "I stepped down from the parish council."),
+        ("I belong to a hiking group.", "I dropped out of the hiking group."),
+        ("I'm seeing Priya.", "Priya and I split up in March."),
+        ("I'm engaged to Tom.", "I called off my engagement to Tom."),
+        ("I smoke.", "I gave up smoking."),
+        ("I teach yoga at the leisure centre.", "I stopped teaching yoga at the leisure centre."),
+        ("I run a food truck.", "I closed my food truck."),
+    ],
+)
+def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
+    assert ends(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I work for Siemens.", "I left Siemens early today."),  # for the day
+        ("I work at the hospital.", "I left the hospital at six."),
+        ("I play the violin.", "I left my violin at my sister's."),  # put down somewhere
+        ("I have a horse.", "I sold my old horse trailer."),  # another thing
+        ("I have a car.", "I sold my motorbike."),
+        ("I have a phone.", "I dropped my phone."),  # a fall, not an ending
+        ("I'm married to Lena.", "Lena and I split the dessert."),
+        ("I love the choir.", "I left the choir."),  # an opinion, not a holding
+        ("I don't have a car.", "I sold my car."),  # nothing held
+        ("I have a Google Pixel.", "I quit Google."),  # a phone is not a workplace
+        ("I play tennis.", "I quit squash."),
+        ("I swim on Fridays.", "I stopped going to the gym."),
+    ],
+)
+def test_an_ending_of_something_else_ends_nothing(old: str, new: str) -> None:
+    assert not ends(new, old)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("I gave up coffee.", "I quit coffee."),
+        ("I left the orchestra.", "I'm no longer in the orchestra."),
+        ("I cancelled my Netflix account.", "I don't have a Netflix account anymore."),
+        ("Sam and I broke up.", "I broke up with Sam."),
+    ],
+)
+def test_two_endings_of_one_thing_say_the_same(a: str, b: str) -> None:
+    assert ends_alike(b, a) and ends_alike(a, b)
+
+
+def test_endings_of_different_things_or_a_holding_are_not_alike() -> None:
+    assert not ends_alike("I gave up coffee.", "I gave up tea.")
+    assert not ends_alike("I left the orchestra.", "I play in the orchestra.")
+
+
+def test_what_ended_is_read_up_to_when_or_why() -> None:
+    assert ended_thing("I sold my old van last week because it kept breaking down.") == (
+        "old",
+        "van",
+    )
+    assert ended_thing("I left Google and joined Meta.") == ("googl",)
+    assert ended_thing("I left at 9:30 PM, just like we planned.") == ()
+    assert ended_thing("I stopped by for a bit.") == ()
+    assert ended_thing("I went to the gym.") == ()
