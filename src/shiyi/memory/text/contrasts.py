@@ -163,6 +163,11 @@ def frame(text: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+def _other_values(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` name other values: of a closed set, names, or numbers."""
+    return contrasted(a, b) or numbers_in(a) != numbers_in(b)
+
+
 def replaces_value(new: str, old: str) -> bool:
     """Whether ``new`` says that a value ``old`` stated changed: it says so ("now",
     "instead") and not that it adds one ("too"), names another number, another value of a
@@ -170,14 +175,13 @@ def replaces_value(new: str, old: str) -> bool:
     after "I wake up at 6am", "My team lead is Omar now" after "... is Sara")."""
     if not _CHANGED.search(new) or _ADDED.search(new):
         return False
-    differs = contrasted(new, old) or numbers_in(new) != numbers_in(old)
-    return differs and _sentence(frame(new)) and frame(new) == frame(old)
+    return _other_values(new, old) and _sentence(frame(new)) and frame(new) == frame(old)
 
 
 def says_again(new: str, old: str) -> bool:
     """Whether ``new`` is ``old`` said again in other small words: the same frame and the
     same values ("I still go climbing every Saturday" after "I go climbing on Saturdays")."""
-    if contrasted(new, old) or numbers_in(new) != numbers_in(old):
+    if _other_values(new, old):
         return False
     if _HAN.search(new) and _HAN.search(old):  # no spaces: the characters, fillers aside
         core = _zh_core(new)
@@ -216,7 +220,7 @@ def withdraws(new: str, old: str) -> bool:
     again" after "I don't eat meat")."""
     if bool(_DENIES.search(new)) == bool(_DENIES.search(old)):
         return False
-    if contrasted(new, old) or numbers_in(new) != numbers_in(old):
+    if _other_values(new, old):
         return False
     stems_new, stems_old = _stems(new), _stems(old)
     return _sentence(stems_new) and stems_new == stems_old
