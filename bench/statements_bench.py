@@ -41,6 +41,8 @@ from statements_data import (
     HELD_BACK,
     HELD_BACK_2,
     PROBES,
+    ROLES,
+    ROLES_HELD_BACK,
     Probe,
 )
 
@@ -57,6 +59,8 @@ SETS = {
     "endings": ENDINGS,
     "endings-held-back": ENDINGS_HELD_BACK,
     "endings-held-back-2": ENDINGS_HELD_BACK_2,
+    "roles": ROLES,
+    "roles-held-back": ROLES_HELD_BACK,
 }
 
 

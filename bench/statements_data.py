@@ -301,3 +301,52 @@ ENDINGS_HELD_BACK_2: list[Probe] = [
         ("Noor and I broke up.", "I broke up with Noor."),
     ]),
 ]  # fmt: skip
+
+# Written 2026-12-07 (twenty-first sitting) before any rule for "I'm a <job>": ROLES to
+# write the rules on, ROLES_HELD_BACK written at the same time and run once they were done.
+ROLES: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("I'm a software engineer.", "I'm a product manager now."),
+        ("I'm a teacher.", "I'm a headteacher now."),
+        ("I'm a nurse.", "I work as a midwife now."),
+        ("I work as a chef.", "I'm a restaurant manager now."),
+        ("I'm an accountant.", "I'm a financial analyst these days."),
+        ("I'm a student.", "I'm a junior developer now."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I'm a nurse.", "I'm a runner."),
+        ("I'm a software engineer.", "I'm a big fan of jazz."),
+        ("I'm a teacher.", "I'm a mother of two."),
+        ("I'm a doctor.", "I'm a vegetarian."),
+        ("My sister is a nurse.", "I'm a lawyer."),
+        ("I'm a designer.", "My brother is a designer too."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I'm a nurse.", "I work as a nurse."),
+        ("I work as an electrician.", "I'm an electrician."),
+        ("I'm a software engineer.", "I'm still a software engineer."),
+        ("I'm a teacher.", "I am a teacher."),
+    ]),
+]  # fmt: skip
+
+ROLES_HELD_BACK: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("I'm a pharmacist.", "I'm a pharmacy manager now."),
+        ("I'm a bartender.", "I'm a barista now."),
+        ("I'm a data analyst.", "I'm a data scientist now."),
+        ("I'm a paramedic.", "I'm a firefighter now."),
+        ("I'm a freelance photographer.", "I'm a graphic designer now."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I'm a lawyer.", "I'm a keen cyclist."),
+        ("I'm a plumber.", "I'm a dad."),
+        ("I'm an architect.", "I'm a morning person."),
+        ("I'm a dentist.", "My wife is a dentist too."),
+        ("I'm a carpenter.", "I'm a big believer in routines."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I'm a pharmacist.", "I work as a pharmacist."),
+        ("I'm a civil engineer.", "I'm still a civil engineer."),
+        ("I work as a journalist.", "I'm a journalist."),
+    ]),
+]  # fmt: skip

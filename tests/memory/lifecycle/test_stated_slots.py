@@ -97,6 +97,14 @@ SLOTTED = {
     "I have two cats": StatedSlot("number of cats"),
     "I've got 3 kids now": StatedSlot("number of children"),
     "My sister owns 4 guitars": StatedSlot("number of guitars", ("sister",)),
+    # an occupation: the job slot, as "I work as a nurse" is
+    "I'm a nurse": StatedSlot("job"),
+    "I'm a product manager now": StatedSlot("job"),
+    "I'm still a software engineer": StatedSlot("job"),
+    "I am an electrician by trade": StatedSlot("job"),
+    "I'm a headteacher at a primary school": StatedSlot("job"),
+    "My sister is a doctor": StatedSlot("job", ("sister",)),
+    "My sister Ana is a doctor": StatedSlot("job", ("Ana",)),
     # what one thinks of a thing: a slot per thing
     "I like coffee": StatedSlot("opinion of coffee"),
     "I don't like coffee anymore": StatedSlot("opinion of coffee"),
@@ -117,8 +125,11 @@ SLOTTED = {
 }
 
 NOT_SLOTTED = [
-    "My sister is a doctor",  # a person described ...
-    "My sister is Ana",  # ... or named: neither is an attribute with one value
+    "My sister is Ana",  # a person named: no attribute with one value
+    "I'm a big fan of jazz",  # what one is, not what one does for a living
+    "I'm a mother of two",
+    "I'm a runner",
+    "I'm a morning person",
     "My boss is really strict",
     "My car is red",  # a thing: "my car is in the shop" must not replace it
     "My car is in the shop",
@@ -135,7 +146,6 @@ NOT_SLOTTED = [
     "The meeting is at 3",
     "I like jazz and hiking",
     "I am 6 feet tall",
-    "My sister Ana is a doctor",  # a named person described
     "I visited my sister Ana in Porto",  # the user visited; nobody moved
     "Call me tomorrow",
     "I got a new bike at the market",

@@ -17,10 +17,13 @@ names its slot itself:
 Chinese statements of the same two shapes name theirs too: "我最喜欢的颜色是绿色", "我的生日是
 五月三日", "我搬到了慕尼黑", "我妹妹住在波尔图" (the sister's), "我在一家医院上班", "我今年34岁".
 
-Only attributes are slotted, never people or things: "my sister is a doctor" and "my sister
-is Ana" describe a person, and "my car is red" and "my car is in the shop" describe a car;
-the newer must not replace the older.  An attribute is a known one (the exemplar table of
-:mod:`~shiyi.memory.lifecycle.slots`), a key led by a word that picks one value out of many
+Only attributes are slotted, never people or things: "my sister is Ana" and "my sister is
+kind" describe a person, and "my car is red" and "my car is in the shop" describe a car;
+the newer must not replace the older.  An occupation is an attribute ("I'm a nurse", "my
+sister is a doctor": the ``job`` slot, as "I work as a nurse" is; see
+:mod:`~shiyi.memory.text.occupations`), what one is otherwise is not ("I'm a runner").
+An attribute is a known one (the exemplar table of :mod:`~shiyi.memory.lifecycle.slots`),
+a key led by a word that picks one value out of many
 ("favourite", "usual", "current"), or a key whose head noun names a property
 (:data:`_PROPERTY_NOUNS`).  Anything else (several sentences, "we", "he", a question) keeps
 no slot, as before: a missed slot leaves two facts side by side; a wrong one would replace
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 
 from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
 from shiyi.memory.text.counts import numbers_in
+from shiyi.memory.text.occupations import ROLE
 from shiyi.memory.text.short_cache import short_text_cache
 from shiyi.memory.text.subjects import KIN, ZH_KIN
 
@@ -138,6 +142,12 @@ _DIETS = (
     r"|plant[- ]based|keto|paleo)"
 )
 _MARITAL = r"(?:single|married|divorced|engaged|separated|widowed|in a relationship)"
+# What may follow an occupation: where or for whom, and when ("a nurse at St Mary's now").
+_ROLE_TAIL = (
+    r"(?:\s+(?:at|for|in|with)\s+[^,;]+?)?"
+    r"(?:\s+(?:now|these days|nowadays|currently|again|too|as well|full[- ]time"
+    r"|part[- ]time|by trade|by profession))*"
+)
 _TOOK = r"(?:started|got|gotten|took|taken|landed|accepted|begun|began)"
 _JOB = r"(?:job|position|role)"
 _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -155,6 +165,7 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("works at", rf"^{_BE}{_NOW}\s+(?:working|employed)\s+(?:at|for|by)\s+\S"),
         ("job", rf"^{_NOW}{_NO_LONGER}\s+(?:work|works)\s+as\s+\S"),
         ("job", rf"^{_BE}{_NOW}\s+working\s+as\s+\S"),
+        ("job", rf"^{_BE}{_NOW}\s+(?={ROLE}{_ROLE_TAIL}$)\S"),
         ("studies at", rf"^{_NOW}\s+(?:study|studies)\s+at\s+\S"),
         ("studies at", rf"^{_BE}{_NOW}\s+(?:studying|enrolled)\s+at\s+\S"),
         ("partner", rf"^{_BE}{_NOW}\s+(?:married|engaged)\s+to\s+\S"),
