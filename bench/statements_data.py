@@ -350,3 +350,63 @@ ROLES_HELD_BACK: list[Probe] = [
         ("I work as a journalist.", "I'm a journalist."),
     ]),
 ]  # fmt: skip
+
+# Written 2026-12-07 (twenty-first sitting) before the rules for held-back-2's misses that
+# were still open ("The wifi password is now ...", "by bike now", "Jamie and I are
+# married"), which the rules were written on: how they do on other phrasings.
+HELD_BACK_3: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("The door code is 4821.", "The door code is now 7733."),
+        ("The garage code is 1234.", "The new garage code is 9090."),
+        ("I take the bus to work.", "I take the train to work now."),
+        ("I get to work by car.", "I get to work by bike these days."),
+        ("My partner is Alex.", "Sam and I are together now."),
+        ("I fly with Ryanair.", "I fly with easyJet now."),
+    ]),
+    *_probes("both", "two facts", [
+        ("The door code is 4821.", "The gate code is 1111."),
+        ("I take the bus to work.", "I take the train to the airport."),
+        ("Sam and I are married.", "Sam and I are going to Spain."),
+        ("The wifi password is swordfish.", "The wifi name is HomeNet."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("Sam and I got married.", "I'm married to Sam."),
+        ("I'm engaged to Kim.", "Kim and I are engaged."),
+        ("The door code is 4821.", "The door code is still 4821."),
+        ("I cycle to work.", "I still cycle to work."),
+    ]),
+]  # fmt: skip
+
+# Written at the end of the twenty-first sitting, after every rule above, and run once: the
+# sitting's honest figure for endings, occupations, couples, transport and "the" codes.
+HELD_BACK_4: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("I have a scooter.", "I sold my scooter last week."),
+        ("I play water polo.", "I gave up water polo after my injury."),
+        ("I have a Hello Fresh subscription.", "I cancelled Hello Fresh."),
+        ("I'm a member of the allotment society.", "I left the allotment society."),
+        ("I'm a waiter.", "I'm a sous chef now."),
+        ("I work as a receptionist.", "I'm an office manager these days."),
+        ("I'm going out with Leo.", "Leo and I split up last month."),
+        ("I drive to the office.", "I take the tube to the office now."),
+        ("The alarm code is 2580.", "The alarm code is now 1470."),
+        ("I walk the dog at 7.", "I walk the dog at 8 now."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I have a scooter.", "I sold my scooter helmet."),
+        ("I play water polo.", "I left my water polo cap at the pool."),
+        ("I'm a waiter.", "I'm a night owl."),
+        ("I'm a nurse.", "My husband is a nurse too."),
+        ("I'm going out with Leo.", "Leo and I went to the cinema."),
+        ("I drive to the office.", "I take the tube to the museum."),
+        ("The alarm code is 2580.", "The safe code is 9999."),
+        ("I work at the library.", "I left the library at noon."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I'm a sous chef.", "I work as a sous chef."),
+        ("Leo and I are together.", "I'm going out with Leo."),
+        ("I gave up water polo.", "I quit water polo."),
+        ("The alarm code is 2580.", "The alarm code is still 2580."),
+        ("I sold my scooter.", "I don't have a scooter anymore."),
+    ]),
+]  # fmt: skip

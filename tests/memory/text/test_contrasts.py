@@ -79,6 +79,9 @@ def test_the_frame_puts_each_value_as_its_set_and_drops_when_words() -> None:
         ("We have dinner at 8.", "We have lunch at 8 nowadays."),
         ("My team lead is Sara.", "My team lead is Omar now."),  # another name
         ("I'm learning Spanish.", "I'm learning Japanese now."),
+        ("I ride the tram to college.", "I ride the bus to college now."),  # transport
+        ("My phone is an Android.", "My phone is an iPhone now."),  # a brand's inner capital
+        ("我每周跑步三次。", "我现在每周跑步五次。"),  # Chinese: 现在, another number
     ],
 )
 def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
@@ -95,6 +98,9 @@ def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
         ("I'm learning Spanish.", "I'm learning Japanese now too."),  # one more
         ("I'm learning the guitar.", "I'm learning the piano now."),  # no value to compare
         ("at 7", "at 8 now"),  # too little of a sentence to call it the same one
+        ("I ride the tram to college.", "I ride the bus to the stadium."),  # not said to change
+        ("我每周跑步三次。", "我现在也每周游泳五次。"),  # also, and another frame
+        ("我有一个哥哥。", "我现在有一个妹妹。"),  # no other number: another relative
     ],
 )
 def test_anything_else_replaces_nothing(old: str, new: str) -> None:

@@ -33,6 +33,7 @@ from shiyi.memory.text.endings import ended_thing, ends, ends_alike
         ("I smoke.", "I gave up smoking."),
         ("I teach yoga at the leisure centre.", "I stopped teaching yoga at the leisure centre."),
         ("I run a food truck.", "I closed my food truck."),
+        ("Noor and I are engaged.", "Noor and I broke up."),
     ],
 )
 def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
@@ -49,6 +50,7 @@ def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
         ("I have a car.", "I sold my motorbike."),
         ("I have a phone.", "I dropped my phone."),  # a fall, not an ending
         ("I'm married to Lena.", "Lena and I split the dessert."),
+        ("Noor and I are engaged.", "Omar and I broke up."),  # another person
         ("I love the choir.", "I left the choir."),  # an opinion, not a holding
         ("I don't have a car.", "I sold my car."),  # nothing held
         ("I have a Google Pixel.", "I quit Google."),  # a phone is not a workplace

@@ -212,6 +212,8 @@ def stated_slot(text: str) -> StatedSlot | None:
         return _chinese(sentence)
     if called := _CALL_ME.match(sentence):
         return StatedSlot("name", said=called.group("name"))
+    if couple := _COUPLE.match(sentence):
+        return StatedSlot("partner", said=couple.group("name"))
     return _possessed(sentence) or _verb(sentence)
 
 
@@ -289,7 +291,8 @@ def _possessed(sentence: str) -> StatedSlot | None:
         return None
     left = sentence[: copula.start()].strip()
     lower = left.lower()
-    if lower.startswith(("my ", "our ")):
+    # "the wifi password" is the home's, as "my wifi password" is
+    if lower.startswith(("my ", "our ")) or (lower.startswith("the ") and _SECRET.search(lower)):
         owned = left.split(None, 1)[1]
     elif _POSSESSIVE.search(left):
         owned = left
@@ -345,6 +348,14 @@ _INVERTED = re.compile(
     re.IGNORECASE,
 )
 _CALLED = re.compile(r"(?:called|named)\s+[A-Z]")
+# "the wifi password", "the door code": what unlocks the home is the user's to keep current.
+_SECRET = re.compile(r"(?:password|passcode|passphrase|code|pin|combination)$")
+# "Jamie and I are married", "Sam and I got engaged": the user's partner.
+_COUPLE = re.compile(
+    r"^(?P<name>[A-Z][\w'’-]*)\s+and\s+I\s+(?:are|['’]re|have been|['’]ve been|got|just got"
+    r"|are getting)\s+(?:now\s+|still\s+)?(?:married|engaged|together|dating|a couple)"
+    r"(?:\s+(?:now|these days|again|since \w+(?: \w+)?))?$"
+)
 
 
 def _is_attribute(key: str) -> bool:

@@ -5,7 +5,8 @@ alike and was taken for a repeat of it (confirmed, no copy made): the Tuesdays w
 were "Our anniversary is in May" after "... March", "in the evening" after "in the
 morning", "weekdays" after "weekends" and "the right side" after "the left side".  Two
 values only say the same thing if, in every closed set of values both name (days of the
-week, months, seasons, parts of the day, sides, points of the compass, colours, meals),
+week, months, seasons, parts of the day, sides, points of the compass, colours, meals,
+means of transport),
 they name the same ones, and neither names a proper name the other lacks ("Berlin" and
 "Berlin, Germany" agree; "Tom" and "Tim" do not).
 
@@ -43,6 +44,10 @@ _SETS: dict[str, tuple[str, ...]] = {
         "white", "grey", "gray", "silver", "gold",
     ),
     "meal": ("breakfast", "brunch", "lunch", "dinner", "supper"),
+    "transport": (
+        "car", "bike", "bicycle", "bus", "train", "tram", "tube", "subway", "metro", "ferry",
+        "foot", "scooter", "motorbike", "motorcycle", "taxi", "cab", "plane",
+    ),
 }  # fmt: skip
 _SET_OF = {word: name for name, words in _SETS.items() for word in words}
 _SET_WORD = re.compile(r"\b(" + "|".join(_SET_OF) + r")s?\b", re.IGNORECASE)
@@ -65,7 +70,9 @@ _RELATIVE = re.compile(
 _DAYS = ("yesterday", "today", "tonight", "tomorrow")
 _DAY = re.compile(rf"\b({'|'.join(_DAYS)})\b", re.IGNORECASE)
 # A capitalised word not opening a sentence: a proper name ("Ana", "Berlin", "St Mary's").
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b[A-Z][\w'’-]*")
+# A capitalised word, or a brand's inner capital ("easyJet", "iPhone", "eBay").
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b(?:[A-Z]|[a-z]{1,5}[A-Z])[\w'’-]*")
+_CAMEL = re.compile(r"[a-z]{1,5}[A-Z]")
 _NOT_NAMES = frozenset({"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "OK"})
 
 
@@ -153,7 +160,7 @@ def frame(text: str) -> tuple[str, ...]:
             word, skip = "<relative>", True
         elif token in _MONTHS:
             word = "<month>"
-        elif index and token[0].isupper() and token not in _NOT_NAMES:
+        elif index and (token[0].isupper() or _CAMEL.match(token)) and token not in _NOT_NAMES:
             word = "<name>"
         if word in _FILLERS:
             continue
@@ -173,6 +180,15 @@ def replaces_value(new: str, old: str) -> bool:
     "instead") and not that it adds one ("too"), names another number, another value of a
     closed set or another name, and is otherwise the same sentence ("I wake up at 7 now"
     after "I wake up at 6am", "My team lead is Omar now" after "... is Sara")."""
+    if _HAN.search(new) and _HAN.search(old):  # "我现在每天七点起床" after "...六点..."
+        changed = _ZH_CHANGED.search(new) and not _ZH_ADDED.search(new)
+        framed = _zh_frame(new)
+        return (
+            bool(changed)
+            and _other_values(new, old)
+            and len(framed) >= 3
+            and (framed == _zh_frame(old))
+        )
     if not _CHANGED.search(new) or _ADDED.search(new):
         return False
     return _other_values(new, old) and _sentence(frame(new)) and frame(new) == frame(old)
@@ -197,6 +213,17 @@ _ZH_FILLERS = re.compile(r"一直|仍然|依然|现在|目前|如今|还|仍|都
 
 def _zh_core(text: str) -> str:
     return _ZH_FILLERS.sub("", text)
+
+
+# Chinese words saying a value changed ("now", "changed to") or that one was added ("also").
+_ZH_CHANGED = re.compile(r"现在|如今|目前|改成|改为|换成|改到")
+_ZH_ADDED = re.compile(r"也|还有|另外")
+_ZH_NUMBER = re.compile(r"[\d零一二三四五六七八九十百千万两]+")
+
+
+def _zh_frame(text: str) -> str:
+    """A Chinese statement with its fillers left out and each number put as "#"."""
+    return _ZH_NUMBER.sub("#", _ZH_CHANGED.sub("", _zh_core(text)))
 
 
 def _sentence(framed: tuple[str, ...]) -> bool:

@@ -118,6 +118,8 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 def ends(new: str, old: str) -> bool:
     """Whether ``new`` says the user ended what ``old`` says they have, do or belong to."""
     ended = ended_thing(new)
+    if ended and _PARTED.match(_plain(new)):  # "Noor and I broke up": together with Noor
+        return _together_with(old, ended[0])
     held = _held(old) if ended else None
     if held is None:
         return False
@@ -126,12 +128,19 @@ def ends(new: str, old: str) -> bool:
         return False
     if _ended_doing(new):  # "I gave up smoking", "I stopped taking piano lessons"
         return ended[0] == holding_verb
-    if _PARTED.match(_plain(new)):  # "Noor and I broke up": a relationship with Noor
-        return bool(_TOGETHER.search(old))
     head = _ended_head(new)
     if _DROPPED.match(_plain(new)) and head not in _CONTAINERS:
         return False  # "I dropped my phone" ends nothing; "I dropped the course" does
     return bool(thing) and (head == thing[-1] or (thing[-1] in _CONTAINERS and head in said))
+
+
+def _together_with(old: str, name: str) -> bool:
+    """Whether ``old`` says the user is in a relationship with ``name`` ("I'm seeing Noor",
+    "Noor and I are engaged")."""
+    sentence = _plain(old)
+    if _NOT_HELD.match(sentence) or _ENDED.match(sentence) or _PARTED.match(sentence):
+        return False
+    return bool(_TOGETHER.search(sentence)) and name in _stems(sentence)
 
 
 def ends_alike(new: str, old: str) -> bool:
