@@ -122,6 +122,27 @@ def test_a_question_about_the_users_own_doings_quotes_the_current_facts(tmp_path
     assert plan_dispatch("When do I pay rent?", tmp_path, TOOLS, memories, held).answer == ""
 
 
+def test_whether_the_user_still_has_or_is_something_quotes_what_memory_believes(
+    tmp_path: Path,
+) -> None:
+    held = (
+        "number of motorbike: I sold my motorbike.",
+        "job: I'm a midwife now.",
+        "number of cats: I have three cats now.",
+    )
+
+    def answer(question: str) -> str:
+        return plan_dispatch(question, tmp_path, TOOLS, (), held).answer
+
+    assert answer("Do I have a motorbike?") == 'I have noted: "I sold my motorbike."'
+    assert answer("What's my job?") == 'I have noted: "I\'m a midwife now."'
+    assert answer("How many cats do I have?") == 'I have noted: "I have three cats now."'
+    assert answer("Am I a midwife?") == 'I have noted: "I\'m a midwife now."'
+    # Asking for help, not for what is known: the model answers.
+    assert answer("Do I need a licence for a motorbike?") == ""
+    assert answer("Should I get a motorbike?") == ""
+
+
 def test_a_request_to_remember_is_a_remember_call_of_the_statement(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x\n")
     tools = {*TOOLS, "remember"}

@@ -66,9 +66,14 @@ _RECALL = re.compile(
     r"do\s+you\s+remember|what\s+do\s+you\s+(know|remember)\s+about)\b"
     # A question of fact about the user's own things ("What is my dog's name?", "Where
     # does my sister live?"): only their own words can answer it.
-    r"|^\W*(what|who|where|when|which)\s+(is|are|was|were|does|do|did)\s+my\b"
+    r"|^\W*(what|who|where|when|which)(['’]s|\s+(is|are|was|were|does|do|did))\s+my\b"
     # ... or about the user's own doings ("When do I usually go running?")
-    r"|^\W*(what|who|where|when|which)\s+(do|did|am|was|have|had)\s+i\b",
+    r"|^\W*(what|who|where|when|which)\s+(do|did|am|was|have|had)\s+i\b"
+    # ... or whether they still have, do or are something ("Do I have a motorbike?", "Am I
+    # a nurse?", "How many cats do I have?"): what memory now believes answers it
+    r"|^\W*(do|am)\s+i\s+(still\s+)?(have|own|play|work|live|go|drive|rent|belong|take"
+    r"|practi[cs]e|eat|drink|smoke|a|an|married|engaged|single|vegan|vegetarian|allergic)\b"
+    r"|^\W*how\s+many\s+\w+(\s+\w+)?\s+do\s+i\s+(still\s+)?(have|own)\b",
     re.I,
 )
 _USER_SAID = "User:"
