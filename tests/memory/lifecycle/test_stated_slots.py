@@ -110,6 +110,7 @@ SLOTTED = {
     "The door code is still 9090": StatedSlot("door code"),
     "Jamie and I are married": StatedSlot("partner"),
     "Kim and I got engaged": StatedSlot("partner"),
+    "I'm going out with Leo": StatedSlot("partner"),
     # what one thinks of a thing: a slot per thing
     "I like coffee": StatedSlot("opinion of coffee"),
     "I don't like coffee anymore": StatedSlot("opinion of coffee"),
@@ -137,6 +138,7 @@ NOT_SLOTTED = [
     "I'm a morning person",
     "The meeting room is on the left",  # "the" owns only what unlocks the home
     "Sam and I are going to Spain",
+    "I'm going out with friends tonight",
     "My boss is really strict",
     "My car is red",  # a thing: "my car is in the shop" must not replace it
     "My car is in the shop",

@@ -80,6 +80,8 @@ def test_the_frame_puts_each_value_as_its_set_and_drops_when_words() -> None:
         ("My team lead is Sara.", "My team lead is Omar now."),  # another name
         ("I'm learning Spanish.", "I'm learning Japanese now."),
         ("I ride the tram to college.", "I ride the bus to college now."),  # transport
+        ("I walk to school.", "I take the bus to school now."),  # walking is on foot
+        ("I drive to the depot.", "I cycle to the depot these days."),
         ("My phone is an Android.", "My phone is an iPhone now."),  # a brand's inner capital
         ("我每周跑步三次。", "我现在每周跑步五次。"),  # Chinese: 现在, another number
     ],
@@ -99,6 +101,8 @@ def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
         ("I'm learning the guitar.", "I'm learning the piano now."),  # no value to compare
         ("at 7", "at 8 now"),  # too little of a sentence to call it the same one
         ("I ride the tram to college.", "I ride the bus to the stadium."),  # not said to change
+        ("I drive to the depot.", "I take the bus to the stadium now."),  # another place
+        ("I walk the dog to the park.", "I take the dog to the vet now."),  # no travel verb
         ("我每周跑步三次。", "我现在也每周游泳五次。"),  # also, and another frame
         ("我有一个哥哥。", "我现在有一个妹妹。"),  # no other number: another relative
     ],
@@ -168,3 +172,10 @@ def test_a_denial_in_the_same_words_withdraws_the_statement(old: str, new: str) 
 )
 def test_anything_else_withdraws_nothing(old: str, new: str) -> None:
     assert not withdraws(new, old)
+
+
+def test_a_way_of_travelling_said_with_its_verb_names_its_means() -> None:
+    assert named_values("I drive to the depot")["transport"] == {"car"}
+    assert named_values("She cycles into town")["transport"] == {"bike"}
+    assert contrasted("I drive to work.", "I take the tube to work.")  # never one repeated
+    assert not contrasted("I drive to work.", "I take the car to work.")

@@ -170,6 +170,7 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("studies at", rf"^{_BE}{_NOW}\s+(?:studying|enrolled)\s+at\s+\S"),
         ("partner", rf"^{_BE}{_NOW}\s+(?:married|engaged)\s+to\s+\S"),
         ("partner", rf"^{_BE}{_NOW}\s+dating\s+\S"),
+        ("partner", rf"^{_BE}{_NOW}\s+(?:going out with|in a relationship with)\s+(?-i:[A-Z])"),
         ("age", rf"^{_BE}{_NOW}\s+\d{{1,3}}(?:\s+years?\s+old|\s+yo)?{_WHEN}$"),
         ("age", rf"^{_BE}{_NOW}\s+[a-z]+(?:[\s-][a-z]+)?\s+years?\s+old{_WHEN}$"),
         ("diet", rf"^{_BE}{_NOW}\s+(?:a\s+)?{_DIETS}{_WHEN}$"),

@@ -80,7 +80,7 @@ _NOT_NAMES = frozenset({"I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "
 def named_values(text: str) -> dict[str, frozenset[str]]:
     """The values ``text`` names in each closed set (set name -> values, in small letters)."""
     found: dict[str, set[str]] = {}
-    for match in _SET_WORD.finditer(text):
+    for match in _SET_WORD.finditer(_by_mode(text)):  # "I drive to work": by car
         word = match.group(1).lower()
         found.setdefault(_SET_OF[word], set()).add(word)
     for match in _MONTH.finditer(text):
@@ -141,7 +141,7 @@ def frame(text: str) -> tuple[str, ...]:
     put as what it is, and the words that say when or how firmly left out: "I usually go
     running on Mondays" and "I go running every Tuesday now" share ("i", "go", "running",
     "<weekday>")."""
-    tokens = _WORD.findall(_CHANGED.sub(" ", text))
+    tokens = _WORD.findall(_CHANGED.sub(" ", _by_mode(text)))
     words: list[str] = []
     skip = False
     for index, token in enumerate(tokens):
@@ -173,6 +173,22 @@ def frame(text: str) -> tuple[str, ...]:
 def _other_values(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` name other values: of a closed set, names, or numbers."""
     return contrasted(a, b) or numbers_in(a) != numbers_in(b)
+
+
+# Going somewhere by a means of transport, said with its verb: "I drive to work" is "I take
+# the car to work", which "I take the tram to work now" then replaces.
+_TRAVEL_VERBS = (
+    (re.compile(r"\b(?:drive|drives)\s+(?=to\b|into\b)", re.IGNORECASE), "take car "),
+    (re.compile(r"\b(?:cycle|cycles|bike|bikes)\s+(?=to\b|into\b)", re.IGNORECASE), "take bike "),
+    (re.compile(r"\b(?:walk|walks)\s+(?=to\b|into\b)", re.IGNORECASE), "take foot "),
+    (re.compile(r"\b(?:fly|flies)\s+(?=to\b)", re.IGNORECASE), "take plane "),
+)
+
+
+def _by_mode(text: str) -> str:
+    for verb, taken in _TRAVEL_VERBS:
+        text = verb.sub(taken, text)
+    return text
 
 
 def replaces_value(new: str, old: str) -> bool:
