@@ -146,10 +146,10 @@ def _together_with(old: str, name: str) -> bool:
 def ends_alike(new: str, old: str) -> bool:
     """Whether ``new`` and ``old`` both say that one thing ended or is not had: "I gave up
     smoking" and "I stopped smoking"; "I left the choir" and "I'm no longer in the choir"."""
-    if _held(new) is not None or _held(old) is not None:
-        return False
     thing = ended_thing(new) or _not_held(new)
-    return bool(thing) and thing == (ended_thing(old) or _not_held(old))
+    if not thing or _held(new) is not None or _held(old) is not None:
+        return False
+    return thing == (ended_thing(old) or _not_held(old))
 
 
 @short_text_cache
@@ -188,6 +188,7 @@ def _ended_doing(text: str) -> bool:
     return bool(words) and words[0].casefold().endswith("ing") and len(words[0]) > 4
 
 
+@short_text_cache
 def _not_held(text: str) -> tuple[str, ...]:
     denied = _NOT_HELD.match(_plain(text))
     if denied is None:
