@@ -88,4 +88,5 @@ def test_what_ended_is_read_up_to_when_or_why() -> None:
     assert ended_thing("I left Google and joined Meta.") == ("googl",)
     assert ended_thing("I left at 9:30 PM, just like we planned.") == ()
     assert ended_thing("I stopped by for a bit.") == ()
+    assert ended_thing("I dropped off the cake I baked at the shelter.") == ()
     assert ended_thing("I went to the gym.") == ()

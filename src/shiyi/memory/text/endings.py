@@ -167,9 +167,12 @@ def _ended_object(text: str) -> str:
     found = _ENDED.match(_plain(text))
     if found is None:
         return ""
-    if found.group("verb").casefold() == "left" and _ONE_OFF.search(found.group("object")):
+    verb, thing = found.group("verb").casefold(), found.group("object")
+    if verb == "left" and _ONE_OFF.search(thing):
         return ""
-    return found.group("object")
+    if verb in ("dropped", "stopped") and thing.casefold().startswith(("off ", "by ", "in ")):
+        return ""  # "I dropped off the cake at the shelter", "I stopped by for a bit"
+    return thing
 
 
 def _ended_head(text: str) -> str:
