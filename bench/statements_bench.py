@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from statements_data import (
+    CHANGES,
     ENDINGS,
     ENDINGS_HELD_BACK,
     ENDINGS_HELD_BACK_2,
@@ -65,6 +66,7 @@ SETS = {
     "endings-held-back-2": ENDINGS_HELD_BACK_2,
     "roles": ROLES,
     "roles-held-back": ROLES_HELD_BACK,
+    "changes": CHANGES,
 }
 
 

@@ -410,3 +410,21 @@ HELD_BACK_4: list[Probe] = [
         ("I sold my scooter.", "I don't have a scooter anymore."),
     ]),
 ]  # fmt: skip
+
+# Written 2026-12-07 (twenty-first sitting) before the rule for a change said verb first
+# ("I changed my email to ..."), and run before and after it.
+CHANGES: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("My email is ana@old.com.", "I changed my email to ana@new.com."),
+        ("My phone number is 555-0100.", "I updated my phone number to 555-0101."),
+        ("My dentist appointment is on Thursday.", "I moved my dentist appointment to Friday."),
+        ("My home address is 3 Elm Street.", "I've changed my home address to 9 Oak Road."),
+    ]),
+    *_probes("both", "two facts", [
+        ("My email is ana@old.com.", "I changed my mind about the trip."),
+        ("My favourite colour is blue.", "I changed my bike to a red one."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("My email is ana@new.com.", "I changed my email to ana@new.com."),
+    ]),
+]  # fmt: skip

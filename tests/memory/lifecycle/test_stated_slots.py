@@ -109,6 +109,9 @@ SLOTTED = {
     "The wifi password is now maple77": StatedSlot("wifi password"),
     "The door code is still 9090": StatedSlot("door code"),
     "Jamie and I are married": StatedSlot("partner"),
+    # a change said verb first: "my email is ..."
+    "I changed my email to ana@new.com": StatedSlot("email"),
+    "I've just moved my dentist appointment to Friday": StatedSlot("dentist appointment"),
     "Kim and I got engaged": StatedSlot("partner"),
     "I'm going out with Leo": StatedSlot("partner"),
     # what one thinks of a thing: a slot per thing
@@ -139,6 +142,8 @@ NOT_SLOTTED = [
     "The meeting room is on the left",  # "the" owns only what unlocks the home
     "Sam and I are going to Spain",
     "I'm going out with friends tonight",
+    "I changed my mind about the trip",
+    "I switched my bike to a red one",  # a thing, not an attribute
     "My boss is really strict",
     "My car is red",  # a thing: "my car is in the shop" must not replace it
     "My car is in the shop",

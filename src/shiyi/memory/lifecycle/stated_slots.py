@@ -215,6 +215,8 @@ def stated_slot(text: str) -> StatedSlot | None:
         return StatedSlot("name", said=called.group("name"))
     if couple := _COUPLE.match(sentence):
         return StatedSlot("partner", said=couple.group("name"))
+    if change := _CHANGED_MY.match(sentence):  # "I changed my email to ..."
+        return _possessed(f"{change.group('owned')} is {change.group('value')}")
     return _possessed(sentence) or _verb(sentence)
 
 
@@ -351,6 +353,14 @@ _INVERTED = re.compile(
 _CALLED = re.compile(r"(?:called|named)\s+[A-Z]")
 # "the wifi password", "the door code": what unlocks the home is the user's to keep current.
 _SECRET = re.compile(r"(?:password|passcode|passphrase|code|pin|combination)$")
+# "I changed my email to ana@new.com", "I moved my dentist appointment to Friday": "my
+# email is ana@new.com", said as a change.
+_CHANGED_MY = re.compile(
+    r"^I(?:['’]ve|\s+have)?(?:\s+(?:just|finally|already|recently))?\s+(?:changed|updated"
+    r"|switched|moved|reset)\s+(?P<owned>(?:my|our)\s+[\w'’-]+(?:\s+[\w'’-]+){0,3}?)"
+    r"\s+to\s+(?P<value>\S.*)$",
+    re.IGNORECASE,
+)
 # "Jamie and I are married", "Sam and I got engaged": the user's partner.
 _COUPLE = re.compile(
     r"^(?P<name>[A-Z][\w'’-]*)\s+and\s+I\s+(?:are|['’]re|have been|['’]ve been|got|just got"
