@@ -48,6 +48,7 @@ from shiyi.memory.recall.intent import MessageIntent
 from shiyi.memory.recall.present import format_hits
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
+from shiyi.memory.recall.scoring import placed_scores
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, claim_conversation
@@ -382,8 +383,12 @@ class Memory:
             self._count_retrieval(cached)
             self.results.update(key, generation, cached)
             return cached
-        hits = self.retriever.search(
-            query, mode=mode, kinds=kinds, limit=limit, viewer=who, history=history
+        # each hit with its place's score: a reader thresholding or sorting by score keeps
+        # the order recall chose (the newer of two equal answers first)
+        hits = placed_scores(
+            self.retriever.search(
+                query, mode=mode, kinds=kinds, limit=limit, viewer=who, history=history
+            )
         )
         self._count_retrieval(hits)
         if result_cache_on(self.settings):

@@ -46,7 +46,6 @@ from shiyi.memory.recall.reading import slips_seen, unshouted
 from shiyi.memory.recall.scoring import (
     newest_of_equals,
     one_per_run,
-    placed_scores,
     rerank,
     score_fusion,
     turn_about,
@@ -169,7 +168,7 @@ class Retriever:
             best = newest_of_equals(best, _answer_words(query, records, best, said_by))
         if touch and best:
             self._touch(best)
-        return placed_scores(best)
+        return best
 
     def _between_people(
         self, order: list[MemoryHit], records: Records, signals: QuerySignals

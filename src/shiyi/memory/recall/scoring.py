@@ -137,7 +137,7 @@ def one_per_run(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     """``hits`` (best first) reordered so that every run enters once before any enters twice:
     each run's best hit in score order, then each run's second best, and so on.  Facts
     without an anchor are no run's and keep their place among the first.  Only the order
-    changes here; the search then hands the scores out by place (:func:`placed_scores`).
+    changes; the memory's search then hands the scores out by place (:func:`placed_scores`).
 
     Meant for a user–assistant memory, where a run is one task or thread of work and its
     turns repeat each other's subject: there the top k names k runs, and a run's other turns
@@ -211,12 +211,16 @@ def newest_of_equals(
 
 def placed_scores(hits: Sequence[MemoryHit]) -> list[MemoryHit]:
     """``hits`` in their order, each with its place's score: the scores sorted best first
-    and handed out by place.  The reorders after scoring (one hit per run first, the newest
-    of equal answers, the user's own facts first) move hits without rescoring them, so a
-    hit put ahead could show a lower score than one after it; whoever reads the scores (a
-    ``threshold``, a client sorting by them) would then undo the order, putting an older
-    value before the current one.  Handed out by place, the scores fall with the order and a
-    threshold keeps as many hits as it would have kept before the reorder."""
+    and handed out by place.
+
+    The reorders after scoring (one hit per run first, the newest of equal answers, the
+    user's own facts first) move hits without rescoring them, so a hit put ahead could show
+    a lower score than one after it; whoever reads the scores (a ``threshold``, a client
+    sorting by them) would then undo the order, putting an older value before the current
+    one.  Handed out by place, the scores fall with the order and a threshold keeps as many
+    hits as it would have kept before the reorder.  :meth:`shiyi.memory.service.Memory.search`
+    (every interface's search) returns these; the retriever's own hits keep their fused
+    scores, which the tests of its boosts compare."""
     scores = sorted((hit.score for hit in hits), reverse=True)
     return [
         hit if hit.score == score else replace(hit, score=score)
