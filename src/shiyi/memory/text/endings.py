@@ -118,7 +118,7 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 def ends(new: str, old: str) -> bool:
     """Whether ``new`` says the user ended what ``old`` says they have, do or belong to."""
     ended = ended_thing(new)
-    if ended and _PARTED.match(_plain(new)):  # "Noor and I broke up": together with Noor
+    if ended and _parted_name(new):  # "Noor and I broke up": together with Noor
         return _together_with(old, ended[0])
     held = _held(old) if ended else None
     if held is None:
@@ -138,7 +138,7 @@ def _together_with(old: str, name: str) -> bool:
     """Whether ``old`` says the user is in a relationship with ``name`` ("I'm seeing Noor",
     "Noor and I are engaged")."""
     sentence = _plain(old)
-    if _NOT_HELD.match(sentence) or _ENDED.match(sentence) or _PARTED.match(sentence):
+    if _ends_or_denies(sentence):
         return False
     return bool(_TOGETHER.search(sentence)) and name in _stems(sentence)
 
@@ -156,8 +156,8 @@ def ends_alike(new: str, old: str) -> bool:
 def ended_thing(text: str) -> tuple[str, ...]:
     """The stems of what ``text`` says the user ended ("my Netflix subscription": netflix,
     subscript); () when it ends nothing."""
-    if parted := _PARTED.match(_plain(text)):
-        return (stem_word(parted.group("first") or parted.group("second")),)
+    if name := _parted_name(text):
+        return (stem_word(name),)
     found = _ended_object(text)
     return _thing(found) if found else ()
 
@@ -178,8 +178,8 @@ def _ended_object(text: str) -> str:
 def _ended_head(text: str) -> str:
     """The head of what ended, before any preposition ("my flat in Leith": flat); a name
     parted from is its own head."""
-    if parted := _PARTED.match(_plain(text)):
-        return stem_word(parted.group("first") or parted.group("second"))
+    if name := _parted_name(text):
+        return stem_word(name)
     thing = _thing(_ended_object(text), held=True)
     return thing[-1] if thing else ""
 
@@ -191,8 +191,20 @@ def _ended_doing(text: str) -> bool:
     return bool(words) and words[0].casefold().endswith("ing") and len(words[0]) > 4
 
 
+def _parted_name(text: str) -> str:
+    """Whom ``text`` says the user parted from ("Noor and I broke up": Noor); "" if no one."""
+    parted = _PARTED.match(_plain(text))
+    return (parted.group("first") or parted.group("second")) if parted else ""
+
+
+def _ends_or_denies(sentence: str) -> bool:
+    return bool(_NOT_HELD.match(sentence) or _ENDED.match(sentence) or _PARTED.match(sentence))
+
+
 @short_text_cache
 def _not_held(text: str) -> tuple[str, ...]:
+    """The stems of what ``text`` denies the user has ("I'm no longer in the choir": choir;
+    "I don't eat meat anymore": meat); () for anything else."""
     denied = _NOT_HELD.match(_plain(text))
     if denied is None:
         return ()
@@ -207,7 +219,7 @@ def _held(text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     """What a plain positive statement says the user holds: its verb's stem, the stems of
     the thing held, and the stems of all its words; None for anything else."""
     sentence = _plain(text)
-    if _NOT_HELD.match(sentence) or _ENDED.match(sentence) or _PARTED.match(sentence):
+    if _ends_or_denies(sentence):
         return None
     found = _HOLDING.match(sentence)
     if found is None:
