@@ -43,6 +43,8 @@ from statements_data import (
     HELD_BACK_2,
     HELD_BACK_3,
     HELD_BACK_4,
+    HELD_BACK_5,
+    HELD_BACK_6,
     PROBES,
     ROLES,
     ROLES_HELD_BACK,
@@ -67,6 +69,8 @@ SETS = {
     "roles": ROLES,
     "roles-held-back": ROLES_HELD_BACK,
     "changes": CHANGES,
+    "held-back-5": HELD_BACK_5,
+    "held-back-6": HELD_BACK_6,
 }
 
 

@@ -428,3 +428,77 @@ CHANGES: list[Probe] = [
         ("My email is ana@new.com.", "I changed my email to ana@new.com."),
     ]),
 ]  # fmt: skip
+
+
+# Written at the start of the twenty-second sitting, before any rule of that sitting, and run
+# once unseen: everyday updates said the ways people say them in passing.
+HELD_BACK_5: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("I work at Siemens.", "I resigned from Siemens and joined Bosch."),
+        ("I work for Deloitte.", "I've just started a new job at KPMG."),
+        ("I'm vegetarian.", "I started eating meat again."),
+        ("I have two cats.", "I have three cats now."),
+        ("I'm 34.", "I turned 35 today."),
+        ("My manager is Sarah.", "My new manager is Tom."),
+        ("I'm learning Spanish.", "I stopped learning Spanish."),
+        ("I live in Leeds.", "We relocated to Bristol in the spring."),
+        ("My gym is PureGym.", "I switched gyms to The Gym Group."),
+        ("I'm single.", "I got married last weekend."),
+        ("My car is a Honda Civic.", "I traded in my Civic for a Tesla."),
+        ("I go to bed at 11.", "These days I go to bed at midnight."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I work at Siemens.", "My brother works at Bosch."),
+        ("I'm learning Spanish.", "I'm learning to knit."),
+        ("I have two cats.", "I have two sisters."),
+        ("My manager is Sarah.", "My neighbour is Tom."),
+        ("I live in Leeds.", "I was born in Bristol."),
+        ("I'm vegetarian.", "I started running again."),
+        ("I go to bed at 11.", "I get up at 7."),
+        ("My car is a Honda Civic.", "My wife drives a Tesla."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("I work at Bosch.", "I'm still at Bosch."),
+        ("I live in Bristol.", "I still live in Bristol."),
+        ("My manager is Tom.", "Tom is my manager."),
+        ("I have three cats.", "I've got three cats."),
+        ("I'm vegetarian.", "I don't eat meat."),
+    ]),
+]  # fmt: skip
+
+
+# Written in the twenty-second sitting after its first rules (providers, diets said by what
+# one eats, "we", "got married", switching providers) and before the next, run once unseen:
+# the same families in other words.
+HELD_BACK_6: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("My dentist is Dr Patel.", "My new dentist is Dr Okafor."),
+        ("My landlord is Mr Hughes.", "Our landlord is now Mrs Webb."),
+        ("My bank is Barclays.", "I switched banks to Starling."),
+        ("I'm pescatarian.", "I've gone vegan."),
+        ("I'm vegan.", "I eat meat again."),
+        ("We live in Glasgow.", "We moved to Dundee last year."),
+        ("I'm engaged.", "I got married in June."),
+        ("I'm married.", "We got divorced last year."),
+        ("My coach is Ian.", "Ian isn't my coach anymore, my coach is Rhona."),
+        ("I start work at 9.", "I start work at noon now."),
+        ("My phone is a Pixel 6.", "I swapped my Pixel for an iPhone."),
+    ]),
+    *_probes("both", "two facts", [
+        ("My dentist is Dr Patel.", "My dentist is very gentle."),
+        ("My bank is Barclays.", "My bank is closed on Sundays."),
+        ("My landlord is Mr Hughes.", "My neighbour is Mr Webb."),
+        ("I'm vegan.", "I eat a lot of lentils."),
+        ("We live in Glasgow.", "We went to Dundee last year."),
+        ("I'm engaged.", "My sister got married in June."),
+        ("My coach is Ian.", "My son's coach is Rhona."),
+        ("I start work at 9.", "I have lunch at noon."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("My dentist is Dr Patel.", "Dr Patel is my dentist."),
+        ("I'm vegetarian.", "I stopped eating meat years ago."),
+        ("We live in Dundee.", "We still live in Dundee."),
+        ("I got married in June.", "I'm married."),
+        ("My bank is Starling.", "My bank is still Starling."),
+    ]),
+]  # fmt: skip

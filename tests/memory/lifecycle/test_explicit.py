@@ -290,3 +290,32 @@ def test_another_users_ending_ends_nothing_of_mine(open_memory: MemoryFactory) -
     )
     assert theirs.replaced == ()
     assert statuses(memory)[mine.fact.value] == "active"
+
+
+def test_providers_diets_and_things_held_by_name_are_believed_current(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    sarah = memory.remember_outcome(Statement("My manager is Sarah."))
+    tom = memory.remember_outcome(Statement("My new manager is Tom."))
+    assert [f.id for f in tom.replaced] == [sarah.fact.id]
+    memory.remember("My manager is on holiday this week.")  # described: replaces nothing
+    memory.remember("I'm vegetarian.")
+    meat = memory.remember_outcome(Statement("I started eating meat again."))
+    assert meat.outcome == "replaced"
+    memory.remember("My car is a Honda Civic.")
+    memory.remember("I traded in my Civic for a Tesla.")
+    memory.remember("I'm single.")
+    memory.remember("We got married last weekend.")
+    memory.remember("Ian isn't my coach anymore, my coach is Rhona.")
+    confirmed = memory.remember_outcome(Statement("Rhona is my coach."))
+    assert confirmed.outcome == "confirmed"
+    kept = statuses(memory)
+    assert kept["My manager is Sarah."] == "superseded"
+    assert kept["My new manager is Tom."] == "active"
+    assert kept["My manager is on holiday this week."] == "active"
+    assert kept["I'm vegetarian."] == "superseded"
+    assert kept["My car is a Honda Civic."] == "superseded"
+    assert kept["I traded in my Civic for a Tesla."] == "active"
+    assert kept["I'm single."] == "superseded"
+    assert kept["Ian isn't my coach anymore, my coach is Rhona."] == "active"

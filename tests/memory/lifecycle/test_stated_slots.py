@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from shiyi.memory.lifecycle.slot_reading import StatedSlot
 from shiyi.memory.lifecycle.stated_slots import (
-    StatedSlot,
     restates,
     stated_slot,
     states_another_value,
@@ -131,6 +131,27 @@ SLOTTED = {
     "我的手机号是 138 0000 0000": StatedSlot("手机号"),
     "我妹妹住在波尔图": StatedSlot("lives in", ("妹妹",)),
     "我的哥哥搬到了里斯本": StatedSlot("lives in", ("哥哥",)),
+    # "we" includes the user
+    "We live in Paris": StatedSlot("lives in"),
+    "We relocated to Bristol in the spring": StatedSlot("lives in"),
+    "We got divorced last year": StatedSlot("marital status"),
+    # whom or where one has one of, when the value is a name
+    "My manager is Sarah": StatedSlot("manager"),
+    "My new manager is Tom": StatedSlot("manager"),
+    "My boss is now Priya": StatedSlot("boss"),
+    "Dr Patel is my dentist": StatedSlot("dentist"),
+    "My gym is The Gym Group": StatedSlot("gym"),
+    "I switched my password manager to Bitwarden": StatedSlot("password manager"),
+    # roundabout forms read plainly (plain_forms)
+    "I switched gyms to The Gym Group": StatedSlot("gym"),
+    "I don't eat meat anymore": StatedSlot("diet"),
+    "I started eating meat again": StatedSlot("diet"),
+    "I went vegan in 2019": StatedSlot("diet"),
+    "I got married in June": StatedSlot("marital status"),
+    "I got engaged to Sam": StatedSlot("partner"),
+    # a clause saying what changed, then the value plainly
+    "Ian isn't my coach anymore, my coach is Rhona": StatedSlot("coach"),
+    "I changed gyms, my gym is now PureGym": StatedSlot("gym"),
 }
 
 NOT_SLOTTED = [
@@ -145,16 +166,22 @@ NOT_SLOTTED = [
     "I changed my mind about the trip",
     "I switched my bike to a red one",  # a thing, not an attribute
     "My boss is really strict",
+    "My manager is on holiday",  # the person described, not named
+    "My gym is closed on Sundays",
+    "My new bike is fast",
+    "We're based in London",  # a company's "we"
+    "We work with schools",
+    "I'm not sure, but my gym is closed",
+    "I switched jobs to become a teacher",  # no name switched to
     "My car is red",  # a thing: "my car is in the shop" must not replace it
     "My car is in the shop",
     "My flight is at 6 tomorrow",
-    "We live in Paris",  # not the user alone
     "He works at the bank",
     "They moved to Spain",
     "Where do I live?",
     "I live in Berlin. My dog is called Rex.",  # two statements
     "I think I live in a simulation",
-    "I don't eat meat anymore",
+    "I don't eat meat on Fridays",  # more than a diet
     "This is my favourite colour",  # no value named
     "Ana is my sister",  # a person, not an attribute
     "The meeting is at 3",
@@ -205,6 +232,11 @@ RESTATED = [  # (later, earlier): the same value said again, in other words
     ("I work at Siemens", "I started a new job at Siemens"),
     ("我还住在柏林", "我住在柏林"),
     ("I have 2 cats", "I have two cats"),
+    ("I don't eat meat", "I'm vegetarian"),
+    ("I stopped eating meat years ago", "I'm a vegetarian"),
+    ("I'm married", "I got married in June"),
+    ("Tom is my manager", "My manager is Tom"),
+    ("My bank is still Starling", "I switched banks to Starling"),
 ]
 CHANGED = [  # a new value, or the old one denied
     ("I live in Munich", "I live in Berlin"),
@@ -217,6 +249,10 @@ CHANGED = [  # a new value, or the old one denied
     ("I have three cats now", "I have two cats"),
     ("I don't like coffee anymore", "I like coffee"),
     ("I live in Berlin", "I think I live in Berlin"),  # the earlier was no statement
+    ("I started eating meat again", "I'm vegetarian"),
+    ("I've gone vegan", "I'm pescatarian"),
+    ("I got married last weekend", "I'm single"),
+    ("My new manager is Tom", "My manager is Sarah"),
 ]
 
 

@@ -84,6 +84,8 @@ def test_the_frame_puts_each_value_as_its_set_and_drops_when_words() -> None:
         ("I drive to the depot.", "I cycle to the depot these days."),
         ("My phone is an Android.", "My phone is an iPhone now."),  # a brand's inner capital
         ("我每周跑步三次。", "我现在每周跑步五次。"),  # Chinese: 现在, another number
+        ("I start work at 9.", "I start work at noon now."),  # noon and midnight are 12
+        ("I go to bed at 11.", "These days I go to bed at midnight."),
     ],
 )
 def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
@@ -98,6 +100,7 @@ def test_a_changed_value_replaces_the_same_sentence(old: str, new: str) -> None:
         ("I usually go running on Mondays.", "I go swimming on Tuesdays now."),  # other frame
         ("I usually go running on Mondays.", "I usually go running on Mondays now."),  # same
         ("I'm learning Spanish.", "I'm learning Japanese now too."),  # one more
+        ("I have lunch at 12.", "I have lunch at noon now."),  # the same time
         ("I'm learning the guitar.", "I'm learning the piano now."),  # no value to compare
         ("at 7", "at 8 now"),  # too little of a sentence to call it the same one
         ("I ride the tram to college.", "I ride the bus to the stadium."),  # not said to change

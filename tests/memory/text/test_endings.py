@@ -34,6 +34,10 @@ from shiyi.memory.text.endings import ended_thing, ends, ends_alike
         ("I teach yoga at the leisure centre.", "I stopped teaching yoga at the leisure centre."),
         ("I run a food truck.", "I closed my food truck."),
         ("Noor and I are engaged.", "Noor and I broke up."),
+        # a thing held by name: ended by its name or its kind
+        ("My van is a Ford Transit.", "I traded in my Transit for an electric van."),
+        ("Our car is a Skoda Octavia.", "We sold our car."),
+        ("My laptop is a ThinkPad X1.", "I swapped my ThinkPad for a MacBook."),
     ],
 )
 def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
@@ -56,6 +60,9 @@ def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
         ("I have a Google Pixel.", "I quit Google."),  # a phone is not a workplace
         ("I play tennis.", "I quit squash."),
         ("I swim on Fridays.", "I stopped going to the gym."),
+        ("My car is a Honda Civic.", "I sold my old bike."),
+        ("My car is a Honda Civic.", "I swapped my shift for Tuesday's."),
+        ("My car is red.", "I sold my car."),  # not a thing held by name
     ],
 )
 def test_an_ending_of_something_else_ends_nothing(old: str, new: str) -> None:

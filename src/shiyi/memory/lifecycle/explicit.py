@@ -17,8 +17,9 @@ from shiyi.errors import ShiyiError
 from shiyi.memory.lifecycle.facts import FactWriter
 from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.lifecycle.resolution import Mention
+from shiyi.memory.lifecycle.slot_reading import StatedSlot
 from shiyi.memory.lifecycle.slots import normalize_key
-from shiyi.memory.lifecycle.stated_slots import StatedSlot, stated_slot
+from shiyi.memory.lifecycle.stated_slots import stated_slot
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.scopes import Viewer
 

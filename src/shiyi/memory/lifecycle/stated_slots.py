@@ -14,8 +14,12 @@ names its slot itself:
   Porto" and "Ana, my sister, lives in Porto" are Ana's slot, so "Ana moved to Lisbon"
   replaces them and the user's own city stays.
 
-Chinese statements of the same two shapes name theirs too: "我最喜欢的颜色是绿色", "我的生日是
-五月三日", "我搬到了慕尼黑", "我妹妹住在波尔图" (the sister's), "我在一家医院上班", "我今年34岁".
+"We" includes the user ("we moved to Bristol"), unless it is a company ("we're based in
+London").  Roundabout forms are read as the plain statement they amount to first ("I switched
+gyms to X" is "my gym is X": :mod:`~shiyi.memory.lifecycle.plain_forms`), and so is the last
+clause after one saying what changed ("Ian isn't my coach anymore, my coach is Rhona").
+Chinese statements of the same two shapes name theirs too
+(:mod:`~shiyi.memory.lifecycle.stated_chinese`).
 
 Only attributes are slotted, never people or things: "my sister is Ana" and "my sister is
 kind" describe a person, and "my car is red" and "my car is in the shop" describe a car;
@@ -25,31 +29,26 @@ sister is a doctor": the ``job`` slot, as "I work as a nurse" is; see
 An attribute is a known one (the exemplar table of :mod:`~shiyi.memory.lifecycle.slots`),
 a key led by a word that picks one value out of many
 ("favourite", "usual", "current"), or a key whose head noun names a property
-(:data:`_PROPERTY_NOUNS`).  Anything else (several sentences, "we", "he", a question) keeps
-no slot, as before: a missed slot leaves two facts side by side; a wrong one would replace
+(:data:`_PROPERTY_NOUNS`); whom or where one has one of (:data:`_PROVIDERS`: "my manager",
+"my gym") when the value is a name.  Anything else (several sentences, "he", a question)
+keeps no slot, as before: a missed slot leaves two facts side by side; a wrong one would replace
 a true fact.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from shiyi.memory.lifecycle.plain_forms import plain_form
+from shiyi.memory.lifecycle.slot_reading import StatedSlot, Subject, VerbRules, by_verb
 from shiyi.memory.lifecycle.slots import ATTRIBUTES, normalize_key
+from shiyi.memory.lifecycle.stated_chinese import HAN as _HAN
+from shiyi.memory.lifecycle.stated_chinese import ZH_LEAD as _ZH_LEAD
+from shiyi.memory.lifecycle.stated_chinese import chinese as _chinese
 from shiyi.memory.text.counts import numbers_in
 from shiyi.memory.text.occupations import ROLE
 from shiyi.memory.text.short_cache import short_text_cache
-from shiyi.memory.text.subjects import KIN, ZH_KIN
-
-
-@dataclass(frozen=True, slots=True)
-class StatedSlot:
-    key: str
-    about: tuple[str, ...] = ()
-    """Whom the attribute belongs to when that is not the user ("Ana", "sister")."""
-    said: str = field(default="", compare=False)
-    """The words that state the value ("Berlin" of "I still live in Berlin")."""
-
+from shiyi.memory.text.subjects import KIN
 
 # Words before the statement that say nothing about it ("Actually, ...", "Remember that ...").
 _LEADS = (
@@ -81,7 +80,13 @@ _CALL_ME = re.compile(
 )
 _NAME = r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"
 # Subjects the verb rules accept: "I", "my <relative or friend>" (see KIN), a name.
-_ME = re.compile(r"^i(?=\s|['’])", re.IGNORECASE)
+# "We live in Leeds", "we got married": what holds of "we" holds of the user, unless "we"
+# is where they work.
+_WE_ARE_A_BUSINESS = re.compile(
+    r"^(?:['’]re|\s+are)?\s+(?:based|headquartered|located|work\s+with|hiring)\b",
+    re.IGNORECASE,
+)
+_ME = re.compile(r"^(?:i|we)(?=\s|['’])", re.IGNORECASE)
 _MY = re.compile(r"^(?:my|our)\s+", re.IGNORECASE)
 _NAMED = re.compile(rf"^{_NAME}(?=,?\s)")
 _NOT_NAMES = frozenset(
@@ -118,7 +123,7 @@ _HOLDS = re.compile(
 # When a value was said to hold: "I'm 35 now", "I turned 31 today".
 _WHEN = (
     r"(?:\s+(?:now|today|yesterday|already|again|this\s+(?:week|month|year)"
-    r"|last\s+(?:week|month)|on\s+\w+))?"
+    r"|last\s+(?:week|weekend|month|year)|on\s+\w+|in\s+(?-i:[A-Z])\w+|in\s+\d{4}))?"
 )
 # "I don't have a dog anymore", "I no longer own a car": none now.
 _HOLDS_NONE = re.compile(
@@ -141,6 +146,7 @@ _DIETS = (
     r"(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|omnivore|carnivore"
     r"|plant[- ]based|keto|paleo)"
 )
+_WED = r"(?:married|divorced|engaged|separated)"
 _MARITAL = r"(?:single|married|divorced|engaged|separated|widowed|in a relationship)"
 # What may follow an occupation: where or for whom, and when ("a nurse at St Mary's now").
 _ROLE_TAIL = (
@@ -150,7 +156,7 @@ _ROLE_TAIL = (
 )
 _TOOK = r"(?:started|got|gotten|took|taken|landed|accepted|begun|began)"
 _JOB = r"(?:job|position|role)"
-_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+_VERBS: VerbRules = tuple(
     (key, re.compile(pattern, re.IGNORECASE))
     for key, pattern in (
         ("lives in", rf"^{_NOW}{_NO_LONGER}\s+(?:live|lives|reside|resides)\s+in\s+\S"),
@@ -173,8 +179,13 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("partner", rf"^{_BE}{_NOW}\s+(?:going out with|in a relationship with)\s+(?-i:[A-Z])"),
         ("age", rf"^{_BE}{_NOW}\s+\d{{1,3}}(?:\s+years?\s+old|\s+yo)?{_WHEN}$"),
         ("age", rf"^{_BE}{_NOW}\s+[a-z]+(?:[\s-][a-z]+)?\s+years?\s+old{_WHEN}$"),
-        ("diet", rf"^{_BE}{_NOW}\s+(?:a\s+)?{_DIETS}{_WHEN}$"),
-        ("marital status", rf"^{_BE}{_NOW}\s+{_MARITAL}{_WHEN}$"),
+        ("diet", rf"^{_BE}{_NOW}\s+(?:an?\s+)?(?P<value>{_DIETS}){_WHEN}$"),
+        ("marital status", rf"^{_BE}{_NOW}\s+(?P<value>{_MARITAL}){_WHEN}$"),
+        ("partner", rf"^{_NOW}\s+got\s+(?:married|engaged)\s+to\s+(?-i:[A-Z])"),
+        (
+            "marital status",
+            rf"^{_NOW}\s+got\s+(?P<value>married|divorced|engaged|separated){_WHEN}$",
+        ),
         ("age", rf"^{_NOW}\s+(?:turned|turns)\s+\d{{1,3}}(?:\s+years?\s+old)?{_WHEN}$"),
         ("name", rf"^{_BE}{_NOW}\s+(?:called|named)\s+(?-i:[A-Z])"),
     )
@@ -182,7 +193,7 @@ _VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # A key led by one of these picks one value out of many: "favourite food", "usual order".
 _ONE_OF_MANY = frozenset(
     {"favourite", "favorite", "fave", "preferred", "usual", "current", "default", "main",
-     "primary", "go-to", "go", "new", "latest", "home", "work", "personal", "target"}
+     "primary", "go-to", "go", "latest", "home", "work", "personal", "target"}
 )  # fmt: skip
 # Head nouns that name a property rather than a person or a thing.
 _PROPERTY_NOUNS = frozenset(
@@ -246,7 +257,7 @@ def states_another_value(text: str, earlier: str) -> bool:
 _SAME_VALUE_FILLERS = frozenset(
     {"now", "still", "currently", "these", "days", "nowadays", "again", "too", "already",
      "actually", "anyway", "though", "then", "recently", "lately", "ago", "last", "this",
-     "week", "month", "year", "for", "good", "yes", "indeed", "as", "well", "the", "of",
+     "week", "weekend", "month", "year", "for", "good", "yes", "indeed", "as", "well", "the", "of",
      "course"}
 )  # fmt: skip
 _DENIES = re.compile(
@@ -273,8 +284,31 @@ def _bare(text: str) -> str:
     sentence = text.strip()
     while (stripped := _LEAD.sub("", sentence, count=1)) != sentence:
         sentence = stripped
-    sentence = _ZH_LEAD.sub("", sentence)
-    return sentence.rstrip(" .!。！")
+    sentence = plain_form(_ZH_LEAD.sub("", sentence).rstrip(" .!。！"))
+    return _after_the_change(sentence)
+
+
+# "Ian isn't my coach anymore, my coach is Rhona", "I changed gyms, my gym is now X": a
+# clause saying what changed, then the new value plainly.
+_CHANGE_CLAUSE = re.compile(
+    r"^[^,]*\b(?:changed|switched|swapped|moved|left|quit|no longer|not|anymore|any more)\b"
+    r"[^,]*|^[^,]*n['’]t\b[^,]*",
+    re.IGNORECASE,
+)
+
+
+_LONGEST_CLAUSES = 300
+
+
+def _after_the_change(sentence: str) -> str:
+    """The clause stating the new value when ``sentence`` first says what changed."""
+    if len(sentence) > _LONGEST_CLAUSES:
+        return sentence
+    change = _CHANGE_CLAUSE.match(sentence)
+    if change is None or not sentence.startswith(", ", change.end()):
+        return sentence
+    last = plain_form(sentence[change.end() + 2 :])
+    return last if _possessed(last) or _verb(last) else sentence
 
 
 def _possessed(sentence: str) -> StatedSlot | None:
@@ -283,12 +317,10 @@ def _possessed(sentence: str) -> StatedSlot | None:
     if (inverted := _INVERTED.match(sentence)) and inverted.group(
         "value"
     ).lower() not in _NOT_NAMES:
-        attribute = normalize_key(inverted.group("attribute"))  # "Purple is my favourite colour"
-        return (
-            StatedSlot(attribute, said=inverted.group("value"))
-            if _is_attribute(attribute)
-            else None
-        )
+        # "Purple is my favourite colour", "Tom is my manager"
+        value = inverted.group("value")
+        attribute = _slot_of(normalize_key(inverted.group("attribute")), value)
+        return StatedSlot(attribute, said=value) if attribute else None
     copula = _COPULA.search(sentence)
     if copula is None or not sentence[copula.end() :].strip():
         return None
@@ -305,9 +337,10 @@ def _possessed(sentence: str) -> StatedSlot | None:
     last = possessives[-1] if possessives else None
     attribute = normalize_key(owned[last.end() :] if last else owned)
     owner = owned[: last.start()].strip() if last else ""  # "Ana's mum's birthday": Ana's mum
-    if not _is_attribute(attribute):
-        return None
     said = sentence[copula.end() :]
+    attribute = _slot_of(attribute, said)
+    if not attribute:
+        return None
     if _CALLED.match(said):  # "my partner is called Alex": the partner's name (_verb)
         return None
     if not owner:
@@ -369,6 +402,36 @@ _COUPLE = re.compile(
 )
 
 
+# Whom or where one has one of: "my manager is Sarah", "my gym is PureGym".  Each is a slot
+# only when the value is a name: "my manager is on holiday" and "my gym is closed" describe
+# the person or the place.
+_PROVIDERS = frozenset(
+    {"manager", "boss", "supervisor", "doctor", "gp", "dentist", "therapist", "counsellor",
+     "counselor", "landlord", "landlady", "accountant", "lawyer", "solicitor", "coach",
+     "trainer", "tutor", "mentor", "vet", "hairdresser", "barber", "mechanic", "optician",
+     "physio", "physiotherapist", "gym", "bank", "pharmacy", "supermarket", "provider",
+     "carrier", "broker", "insurer", "church", "parish", "surgery", "clinic"}
+)  # fmt: skip
+_NAMES_VALUE = re.compile(
+    r"^(?:(?:now|still|currently|actually|officially)\s+)?(?:(?:a|an|the)\s+)?"
+    r"(?:[A-Z]|[a-z]{1,5}[A-Z])"
+)
+
+
+def _slot_of(attribute: str, said: str) -> str:
+    """The slot a possessed ``attribute`` names with the value ``said``, or "" for none.
+    "my new manager is Tom" is the manager's slot, as "my manager is Sarah" is."""
+    first, _, rest = attribute.partition(" ")
+    if first in ("new", "current") and rest and _slot_of(rest, said):
+        return rest
+    if _is_attribute(attribute):
+        return attribute
+    head = attribute.split()[-1] if attribute else ""
+    if head in _PROVIDERS and _NAMES_VALUE.match(said.strip()):
+        return attribute
+    return ""
+
+
 def _is_attribute(key: str) -> bool:
     words = key.split()
     if not words or len(words) > 4:
@@ -382,10 +445,10 @@ def _is_attribute(key: str) -> bool:
 def _verb(sentence: str) -> StatedSlot | None:
     """ "I live in Munich", "Ana works at Siemens", "my brother works as a nurse", "I'm 34"."""
     subject = _subject(sentence)
-    return _by_verb(subject, _VERBS) or _count(subject) or _opinion(subject)
+    return by_verb(subject, _VERBS) or _count(subject) or _opinion(subject)
 
 
-def _opinion(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
+def _opinion(subject: Subject | None) -> StatedSlot | None:
     """ "I like coffee", "I don't like coffee anymore", "my sister hates jazz": what one
     thinks of one thing, a slot per thing ("opinion of coffee"), so the newer replaces the
     older; "I like tea" is another slot and stays beside it."""
@@ -397,7 +460,7 @@ def _opinion(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
     return StatedSlot(f"opinion of {thing}", subject[0], felt.group("verb"))
 
 
-def _count(subject: tuple[tuple[str, ...], str] | None) -> StatedSlot | None:
+def _count(subject: Subject | None) -> StatedSlot | None:
     """ "I have two cats", "my sister has 3 kids now": how many, a slot per thing counted
     ("number of cats"), so "I have three cats now" replaces "I have two cats"."""
     if subject is not None and (gone := _HOLDS_NONE.match(subject[1]) or _LET_GO.match(subject[1])):
@@ -440,30 +503,7 @@ def _countable(thing: str) -> bool:
     return thing in KIN or singular in KIN or thing in _OWNED or singular in _OWNED
 
 
-def _by_verb(
-    subject: tuple[tuple[str, ...], str] | None, verbs: tuple[tuple[str, re.Pattern[str]], ...]
-) -> StatedSlot | None:
-    """The slot the first matching verb names, for ``subject`` (whom, the words after)."""
-    if subject is None:
-        return None
-    about, rest = subject
-    for key, verb in verbs:
-        if found := verb.search(rest):
-            return StatedSlot(key, about, _value_words(rest, found))
-    return None
-
-
-def _value_words(rest: str, found: re.Match[str]) -> str:
-    """What a verb rule's match leaves: the value ("Berlin"); a number (an age); or all."""
-    if not found.re.pattern.endswith("$"):
-        return rest[found.end() - 1 :]  # every other rule ends at the value's first character
-    return " ".join(numbers_in(rest)) or _LEADING_BE.sub("", rest)
-
-
-_LEADING_BE = re.compile(r"^(?:\s+am|['’]m|\s+is|['’]s|\s+are|['’]re)?\s*(?:now\s+)?")
-
-
-def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
+def _subject(sentence: str) -> Subject | None:
     """Whom the sentence is about (nobody named: the user) and the words after it.
 
     The verb rules' "my X" is a person or a pet (:data:`~shiyi.memory.lifecycle.slots.KIN`):
@@ -471,7 +511,10 @@ def _subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
     subject ("my sister Ana", "Ana, my sister,"): the name, not "sister", since a second
     sister would share that word."""
     if me := _ME.match(sentence):
-        return (), sentence[me.end() :]
+        rest = sentence[me.end() :]
+        if me.group().lower() == "we" and _WE_ARE_A_BUSINESS.match(rest):
+            return None  # "we're based in London", "we work with schools": a company
+        return (), rest
     if _UNSAID_I.match(sentence):  # "Still living in Seattle": the user, unsaid
         return (), " am " + sentence
     if my := _MY.match(sentence):
@@ -509,58 +552,3 @@ _UNSAID_I = re.compile(
 _APPOSED_NAME = re.compile(rf"^,?\s+(?P<name>{_NAME})(?=,?\s|$)(?:,(?=\s))?")
 # "Ana, my sister, lives": the relation after the name.
 _APPOSITION = re.compile(r"^,\s+(?:my|our)\s+(?P<kin>[\w ]+?),(?=\s)", re.IGNORECASE)
-
-
-# --- Chinese: the same two shapes, "我的生日是五月三日", "我搬到了慕尼黑" ---------------------
-
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_ZH_LEAD = re.compile(
-    r"^(?:其实|对了|顺便说一下|记住|请记住|记一下|更正一下|更正|更新一下)[，,：:\s]*"
-)
-_ZH_NOW = r"(?:现在|目前|已经|刚|最近|如今|还|仍然|依然|仍)?"
-_ZH_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (key, re.compile(pattern))
-    for key, pattern in (
-        ("lives in", rf"^{_ZH_NOW}(?:住在|生活在|定居在|定居于)\S"),
-        ("lives in", rf"^{_ZH_NOW}(?:搬到|搬去|搬回)了?\S"),
-        ("lives in", rf"^{_ZH_NOW}不(?:再)?住在\S"),
-        ("works at", rf"^{_ZH_NOW}(?:不再)?在\S+?(?:工作|上班)$"),
-        ("job", rf"^{_ZH_NOW}(?:的工作|的职业)是\S"),
-        ("age", r"^(?:今年)?\d{1,3}岁(?:了)?$"),
-        ("name", r"^叫\S"),
-    )
-)
-# "我的X是Y": X an attribute (its last characters name one), not a person or a thing.
-_ZH_POSSESSED = re.compile(
-    r"^(?:我的|我们的)(?P<attribute>\S{1,10}?)(?:现在|目前|如今)?(?:是|叫|为|改成了|变成了|换成了)\s*\S"
-)
-_ZH_FAVOURITE = re.compile(
-    r"^(?:我)?(?P<attribute>(?:最喜欢|最爱|常用|平时用)的\S{1,6}?)(?:现在|目前|如今)?(?:是|为)\s*\S"
-)
-_ZH_PROPERTIES = (
-    "名字", "生日", "年龄", "电话", "手机号", "号码", "邮箱", "地址", "城市", "预算", "截止日期",
-    "期限", "目标", "计划", "工作", "职业", "职位", "专业", "学校", "公司", "工资", "收入",
-    "身高", "体重", "时区", "用户名", "密码", "颜色", "语言", "编辑器", "饮食", "血型", "星座",
-)  # fmt: skip
-
-
-def _chinese(sentence: str) -> StatedSlot | None:
-    for pattern in (_ZH_FAVOURITE, _ZH_POSSESSED):
-        if (possessed := pattern.match(sentence)) is not None:
-            attribute = possessed.group("attribute")
-            owned = attribute.startswith(("最喜欢", "最爱", "常用", "平时用"))
-            if owned or attribute.endswith(_ZH_PROPERTIES):
-                return StatedSlot(attribute, said=sentence[possessed.end() - 1 :])
-            return None
-    return _by_verb(_chinese_subject(sentence), _ZH_VERBS)
-
-
-def _chinese_subject(sentence: str) -> tuple[tuple[str, ...], str] | None:
-    """ "我…" (the user) or "我(的)妹妹…" (the sister), and the words after; "我们" is no one."""
-    for kin in ZH_KIN:
-        for lead in (f"我的{kin}", f"我{kin}"):
-            if sentence.startswith(lead):
-                return (kin,), sentence[len(lead) :]
-    if sentence.startswith("我") and not sentence.startswith("我们"):
-        return (), sentence[1:]
-    return None

@@ -172,7 +172,7 @@ def frame(text: str) -> tuple[str, ...]:
 
 def _other_values(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` name other values: of a closed set, names, or numbers."""
-    return contrasted(a, b) or numbers_in(a) != numbers_in(b)
+    return contrasted(a, b) or numbers_in(_by_mode(a)) != numbers_in(_by_mode(b))
 
 
 # Going somewhere by a means of transport, said with its verb: "I drive to work" is "I take
@@ -185,10 +185,18 @@ _TRAVEL_VERBS = (
 )
 
 
+# Noon and midnight are clock times: "I start work at noon now" after "... at 9".
+_CLOCK_WORDS = re.compile(
+    r"\b(at|by|until|till|before|after|around|from|past)\s+(?:noon|midday|midnight)\b",
+    re.IGNORECASE,
+)
+
+
 def _by_mode(text: str) -> str:
+    """``text`` with a means of travel said as its vehicle and noon or midnight as 12."""
     for verb, taken in _TRAVEL_VERBS:
         text = verb.sub(taken, text)
-    return text
+    return _CLOCK_WORDS.sub(r"\1 12", text)
 
 
 def replaces_value(new: str, old: str) -> bool:

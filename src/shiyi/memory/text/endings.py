@@ -34,11 +34,13 @@ _ENDING_VERBS = (
     "retired from", "stopped", "moved out of", "unsubscribed from", "broke off", "broken off",
     "ended", "scrapped", "stepped down from", "walked away from", "closed", "closed down",
     "shut down", "dropped", "handed in my notice at", "gave notice at", "gave my notice at",
+    "traded in", "traded", "swapped", "exchanged", "part-exchanged",
 )  # fmt: skip
 _ALTERNATIVES = "|".join(sorted(map(re.escape, _ENDING_VERBS), key=len, reverse=True))
-# "I sold my motorbike", "I've given up golf", "I finally cancelled my subscription".
+# "I sold my motorbike", "I've given up golf", "I finally cancelled my subscription", "we
+# sold our car" (the user's too).
 _ENDED = re.compile(
-    rf"^i(?:['’]ve|\s+have)?\s+{_SOON}(?P<verb>{_ALTERNATIVES})\s+(?P<object>\S.*)$",
+    rf"^(?:i|we)(?:['’]ve|\s+have)?\s+{_SOON}(?P<verb>{_ALTERNATIVES})\s+(?P<object>\S.*)$",
     re.IGNORECASE,
 )
 # "Chris and I broke up", "I broke up with Chris", "Dana and I got divorced".
@@ -69,6 +71,10 @@ _HOLDING = re.compile(
     r"|dating|seeing|engaged to|married to|going out with|together with)"
     r"(?:\s+(?P<rest>\S.*))?$",
     re.IGNORECASE,
+)
+# "My car is a Honda Civic": the user has a Honda Civic, a car (what a thing is, by name).
+_OWNED_AS = re.compile(
+    r"^(?i:my|our)\s+(?P<kind>[a-z]+)\s+is\s+(?:(?:now|still)\s+)?an?\s+(?P<rest>[A-Z].*)$"
 )
 # What an earlier statement of a relationship says: "I'm in a relationship with Noor".
 _TOGETHER = re.compile(
@@ -113,6 +119,7 @@ _CONTAINERS = frozenset(
               "lessons", "lesson", "team", "club", "contract", "policy", "pass", "card")
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_NAMED_THING = "<is a>"
 
 
 def ends(new: str, old: str) -> bool:
@@ -131,6 +138,8 @@ def ends(new: str, old: str) -> bool:
     head = _ended_head(new)
     if _DROPPED.match(_plain(new)) and head not in _CONTAINERS:
         return False  # "I dropped my phone" ends nothing; "I dropped the course" does
+    if holding_verb == _NAMED_THING:  # "I sold my Civic" or "... my car": either names it
+        return head in thing
     return bool(thing) and (head == thing[-1] or (thing[-1] in _CONTAINERS and head in said))
 
 
@@ -221,11 +230,14 @@ def _held(text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     sentence = _plain(text)
     if _ends_or_denies(sentence):
         return None
+    said = frozenset(_stems(sentence))
+    if owned := _OWNED_AS.match(sentence):  # the thing by its name, then by its kind
+        named = tuple(w for w in _thing(owned.group("rest"), held=True) if not w.isdigit())
+        return _NAMED_THING, (*named, stem_word(owned.group("kind").casefold())), said
     found = _HOLDING.match(sentence)
     if found is None:
         return None
     verb = stem_word(found.group("verb").split()[0])
-    said = frozenset(_stems(sentence))
     return verb, _thing(found.group("rest") or "", held=True), said
 
 
