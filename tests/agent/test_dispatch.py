@@ -138,6 +138,16 @@ def test_whether_the_user_still_has_or_is_something_quotes_what_memory_believes(
     assert answer("What's my job?") == 'I have noted: "I\'m a midwife now."'
     assert answer("How many cats do I have?") == 'I have noted: "I have three cats now."'
     assert answer("Am I a midwife?") == 'I have noted: "I\'m a midwife now."'
+    # a yes-no question asks after the slot its words would state
+    slots = ("diet: I started eating meat again.", "marital status: We got married in June.")
+    assert (
+        plan_dispatch("Am I vegetarian?", tmp_path, TOOLS, (), slots).answer
+        == 'I have noted: "I started eating meat again."'
+    )
+    assert (
+        plan_dispatch("Am I still single?", tmp_path, TOOLS, (), slots).answer
+        == 'I have noted: "We got married in June."'
+    )
     # Asking for help, not for what is known: the model answers.
     assert answer("Do I need a licence for a motorbike?") == ""
     assert answer("Should I get a motorbike?") == ""

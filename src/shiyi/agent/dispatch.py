@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
+from shiyi.memory.lifecycle.asked_slots import asked_slot
 from shiyi.memory.text.directives import asked_to_remember
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -229,7 +230,12 @@ def recall_answer(message: str, memories: Sequence[str], held: Sequence[str] = (
     if not _RECALL.search(message):
         return ""
     asked = _content_words(message)
-    facts = [_unkeyed(text) for text in held if _content_words(text) & asked][:_QUOTED]
+    slot = asked_slot(message)
+    facts = [
+        _unkeyed(text)
+        for text in held
+        if _content_words(text) & asked or (slot and text.startswith(f"{slot}: "))
+    ][:_QUOTED]
     if facts:
         return "I have noted: " + " ".join(f'"{text}"' for text in facts)
     said = [

@@ -18,6 +18,7 @@ from shiyi.memory.intake.relink import relink as relink_store
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
+from shiyi.memory.lifecycle.asked_slots import asked_slot, held_in_slot
 from shiyi.memory.lifecycle.explicit import Remembered, Statement, write_statement
 from shiyi.memory.lifecycle.forget import Forgetter
 from shiyi.memory.lifecycle.forget_files import MEM0_LEDGER, DataPaths
@@ -430,19 +431,29 @@ class Memory:
         ``keep`` filters before the limit, so a dropped hit leaves its place to the next.
         With the message's ``intent`` (and the session's ``previous`` turns), the memories
         that intent wants (:mod:`shiyi.memory.recall.prefetch`); without, the best matches."""
-        if self.settings.prefetch_limit == 0 or not message.strip():
+        limit = self.settings.prefetch_limit
+        if limit == 0 or not message.strip():
             return []
         if intent is not None:
             asked = prefetch.Asked(intent, message, previous, keep)
-            return prefetch.for_intent(self.retriever, self.viewer, asked, self.settings)
-        hits = self.retriever.search(
-            message,
-            mode="keyword",
-            limit=2 * self.settings.prefetch_limit,
-            touch=False,
-            viewer=self.viewer,
-        )
-        return prefetch.offered(message, hits, keep)[: self.settings.prefetch_limit]
+            hits = prefetch.for_intent(self.retriever, self.viewer, asked, self.settings)
+        else:
+            found = self.retriever.search(
+                message, mode="keyword", limit=2 * limit, touch=False, viewer=self.viewer
+            )
+            hits = prefetch.offered(message, found, keep)[:limit]
+        answering = self._answering_slot(message, keep)
+        taken = {hit.id for hit in answering}
+        return [*answering, *(hit for hit in hits if hit.id not in taken)][:limit]
+
+    def _answering_slot(self, message: str, keep: Callable[[MemoryHit], bool]) -> list[MemoryHit]:
+        """The user's current facts of the slot a yes-no question asks after ("Am I
+        vegetarian?": diet), whatever words they use (see ``lifecycle/asked_slots.py``)."""
+        key = asked_slot(message)
+        if not key:
+            return []
+        hits = [prefetch.fact_hit(f) for f in held_in_slot(self.store, self.viewer, key)]
+        return [hit for hit in hits if keep(hit)]
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None

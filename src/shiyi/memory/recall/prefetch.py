@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from shiyi.config.settings import MemorySettings
-from shiyi.memory.models import MemoryHit
+from shiyi.memory.models import FactRecord, MemoryHit
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.recall.intent import IntentKind, MessageIntent
 from shiyi.memory.recall.retriever import Retriever
@@ -118,19 +118,24 @@ def newest_preference(
             continue
         if fact.confidence < threshold or not viewer.sees_fact(fact):
             continue
-        hit = MemoryHit(
-            id=fact.id,
-            node="fact",
-            text=fact.text,
-            ts=fact.updated_at or fact.created_at,
-            fact_kind=fact.kind,
-            confidence=fact.confidence,
-            tier=fact.tier,
-            scope=fact.scope,
-        )
+        hit = fact_hit(fact)
         if keep(hit):
             return hit
     return None
+
+
+def fact_hit(fact: FactRecord) -> MemoryHit:
+    """A fact offered as a hint, as a search would offer it."""
+    return MemoryHit(
+        id=fact.id,
+        node="fact",
+        text=fact.text,
+        ts=fact.updated_at or fact.created_at,
+        fact_kind=fact.kind,
+        confidence=fact.confidence,
+        tier=fact.tier,
+        scope=fact.scope,
+    )
 
 
 def agent_procedures(

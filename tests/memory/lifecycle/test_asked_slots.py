@@ -1,0 +1,73 @@
+"""A yes-no question about the user is answered from the slot its words would state, so
+the fact that answers it is offered although it shares no word with the question.
+
+Everyday phrasings written for this test (not from any dev set).  Real stores on both
+backends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from shiyi.memory.lifecycle.asked_slots import asked_slot
+from shiyi.memory.lifecycle.explicit import Statement
+from tests.memory.lifecycle.conftest import MemoryFactory
+
+
+@pytest.mark.parametrize(
+    ("question", "slot"),
+    [
+        ("Am I vegetarian?", "diet"),
+        ("Am I still single?", "marital status"),
+        ("am i married", "marital status"),
+        ("Do I live in Leeds?", "lives in"),
+        ("Do I work at Bosch?", "works at"),
+        ("Am I 35?", "age"),
+        ("Do I have a car?", "number of car"),
+    ],
+)
+def test_a_yes_no_question_asks_after_the_slot_its_words_state(question: str, slot: str) -> None:
+    assert asked_slot(question) == slot
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Am I right?",  # no slot
+        "Do I need a licence for a motorbike?",
+        "Is my sister vegan?",  # someone else's
+        "What should I eat tonight?",  # no yes-no question
+        "I'm vegetarian.",  # a statement
+        "Am I " + "very " * 100 + "tired?",  # long: no question of a slot
+        "",
+    ],
+)
+def test_anything_else_asks_after_no_slot(question: str) -> None:
+    assert asked_slot(question) == ""
+
+
+def test_the_users_current_fact_of_the_asked_slot_is_offered_first(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    memory.remember("I'm vegetarian.")
+    meat = memory.remember_outcome(Statement("I started eating meat again."))
+    memory.remember("My sister is vegan.")  # hers: answers nothing about the user
+    someone = memory.scoped(replace(memory.viewer, user_id="someone"))
+    vegan = someone.remember_outcome(Statement("I'm vegan."))
+    offered = memory.prefetch("Am I vegetarian?")
+    assert offered and offered[0].id == meat.fact.id
+    texts = [hit.text for hit in offered]
+    assert not any("I'm vegetarian." in text for text in texts)  # superseded
+    assert vegan.fact.id not in {hit.id for hit in offered}  # another user's
+    # The other user asking is answered from their own slot only.
+    theirs = someone.prefetch("Am I vegetarian?")
+    assert theirs and theirs[0].id == vegan.fact.id
+    assert meat.fact.id not in {hit.id for hit in theirs}
+    # What the caller keeps is kept: a fact already shown is not offered again.
+    assert all(
+        hit.id != meat.fact.id
+        for hit in memory.prefetch("Am I vegan?", lambda h: h.id != meat.fact.id)
+    )
