@@ -110,7 +110,9 @@ def test_a_question_about_the_users_own_doings_quotes_the_current_facts(tmp_path
     sister = plan_dispatch("Where does my sister live?", tmp_path, TOOLS, memories, held)
     assert sister.answer == 'I have noted: "My sister Ana lives in Porto."'  # slot left out
     short = plan_dispatch("Where do I live?", tmp_path, TOOLS, (), ("lives in: Berlin",))
-    assert short.answer == ""  # "live" is no content word of "lives in: Berlin" ...
+    assert short.answer == 'I have noted: "lives in: Berlin"'  # the slot asked after
+    hers = ("lives in: My sister Ana lives in Porto.",)
+    assert plan_dispatch("Where do I live?", tmp_path, TOOLS, (), hers).answer == ""
     city = plan_dispatch("Where do I live?", tmp_path, TOOLS, (), ("lives in: I live in Bonn",))
     assert city.answer == 'I have noted: "I live in Bonn"'
     # No facts held about it: the user's own words, as before; "how" questions: the model.
@@ -148,6 +150,22 @@ def test_whether_the_user_still_has_or_is_something_quotes_what_memory_believes(
         plan_dispatch("Am I still single?", tmp_path, TOOLS, (), slots).answer
         == 'I have noted: "We got married in June."'
     )
+    # ... and so does a question asking for a slot's value, in whatever words it is held
+    held_by_slot = (
+        "lives in: I moved to Porto last month.",
+        "age: I'm 34",
+        "number of cat: I have a cat.",
+    )
+    for question, quoted in [
+        ("Where do I live?", 'I have noted: "I moved to Porto last month."'),
+        ("What city do I live in now?", 'I have noted: "I moved to Porto last month."'),
+        ("How old am I?", 'I have noted: "age: I\'m 34"'),
+        ("How many cats do I have?", 'I have noted: "I have a cat."'),
+    ]:
+        assert plan_dispatch(question, tmp_path, TOOLS, (), held_by_slot).answer == quoted
+    # the user's own earlier question tells nothing
+    asked_before = ("User: How old am I?",)
+    assert plan_dispatch("How old am I?", tmp_path, TOOLS, asked_before).answer == ""
     # Asking for help, not for what is known: the model answers.
     assert answer("Do I need a licence for a motorbike?") == ""
     assert answer("Should I get a motorbike?") == ""

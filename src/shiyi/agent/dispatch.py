@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shiyi.llm.types import Message, ToolCall
-from shiyi.memory.lifecycle.asked_slots import asked_slot
+from shiyi.memory.lifecycle.asked_slots import asked_slot, in_slot
 from shiyi.memory.text.directives import asked_to_remember
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -227,21 +227,23 @@ def recall_answer(message: str, memories: Sequence[str], held: Sequence[str] = (
     the memory in front of it, whatever the layout; asked "When do I usually go running?"
     with "I usually go running on Tuesdays now." in its hint, it called read_file on a
     made-up path and explained how to run a Python script."""
-    if not _RECALL.search(message):
+    slot = asked_slot(message)  # "How old am I?": age, whatever the facts' words
+    if not slot and not _RECALL.search(message):
         return ""
     asked = _content_words(message)
-    slot = asked_slot(message)
     facts = [
         _unkeyed(text)
         for text in held
-        if _content_words(text) & asked or (slot and text.startswith(f"{slot}: "))
+        if _content_words(text) & asked or (slot and in_slot(text, slot))
     ][:_QUOTED]
     if facts:
         return "I have noted: " + " ".join(f'"{text}"' for text in facts)
     said = [
         text.removeprefix(_USER_SAID).strip()
         for text in memories
-        if text.startswith(_USER_SAID) and _content_words(text) & asked
+        if text.startswith(_USER_SAID)
+        and _content_words(text) & asked
+        and not text.rstrip().endswith("?")  # a question the user asked told nothing
     ][:_QUOTED]
     if not said:
         return ""

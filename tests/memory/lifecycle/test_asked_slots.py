@@ -26,6 +26,20 @@ from tests.memory.lifecycle.conftest import MemoryFactory
         ("Do I work at Bosch?", "works at"),
         ("Am I 35?", "age"),
         ("Do I have a car?", "number of car"),
+        ("Where do I live?", "lives in"),
+        ("Where do I live these days?", "lives in"),
+        ("What town do I live in?", "lives in"),
+        ("Where am I based now?", "lives in"),
+        ("Who do I work for?", "works at"),
+        ("Which company do I work at?", "works at"),
+        ("Where do I study?", "studies at"),
+        ("What do I do for a living?", "job"),
+        ("What's my job?", "job"),
+        ("How old am I?", "age"),
+        ("Who am I married to?", "partner"),
+        ("Who is my dentist?", "dentist"),
+        ("What is my favourite colour?", "favourite colour"),
+        ("How many kids do I have?", "number of children"),
     ],
 )
 def test_a_yes_no_question_asks_after_the_slot_its_words_state(question: str, slot: str) -> None:
@@ -38,7 +52,13 @@ def test_a_yes_no_question_asks_after_the_slot_its_words_state(question: str, sl
         "Am I right?",  # no slot
         "Do I need a licence for a motorbike?",
         "Is my sister vegan?",  # someone else's
-        "What should I eat tonight?",  # no yes-no question
+        "What should I eat tonight?",  # asks for advice
+        "What do I do now?",
+        "Where do I put the keys?",
+        "Who do I call for help?",
+        "Where does my sister live?",  # someone else's
+        "What is my sister's address?",
+        "Where do I go running?",  # no slot
         "I'm vegetarian.",  # a statement
         "Am I " + "very " * 100 + "tired?",  # long: no question of a slot
         "",

@@ -1,9 +1,10 @@
 """The user's slot a yes-no question asks after, and the facts that answer it.
 
-"Am I vegetarian?" shares no word with "diet: I started eating meat again", so a keyword
-prefetch never offered the fact, and the model answered from nothing.  The question's words
-said as a statement ("I'm vegetarian") name the slot (:func:`stated_slot`: ``diet``); the
-user's active facts of that slot answer it, whatever words they use.
+"Am I vegetarian?" shares no word with "diet: I started eating meat again", nor "Where do I
+live?" with "lives in: I moved to Porto last month", so a keyword prefetch never offered
+the fact, and the model answered from nothing.  The statement the question asks to complete
+("I'm vegetarian", "I live in Somewhere") names the slot (:func:`stated_slot`: ``diet``,
+``lives in``); the user's active facts of that slot answer it, whatever words they use.
 """
 
 from __future__ import annotations
@@ -16,30 +17,61 @@ from shiyi.memory.models import FactRecord
 from shiyi.memory.protocol import MemoryStore
 from shiyi.memory.scopes import Viewer
 
-# "Am I vegetarian?", "Am I still single?", "Do I live in Leeds?", "Do I have a car?"
-_YES_NO = re.compile(
-    r"^\W*(?P<verb>am|do)\s+i\s+(?:still\s+)?(?P<rest>[^?]{1,80})\?*\s*$", re.IGNORECASE
-)
+# Questions asking for the value of one of the user's slots, each with the statement its
+# answer would be ("Where do I live?": "I live in Somewhere").  The statement's slot
+# (:func:`stated_slot`) is the slot asked after, so no list of slots is kept here.
+_STILL = r"(?:\s+(?:still|now|currently|usually))?"
+_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern + r"(?:\s+(?:now|these days|nowadays|currently))?\W*$", re.I), templates)
+    for pattern, templates in (
+        # "Am I vegetarian?", "Am I still single?": the words, said as the user's
+        (r"^\W*am\s+i(?:\s+still)?\s+(?P<rest>[^?]{1,80}?)", ("I'm {rest}",)),
+        (r"^\W*do\s+i(?:\s+still)?\s+(?P<rest>[^?]{1,80}?)", ("I {rest}",)),
+        # "Where do I live?", "Who do I work for?", "Where am I based?"
+        (rf"^\W*(?:where|who|whom)\s+do\s+i{_STILL}\s+(?P<rest>\w+(?:\s+(?:for|at|in|with|to))?)",
+         ("I {rest} Somewhere", "I {rest} in Somewhere", "I {rest} at Somewhere")),
+        (rf"^\W*where\s+am\s+i{_STILL}\s+(?P<rest>living|based|working|studying)",
+         ("I'm {rest} in Somewhere", "I'm {rest} at Somewhere")),
+        # "What city do I live in?", "Which company do I work for?"
+        (rf"^\W*(?:what|which)\s+\w+\s+do\s+i{_STILL}\s+(?P<rest>\w+\s+(?:for|at|in))",
+         ("I {rest} Somewhere",)),
+        # "What's my job?", "Who is my manager?", "What is my sister's address?"
+        (r"^\W*(?:what|who|where|when|which)(?:['’]s|\s+is|\s+are)\s+(?P<rest>(?:my|our)\s+[^?]{1,60}?)",
+         ("{rest} is Something",)),
+        # "Who am I married to?", "How old am I?", "What do I do for a living?"
+        (r"^\W*who\s+am\s+i\s+(?P<rest>married|engaged)\s+to", ("I'm {rest} to Someone",)),
+        (r"^\W*how\s+old\s+am\s+i", ("I'm 30 years old",)),
+        (r"^\W*what\s+do\s+i\s+do\s+for\s+(?:a\s+living|work)", ("I work as a nurse",)),
+        # "How many cats do I have?"
+        (r"^\W*how\s+many\s+(?P<rest>[a-z]+(?:\s+[a-z]+)?)\s+do\s+i(?:\s+still)?\s+(?:have|own)",
+         ("I have 2 {rest}",)),
+    )
+)  # fmt: skip
 _MOST = 3
 
 
 def asked_slot(question: str) -> str:
-    """The user's own slot ``question`` asks after ("Am I still single?": marital status);
-    "" when it is no yes-no question about the user or its words state no slot."""
-    found = _YES_NO.match(question)
-    if found is None:
+    """The user's own slot ``question`` asks after ("Am I still single?": marital status;
+    "Where do I live?": lives in); "" when it asks after none."""
+    for pattern, templates in _ASKS:
+        if (found := pattern.match(question)) is None:
+            continue
+        words = {name: value.strip() for name, value in found.groupdict().items() if value}
+        for template in templates:
+            slot = stated_slot(template.format(**words))
+            if slot is not None and not slot.about:
+                return slot.key
         return ""
-    lead = "I'm " if found.group("verb").lower() == "am" else "I "
-    slot = stated_slot(lead + found.group("rest").strip())
-    return slot.key if slot is not None and not slot.about else ""
+    return ""
 
 
 def held_in_slot(store: MemoryStore, viewer: Viewer, key: str) -> list[FactRecord]:
     """The viewer's own active facts of slot ``key`` about themselves, newest first."""
+    keys = _spellings(key)
     facts = [
         f
-        for f in store.slot_candidates([], [key], ["active"])
-        if normalize_key(f.key) == key
+        for f in store.slot_candidates([], keys, ["active"])
+        if normalize_key(f.key) in keys
         and f.user_id == viewer.user_id
         and viewer.sees_fact(f)
         and _about_the_user(f)
@@ -47,7 +79,23 @@ def held_in_slot(store: MemoryStore, viewer: Viewer, key: str) -> list[FactRecor
     return sorted(facts, key=lambda f: f.updated_at or f.created_at, reverse=True)[:_MOST]
 
 
+def in_slot(fact_text: str, key: str) -> bool:
+    """Whether a fact's text ("number of cat: I have a cat") is of slot ``key``."""
+    said_key, colon, value = fact_text.partition(": ")
+    return bool(colon) and normalize_key(said_key) in _spellings(key) and _of_the_user(value)
+
+
+def _spellings(key: str) -> list[str]:
+    """``key`` and its other number: "number of cats" is "number of cat" ("I have a cat")."""
+    other = key.removesuffix("s") if key.endswith("s") else f"{key}s"
+    return [key, other] if key.startswith("number of ") else [key]
+
+
 def _about_the_user(fact: FactRecord) -> bool:
-    """A fact stated of someone else ("my sister is vegan") answers nothing about the user."""
-    stated = stated_slot(fact.value)
+    return _of_the_user(fact.value)
+
+
+def _of_the_user(value: str) -> bool:
+    """A value stated of someone else ("my sister is vegan") answers nothing about the user."""
+    stated = stated_slot(value)
     return stated is None or not stated.about
