@@ -236,17 +236,22 @@ def recall_answer(message: str, memories: Sequence[str], held: Sequence[str] = (
         for text in held
         if _content_words(text) & asked or (slot and in_slot(text, slot))
     ][:_QUOTED]
+    chinese = _HAN.search(message) is not None  # answered in the user's language
     if facts:
+        if chinese:
+            return "我记下的是：" + "".join(f"“{text}”" for text in facts)
         return "I have noted: " + " ".join(f'"{text}"' for text in facts)
     said = [
         text.removeprefix(_USER_SAID).strip()
         for text in memories
         if text.startswith(_USER_SAID)
         and _content_words(text) & asked
-        and not text.rstrip().endswith("?")  # a question the user asked told nothing
+        and not text.rstrip().endswith(("?", "？"))  # a question the user asked told nothing
     ][:_QUOTED]
     if not said:
         return ""
+    if chinese:
+        return "你告诉过我：" + "".join(f"“{text}”" for text in said)
     return "You told me: " + " ".join(f'"{text}"' for text in said)
 
 
@@ -254,7 +259,8 @@ def _unkeyed(fact: str) -> str:
     """A fact's text without its slot when its value is a sentence ("lives in: My sister
     Ana lives in Porto." is quoted as the sentence; "lives in: Berlin" stays whole)."""
     key, colon, value = fact.strip().partition(": ")
-    return value if colon and len(key) <= 40 and len(value.split()) >= 3 else fact.strip()
+    sentence = len(value.split()) >= 3 or len(_HAN.findall(value)) >= 4  # Chinese: no spaces
+    return value if colon and len(key) <= 40 and sentence else fact.strip()
 
 
 def _content_words(text: str) -> set[str]:

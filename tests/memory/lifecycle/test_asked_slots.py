@@ -40,6 +40,11 @@ from tests.memory.lifecycle.conftest import MemoryFactory
         ("Who is my dentist?", "dentist"),
         ("What is my favourite colour?", "favourite colour"),
         ("How many kids do I have?", "number of children"),
+        ("我住在哪里？", "lives in"),
+        ("我现在在哪儿上班？", "works at"),
+        ("我多大了？", "age"),
+        ("我叫什么名字？", "name"),
+        ("我的生日是哪天？", "生日"),
     ],
 )
 def test_a_yes_no_question_asks_after_the_slot_its_words_state(question: str, slot: str) -> None:
@@ -59,6 +64,8 @@ def test_a_yes_no_question_asks_after_the_slot_its_words_state(question: str, sl
         "Where does my sister live?",  # someone else's
         "What is my sister's address?",
         "Where do I go running?",  # no slot
+        "我妹妹住在哪里？",  # the sister's
+        "我应该吃什么？",  # advice
         "I'm vegetarian.",  # a statement
         "Am I " + "very " * 100 + "tired?",  # long: no question of a slot
         "",
