@@ -169,10 +169,7 @@ def test_whether_the_user_still_has_or_is_something_quotes_what_memory_believes(
         plan_dispatch("我住在哪里？", tmp_path, TOOLS, (), zh).answer
         == "我记下的是：“我搬到了上海”"
     )
-    assert (
-        plan_dispatch("我多大了？", tmp_path, TOOLS, (), zh).answer
-        == "我记下的是：“我今年34岁”"
-    )
+    assert plan_dispatch("我多大了？", tmp_path, TOOLS, (), zh).answer == "我记下的是：“我今年34岁”"
     # the user's own earlier question tells nothing
     asked_before = ("User: How old am I?",)
     assert plan_dispatch("How old am I?", tmp_path, TOOLS, asked_before).answer == ""
