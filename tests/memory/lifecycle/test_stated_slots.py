@@ -159,6 +159,8 @@ NOT_SLOTTED = [
     "I'm a big fan of jazz",  # what one is, not what one does for a living
     "I'm a mother of two",
     "I'm a runner",
+    "I'm a good cook",  # how well one cooks, not a living
+    "I'm a really terrible driver",
     "I'm a morning person",
     "The meeting room is on the left",  # "the" owns only what unlocks the home
     "Sam and I are going to Spain",

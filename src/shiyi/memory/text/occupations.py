@@ -36,6 +36,13 @@ OCCUPATIONS = (
     "welder", "writer",
 )  # fmt: skip
 _HEADS = "|".join(sorted(map(re.escape, OCCUPATIONS), key=len, reverse=True))
-ROLE = rf"(?:a|an)\s+(?:[a-z-]+\s+){{0,3}}?[a-z-]*(?:{_HEADS})s?\b"
+# Words judging how well one does something: "a good cook" and "a terrible driver" say how
+# one cooks or drives, not what one does for a living.
+_JUDGED = (
+    r"(?!(?:[a-z-]+\s+){0,3}?(?:good|great|bad|terrible|awful|decent|excellent|amazing|brilliant"
+    r"|fantastic|lousy|poor|careful|reckless|fast|slow|keen|natural|born|better|worse|best"
+    r"|worst|horrible|wonderful|fine|nervous|confident)\s)"
+)
+ROLE = rf"(?:a|an)\s+{_JUDGED}(?:[a-z-]+\s+){{0,3}}?[a-z-]*(?:{_HEADS})s?\b"
 """A regular expression (case-insensitive use) for "a <role>" whose head is an
-occupation: "a nurse", "a junior developer", "an accountant"."""
+occupation: "a nurse", "a junior developer", "an accountant" (not "a good cook")."""
