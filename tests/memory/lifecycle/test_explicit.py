@@ -319,3 +319,18 @@ def test_providers_diets_and_things_held_by_name_are_believed_current(
     assert kept["I traded in my Civic for a Tesla."] == "active"
     assert kept["I'm single."] == "superseded"
     assert kept["Ian isn't my coach anymore, my coach is Rhona."] == "active"
+
+
+def test_still_at_a_place_confirms_the_place_held_and_names_no_other(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    bosch = memory.remember_outcome(Statement("I work at Bosch."))
+    still = memory.remember_outcome(Statement("I'm still at Bosch."))
+    assert (still.outcome, still.fact.id) == ("confirmed", bosch.fact.id)
+    airport = memory.remember_outcome(Statement("I'm still at Heathrow."))  # today's place
+    assert airport.outcome == "new" and airport.replaced == ()
+    assert statuses(memory)["I work at Bosch."] == "active"
+    theirs = memory.scoped(replace(memory.viewer, user_id="someone"))
+    other = theirs.remember_outcome(Statement("I'm still at Bosch."))  # not their place
+    assert other.outcome == "new"

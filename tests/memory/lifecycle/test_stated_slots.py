@@ -160,6 +160,7 @@ NOT_SLOTTED = [
     "I'm a mother of two",
     "I'm a runner",
     "I'm a good cook",  # how well one cooks, not a living
+    "I'm still at Heathrow",  # only confirms a held place (see explicit)
     "I'm a really terrible driver",
     "I'm a morning person",
     "The meeting room is on the left",  # "the" owns only what unlocks the home
@@ -239,6 +240,8 @@ RESTATED = [  # (later, earlier): the same value said again, in other words
     ("I'm married", "I got married in June"),
     ("Tom is my manager", "My manager is Tom"),
     ("My bank is still Starling", "I switched banks to Starling"),
+    ("I'm still at Bosch", "I work at Bosch"),
+    ("I'm still with Deloitte", "I work for Deloitte"),
 ]
 CHANGED = [  # a new value, or the old one denied
     ("I live in Munich", "I live in Berlin"),
@@ -255,6 +258,8 @@ CHANGED = [  # a new value, or the old one denied
     ("I've gone vegan", "I'm pescatarian"),
     ("I got married last weekend", "I'm single"),
     ("My new manager is Tom", "My manager is Sarah"),
+    ("I'm still at Bosch", "I work at Siemens"),
+    ("I'm still at Bosch", "I no longer work at Bosch"),
 ]
 
 

@@ -19,7 +19,7 @@ from shiyi.memory.lifecycle.observations import Observation
 from shiyi.memory.lifecycle.resolution import Mention
 from shiyi.memory.lifecycle.slot_reading import StatedSlot
 from shiyi.memory.lifecycle.slots import normalize_key
-from shiyi.memory.lifecycle.stated_slots import stated_slot
+from shiyi.memory.lifecycle.stated_slots import restates, stated_slot, still_at
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.scopes import Viewer
 
@@ -71,6 +71,8 @@ def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) ->
         key = ""
     if not key and (stated := _stated(statement)):
         key, about = stated.key, [*about, *stated.about]
+    elif not key and _stated_kind(statement) and still_at(statement.text):
+        key = _confirmed_place(writer, viewer, statement.text)
     resolver = writer.resolver
     names = resolver.resolve([Mention(a) for a in about]) if about and resolver else {}
     observation = Observation(
@@ -103,6 +105,20 @@ def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) ->
 
 def _stated(statement: Statement) -> StatedSlot | None:
     """The slot a user's keyless statement of an attribute sets."""
-    if statement.kind not in _SLOTTED_KINDS or statement.scope != "user":
-        return None
-    return stated_slot(statement.text)
+    return stated_slot(statement.text) if _stated_kind(statement) else None
+
+
+def _stated_kind(statement: Statement) -> bool:
+    return statement.kind in _SLOTTED_KINDS and statement.scope == "user"
+
+
+_PLACES = ("works at", "studies at")
+
+
+def _confirmed_place(writer: FactWriter, viewer: Viewer, text: str) -> str:
+    """The slot "I'm still at Bosch" confirms: the user's active "works at" (or "studies
+    at") fact naming Bosch; "" when none does, and the statement keeps no slot."""
+    for fact in writer.store.slot_candidates([], _PLACES, ["active"]):
+        if fact.user_id == viewer.user_id and viewer.sees_fact(fact) and restates(text, fact.value):
+            return fact.key
+    return ""

@@ -236,11 +236,28 @@ def restates(text: str, earlier: str) -> bool:
     live in Berlin" or "I've moved to Berlin" after "I live in Berlin" (a confirmation, not
     a new version), but not "I no longer live in Berlin"."""
     new, old = stated_slot(text), stated_slot(earlier)
+    if new is None and old is not None and old.said and (value := still_at(text)):
+        return not _denies(_bare(earlier)) and _told(value) == _told(old.said)
     if new is None or old is None or not new.said or not old.said:
         return False
     if _denies(_bare(text)) != _denies(_bare(earlier)):
         return False
     return _told(new.said) == _told(old.said)
+
+
+# "I'm still at Bosch": the place one works or studies at, said again without its verb.
+_STILL_AT = re.compile(
+    r"^I(?:['’]m|\s+am)\s+still\s+(?:at|with)\s+"
+    r"(?P<value>(?-i:[A-Z])[\w'’&.-]*(?:\s+(?-i:[A-Z])[\w'’&.-]*){0,3})$",
+    re.IGNORECASE,
+)
+
+
+def still_at(text: str) -> str:
+    """The name in "I'm still at Bosch"; "" for anything else.  It names no slot itself
+    ("I'm still at Heathrow" is where one is today): it only confirms a held one."""
+    found = _STILL_AT.match(_bare(text))
+    return found.group("value") if found else ""
 
 
 def states_another_value(text: str, earlier: str) -> bool:
