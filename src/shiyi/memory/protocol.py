@@ -85,10 +85,15 @@ class MemoryStore(Protocol):
         ...
 
     def keyword_search(
-        self, query: str, limit: int, owners: Collection[str] | None = None
+        self,
+        query: str,
+        limit: int,
+        owners: Collection[str] | None = None,
+        node: Literal["event", "fact"] | None = None,
     ) -> list[Scored]:
         """Events and facts by keywords (numbers, identifiers and CJK words kept); ``owners``:
-        only those of these owner tags (and any whose owner is not known yet)."""
+        only those of these owner tags (and any whose owner is not known yet); ``node``:
+        only events or only facts."""
         ...
 
     def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
@@ -146,10 +151,15 @@ class MemoryStore(Protocol):
 
     # --- lifecycle -----------------------------------------------------------------------
     def slot_candidates(
-        self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+        self,
+        entity_names: Sequence[str],
+        keys: Sequence[str],
+        statuses: Sequence[str],
+        user_id: str = "",
     ) -> list[FactRecord]:
         """Facts with these statuses about one of these entities or with one of these keys:
-        the only candidates for dedup and conflicts (same entity pair / key)."""
+        the only candidates for dedup and conflicts (same entity pair / key); ``user_id``:
+        only that user's (a server's other users' facts are never read)."""
         ...
 
     def mentioned_entities(self, event_ids: Sequence[str]) -> list[str]: ...

@@ -16,6 +16,14 @@ FACTS_ABOUT = (
     " RETURN DISTINCT f.id"
 )
 FACTS_WITH_KEY = "MATCH (f:Fact) WHERE f.key IN $keys AND f.status IN $statuses RETURN f.id"
+FACTS_ABOUT_OF = (
+    "MATCH (f:Fact)-[:ABOUT]->(n:Entity) WHERE n.name IN $names AND f.status IN $statuses"
+    " AND f.user_id = $user RETURN DISTINCT f.id"
+)
+FACTS_WITH_KEY_OF = (
+    "MATCH (f:Fact) WHERE f.key IN $keys AND f.status IN $statuses AND f.user_id = $user"
+    " RETURN f.id"
+)
 MENTIONED_BY = "MATCH (e:Event {id: $id})-[:MENTIONS]->(n:Entity) RETURN n.name"
 EXPIRE = (
     "MATCH (f:Fact) WHERE f.tier = 'short' AND f.status IN ['active', 'pending']"
@@ -62,17 +70,25 @@ def ids_per_key(conn: kuzu.Connection, query: str, keys: Sequence[str]) -> list[
 
 
 def slot_candidates(
-    conn: kuzu.Connection, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+    conn: kuzu.Connection,
+    entity_names: Sequence[str],
+    keys: Sequence[str],
+    statuses: Sequence[str],
+    user_id: str = "",
 ) -> list[str]:
     """Ids of facts that could be the same slot: about one of these entities, or with one
-    of these keys (facts about nothing in particular are matched by key alone)."""
+    of these keys (facts about nothing in particular are matched by key alone); only
+    ``user_id``'s when given."""
     found: dict[str, None] = {}
+    mine = {"user": user_id} if user_id else {}
     if entity_names:
-        params = {"names": list(entity_names), "statuses": list(statuses)}
-        found.update(dict.fromkeys(ids(conn, FACTS_ABOUT, params)))
+        params = {"names": list(entity_names), "statuses": list(statuses), **mine}
+        found.update(dict.fromkeys(ids(conn, FACTS_ABOUT_OF if user_id else FACTS_ABOUT, params)))
     if keys:
-        params = {"keys": list(keys), "statuses": list(statuses)}
-        found.update(dict.fromkeys(ids(conn, FACTS_WITH_KEY, params)))
+        params = {"keys": list(keys), "statuses": list(statuses), **mine}
+        found.update(
+            dict.fromkeys(ids(conn, FACTS_WITH_KEY_OF if user_id else FACTS_WITH_KEY, params))
+        )
     return list(found)
 
 

@@ -11,6 +11,7 @@ vector cache, which :class:`KuzuGraph` loads from the side tables and keeps curr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +37,10 @@ from shiyi.memory.models import (
 from shiyi.memory.text.entities import normalize_name
 
 RECENT_CACHE = 50
+# Reading facts one by one beats one scan of the table when the table holds more than this
+# many facts per fact wanted (~1.5 ms a lookup against ~0.7 ms a scan per 1,000 facts).
+FACTS_PER_LOOKUP = 2_500
+COUNT_TTL = 5.0
 
 
 class GraphReads:
@@ -47,6 +52,8 @@ class GraphReads:
     _entity_names: EntityNames
     _recent: list[EventRecord] | None
     """The store-wide newest :data:`RECENT_CACHE` events (None: read them again)."""
+    _facts_counted: tuple[float, int]
+    """When the facts were last counted (monotonic seconds), and how many there were."""
 
     def _reader(self) -> kuzu.Connection:
         """This thread's reader connection (:class:`KuzuGraph` opens it)."""
@@ -157,6 +164,8 @@ class GraphReads:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
+        if len(wanted) * FACTS_PER_LOOKUP < self._fact_count():  # a few among many
+            return q.facts_by_key(self._reader(), wanted)
         rows = q.prepared(
             self._reader(),
             f"MATCH (f:Fact) WHERE f.id IN $ids RETURN {q.FACT_RETURN}",
@@ -167,6 +176,17 @@ class GraphReads:
         links = q.fact_links(self._reader(), [str(r[0]) for r in rows])
         found = {str(r[0]): q.fact_from_row(r, *links.get(str(r[0]), ([], []))) for r in rows}
         return [found[i] for i in wanted if i in found]
+
+    def _fact_count(self) -> int:
+        """How many facts the table holds, read again at most every few seconds (the choice
+        it informs only needs the order of magnitude)."""
+        now = time.monotonic()
+        counted_at, count = getattr(self, "_facts_counted", (-COUNT_TTL, 0))
+        if now - counted_at >= COUNT_TTL:
+            rows = q.prepared(self._reader(), q.FACT_COUNT, {})
+            count = int(rows[0][0]) if rows else 0
+            self._facts_counted = (now, count)
+        return int(count)
 
     def all_events(self, batch: int = 5000) -> Iterator[list[EventRecord]]:
         """Every event, in batches (one read; copying them elsewhere is rare)."""
@@ -244,9 +264,13 @@ class GraphReads:
     # --- lifecycle (see :mod:`shiyi.memory.kuzu.lifecycle`) ---------------------------------
 
     def slot_candidates(
-        self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+        self,
+        entity_names: Sequence[str],
+        keys: Sequence[str],
+        statuses: Sequence[str],
+        user_id: str = "",
     ) -> list[FactRecord]:
-        found = lc.slot_candidates(self._reader(), entity_names, keys, statuses)
+        found = lc.slot_candidates(self._reader(), entity_names, keys, statuses, user_id)
         return self.get_facts(found)
 
     def mentioned_entities(self, event_ids: Sequence[str]) -> list[str]:

@@ -226,9 +226,13 @@ class EmbeddedStore:
         return self.graph.centroid([key for keys in members.values() for key in keys])
 
     def keyword_search(
-        self, query: str, limit: int, owners: Collection[str] | None = None
+        self,
+        query: str,
+        limit: int,
+        owners: Collection[str] | None = None,
+        node: Literal["event", "fact"] | None = None,
     ) -> list[Scored]:
-        return self.keywords.search(query, limit, owners=owners)
+        return self.keywords.search(query, limit, node=node, owners=owners)
 
     def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         return self.keywords.spelling(query, unheld)
@@ -295,9 +299,13 @@ class EmbeddedStore:
     # --- lifecycle -----------------------------------------------------------------------
 
     def slot_candidates(
-        self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+        self,
+        entity_names: Sequence[str],
+        keys: Sequence[str],
+        statuses: Sequence[str],
+        user_id: str = "",
     ) -> list[FactRecord]:
-        return self.graph.slot_candidates(entity_names, keys, statuses)
+        return self.graph.slot_candidates(entity_names, keys, statuses, user_id)
 
     def mentioned_entities(self, event_ids: Sequence[str]) -> list[str]:
         return self.graph.mentioned_entities(event_ids)

@@ -59,6 +59,7 @@ _ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
     )
 )  # fmt: skip
 _MOST = 3
+_LOOKED_AT = 8
 
 
 def asked_slot(question: str) -> str:
@@ -77,12 +78,18 @@ def asked_slot(question: str) -> str:
 
 
 def held_in_slot(store: MemoryStore, viewer: Viewer, key: str) -> list[FactRecord]:
-    """The viewer's own active facts of slot ``key`` about themselves, newest first."""
+    """The viewer's own active facts of slot ``key`` about themselves, newest first.
+
+    Found through the keyword index (a fact's indexed text starts with its key) among the
+    viewer's own facts: on the reply path, where a scan of every fact by key took 46 ms
+    beside 50,000 facts."""
     keys = _spellings(key)
+    found = store.keyword_search(key, _LOOKED_AT, viewer.owners(), node="fact")
     facts = [
         f
-        for f in store.slot_candidates([], keys, ["active"])
-        if normalize_key(f.key) in keys
+        for f in store.get_facts([s.id for s in found])
+        if f.status == "active"
+        and normalize_key(f.key) in keys
         and f.user_id == viewer.user_id
         and viewer.sees_fact(f)
         and _about_the_user(f)

@@ -304,7 +304,7 @@ class FactWriter:
             return
         older = [
             f
-            for f in self.store.slot_candidates([], ENDABLE_KEYS, ["active"])
+            for f in self.store.slot_candidates([], ENDABLE_KEYS, ["active"], fact.user_id)
             if f.id != fact.id
             and f.status == "active"
             and f.scope == fact.scope

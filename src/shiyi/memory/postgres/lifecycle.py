@@ -14,23 +14,32 @@ def _ids(conn: Conn, query: str, params: Sequence[Any] | dict[str, Any]) -> list
 
 
 def slot_candidates(
-    conn: Conn, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+    conn: Conn,
+    entity_names: Sequence[str],
+    keys: Sequence[str],
+    statuses: Sequence[str],
+    user_id: str = "",
 ) -> list[str]:
     """Ids of facts that could be the same slot: about one of these entities, or with one
-    of these keys (facts about nothing in particular are matched by key alone)."""
+    of these keys (facts about nothing in particular are matched by key alone); only
+    ``user_id``'s when given."""
     found: dict[str, None] = {}
+    # "" matches every user: the filter is off unless a user is named
+    mine = (user_id, user_id)
     if entity_names:
         found.update(dict.fromkeys(_ids(
             conn,
             "SELECT f.id FROM facts AS f JOIN about AS a ON a.fact_id = f.id"
-            " WHERE a.entity = ANY(%s) AND f.status = ANY(%s) GROUP BY f.id ORDER BY min(a.seq)",
-            (list(entity_names), list(statuses)),
+            " WHERE a.entity = ANY(%s) AND f.status = ANY(%s) AND (%s = '' OR f.user_id = %s)"
+            " GROUP BY f.id ORDER BY min(a.seq)",
+            (list(entity_names), list(statuses), *mine),
         )))  # fmt: skip
     if keys:
         found.update(dict.fromkeys(_ids(
             conn,
-            'SELECT id FROM facts WHERE "key" = ANY(%s) AND status = ANY(%s) ORDER BY id',
-            (list(keys), list(statuses)),
+            'SELECT id FROM facts WHERE "key" = ANY(%s) AND status = ANY(%s)'
+            " AND (%s = '' OR user_id = %s) ORDER BY id",
+            (list(keys), list(statuses), *mine),
         )))  # fmt: skip
     return list(found)
 

@@ -294,10 +294,14 @@ class PostgresStore:
         return estimate
 
     def keyword_search(
-        self, query: str, limit: int, owners: Collection[str] | None = None
+        self,
+        query: str,
+        limit: int,
+        owners: Collection[str] | None = None,
+        node: Literal["event", "fact"] | None = None,
     ) -> list[Scored]:
         with self._tx() as conn:
-            return keywords.search(conn, query, limit, owners=owners)
+            return keywords.search(conn, query, limit, node=node, owners=owners)
 
     def keyword_spelling(self, query: str, unheld: Collection[str] = ()) -> dict[str, str]:
         with self._tx() as conn:
@@ -364,10 +368,14 @@ class PostgresStore:
     # --- lifecycle -----------------------------------------------------------------------
 
     def slot_candidates(
-        self, entity_names: Sequence[str], keys: Sequence[str], statuses: Sequence[str]
+        self,
+        entity_names: Sequence[str],
+        keys: Sequence[str],
+        statuses: Sequence[str],
+        user_id: str = "",
     ) -> list[FactRecord]:
         with self._tx() as conn:
-            found = lc.slot_candidates(conn, entity_names, keys, statuses)
+            found = lc.slot_candidates(conn, entity_names, keys, statuses, user_id)
             return reads.get_facts(conn, found)
 
     def mentioned_entities(self, event_ids: Sequence[str]) -> list[str]:
