@@ -18,7 +18,7 @@ from shiyi.memory.intake.relink import relink as relink_store
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
 from shiyi.memory.jobs import JobQueue
-from shiyi.memory.lifecycle.asked_slots import asked_slot, held_in_slot
+from shiyi.memory.lifecycle.asked_slots import slot_facts_first
 from shiyi.memory.lifecycle.explicit import Remembered, Statement, write_statement
 from shiyi.memory.lifecycle.forget import Forgetter
 from shiyi.memory.lifecycle.forget_files import MEM0_LEDGER, DataPaths
@@ -386,11 +386,12 @@ class Memory:
             return cached
         # each hit with its place's score: a reader thresholding or sorting by score keeps
         # the order recall chose (the newer of two equal answers first)
-        hits = placed_scores(
-            self.retriever.search(
-                query, mode=mode, kinds=kinds, limit=limit, viewer=who, history=history
-            )
+        found = self.retriever.search(
+            query, mode=mode, kinds=kinds, limit=limit, viewer=who, history=history
         )
+        if mode == "hybrid":  # "where do I live": the user's current "lives in" first
+            found = slot_facts_first(query, found, self.store, who, kinds)[:limit]
+        hits = placed_scores(found)
         self._count_retrieval(hits)
         if result_cache_on(self.settings):
             self.results.put(key, generation, hits)
@@ -442,18 +443,7 @@ class Memory:
                 message, mode="keyword", limit=2 * limit, touch=False, viewer=self.viewer
             )
             hits = prefetch.offered(message, found, keep)[:limit]
-        answering = self._answering_slot(message, keep)
-        taken = {hit.id for hit in answering}
-        return [*answering, *(hit for hit in hits if hit.id not in taken)][:limit]
-
-    def _answering_slot(self, message: str, keep: Callable[[MemoryHit], bool]) -> list[MemoryHit]:
-        """The user's current facts of the slot a yes-no question asks after ("Am I
-        vegetarian?": diet), whatever words they use (see ``lifecycle/asked_slots.py``)."""
-        key = asked_slot(message)
-        if not key:
-            return []
-        hits = [prefetch.fact_hit(f) for f in held_in_slot(self.store, self.viewer, key)]
-        return [hit for hit in hits if keep(hit)]
+        return slot_facts_first(message, hits, self.store, self.viewer, keep=keep)[:limit]
 
     def expand(
         self, anchor_key: str, window: int = 3, *, viewer: Viewer | None = None

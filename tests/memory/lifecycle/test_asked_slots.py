@@ -13,7 +13,8 @@ import pytest
 
 from shiyi.memory.lifecycle.asked_slots import asked_slot
 from shiyi.memory.lifecycle.explicit import Statement
-from tests.memory.lifecycle.conftest import MemoryFactory
+from tests.memory.lifecycle.conftest import MemoryFactory, user_event
+from tests.support.records import seed
 
 
 @pytest.mark.parametrize(
@@ -98,3 +99,19 @@ def test_the_users_current_fact_of_the_asked_slot_is_offered_first(
         hit.id != meat.fact.id
         for hit in memory.prefetch("Am I vegan?", lambda h: h.id != meat.fact.id)
     )
+
+
+def test_a_search_asking_after_a_slot_puts_the_current_fact_above_earlier_askings(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    seed(memory, [user_event(i, "Where do I live?", session=f"s{i}") for i in range(3)])
+    memory.remember("I live in Lisbon.")
+    porto = memory.remember_outcome(Statement("We relocated to Porto last month."))
+    hits = memory.search("where do I live", limit=3)
+    assert hits[0].id == porto.fact.id and hits[0].paths == {"slot": 1}
+    assert hits[0].score > hits[1].score  # scores fall with the order
+    assert all("Lisbon" not in hit.text for hit in hits)  # superseded
+    # A single path is left as that path found it; so is a search asking after no slot.
+    assert memory.search("where do I live", mode="keyword", limit=3)[0].paths.get("slot") is None
+    assert all(h.paths.get("slot") is None for h in memory.search("trips to Porto", limit=3))

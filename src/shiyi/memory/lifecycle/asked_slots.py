@@ -10,11 +10,13 @@ the fact, and the model answered from nothing.  The statement the question asks 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.lifecycle.stated_slots import stated_slot
-from shiyi.memory.models import FactRecord
+from shiyi.memory.models import FactRecord, MemoryHit
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.recall.prefetch import fact_hit
 from shiyi.memory.scopes import Viewer
 
 # Questions asking for the value of one of the user's slots, each with the statement its
@@ -75,6 +77,29 @@ def asked_slot(question: str) -> str:
                 return slot.key
         return ""
     return ""
+
+
+def slot_facts_first(
+    question: str,
+    hits: Sequence[MemoryHit],
+    store: MemoryStore,
+    viewer: Viewer,
+    kinds: Sequence[str] | None = None,
+    keep: Callable[[MemoryHit], bool] = lambda hit: True,
+) -> list[MemoryHit]:
+    """``hits`` with the viewer's current facts of the slot ``question`` asks after first
+    ("Where do I live?": lives in), above the user's own earlier askings of it; ``hits``
+    unchanged when it asks after none."""
+    key = asked_slot(question)
+    if not key:
+        return list(hits)
+    held = [
+        hit
+        for fact in held_in_slot(store, viewer, key)
+        if (kinds is None or fact.kind in kinds) and keep(hit := fact_hit(fact, path="slot"))
+    ]
+    taken = {hit.id for hit in held}
+    return [*held, *(hit for hit in hits if hit.id not in taken)]
 
 
 def held_in_slot(store: MemoryStore, viewer: Viewer, key: str) -> list[FactRecord]:

@@ -124,9 +124,10 @@ def newest_preference(
     return None
 
 
-def fact_hit(fact: FactRecord) -> MemoryHit:
-    """A fact offered as a hint, as a search would offer it."""
+def fact_hit(fact: FactRecord, path: str = "") -> MemoryHit:
+    """A fact offered as a hint, as a search would offer it; ``path``: what found it."""
     return MemoryHit(
+        paths={path: 1} if path else {},
         id=fact.id,
         node="fact",
         text=fact.text,
