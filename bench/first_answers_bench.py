@@ -1,4 +1,4 @@
-"""Answer quality of the embedded default model on ~20 everyday first messages.
+"""Answer quality of the embedded default model on ~24 everyday first messages.
 
     python bench/first_answers_bench.py [--only NAME ...] [--tree NAME=DIR ...] [--out FILE]
 
@@ -93,6 +93,27 @@ CASES = (
         "What is my dog's name?",
         r"\brex\b",
         setup=("Remember that my dog is called Rex.",),
+    ),
+    # Questions of a slot the facts answer in other words (added in the twenty-second
+    # sitting, with the rule that reads them)
+    Case(
+        "recall_home",
+        "Where do I live?",
+        r"\bporto\b",
+        setup=("Remember that I live in Lisbon.", "Remember that we moved to Porto last month."),
+    ),
+    Case(
+        "recall_diet",
+        "Am I vegetarian?",
+        r"\bmeat\b",
+        setup=("Remember that I'm vegetarian.", "Remember that I started eating meat again."),
+    ),
+    Case("recall_age", "How old am I?", r"\b34\b", setup=("Remember that I'm 34.",)),
+    Case(
+        "recall_job",
+        "What do I do for a living?",
+        r"\bnurse\b",
+        setup=("Remember that I work as a nurse.",),
     ),
     Case(
         "after_hello",

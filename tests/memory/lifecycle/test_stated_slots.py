@@ -174,6 +174,8 @@ NOT_SLOTTED = [
     "My new bike is fast",
     "We're based in London",  # a company's "we"
     "We work with schools",
+    "We're 5",  # how many, not an age
+    "We're called Smith",
     "I'm not sure, but my gym is closed",
     "I switched jobs to become a teacher",  # no name switched to
     "My car is red",  # a thing: "my car is in the shop" must not replace it

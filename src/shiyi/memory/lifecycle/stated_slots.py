@@ -462,7 +462,14 @@ def _is_attribute(key: str) -> bool:
 def _verb(sentence: str) -> StatedSlot | None:
     """ "I live in Munich", "Ana works at Siemens", "my brother works as a nurse", "I'm 34"."""
     subject = _subject(sentence)
-    return by_verb(subject, _VERBS) or _count(subject) or _opinion(subject)
+    slot = by_verb(subject, _VERBS) or _count(subject) or _opinion(subject)
+    if slot is not None and slot.key in _EACH_OWN and sentence[:3].lower() in ("we ", "we'", "we’"):
+        return None  # "we're 5", "we're called the Smiths": not one person's age or name
+    return slot
+
+
+# What "we" cannot share with the user: each has their own.
+_EACH_OWN = frozenset({"age", "name", "job"})
 
 
 def _opinion(subject: Subject | None) -> StatedSlot | None:
