@@ -46,6 +46,8 @@ from statements_data import (
     HELD_BACK_5,
     HELD_BACK_6,
     PROBES,
+    RELATIVES,
+    RELATIVES_HELD_BACK,
     ROLES,
     ROLES_HELD_BACK,
     Probe,
@@ -71,6 +73,8 @@ SETS = {
     "changes": CHANGES,
     "held-back-5": HELD_BACK_5,
     "held-back-6": HELD_BACK_6,
+    "relatives": RELATIVES,
+    "relatives-held-back": RELATIVES_HELD_BACK,
 }
 
 

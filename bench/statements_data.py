@@ -502,3 +502,54 @@ HELD_BACK_6: list[Probe] = [
         ("My bank is Starling.", "My bank is still Starling."),
     ]),
 ]  # fmt: skip
+
+
+# Written in the twenty-second sitting before any rule for them, run once unseen: a
+# relative's things and doings ended, beside the user's own.
+RELATIVES: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("My sister has a car.", "My sister sold her car."),
+        ("My brother plays rugby.", "My brother gave up rugby."),
+        ("My dad works at the post office.", "My dad retired from the post office."),
+        ("Ana has a Spotify subscription.", "Ana cancelled her Spotify subscription."),
+        ("My mum is a member of the book club.", "My mum left the book club."),
+        ("My son goes to St Mary's school.", "My son left St Mary's."),
+        ("My husband smokes.", "My husband quit smoking."),
+        ("My sister is dating Tom.", "My sister and Tom broke up."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I have a car.", "My sister sold her car."),  # hers, not mine
+        ("My sister has a car.", "I sold my car."),
+        ("My brother plays rugby.", "My brother left his rugby boots at home."),
+        ("My dad works at the post office.", "My dad left the post office early today."),
+        ("My sister has a car.", "My brother sold his car."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("My brother gave up rugby.", "My brother quit rugby."),
+        ("My sister sold her car.", "My sister got rid of her car."),
+    ]),
+]  # fmt: skip
+
+
+# Written after the relatives' rules (a relative's ending read as they would say it) and
+# run once unseen: other relatives, names and verbs.
+RELATIVES_HELD_BACK: list[Probe] = [
+    *_probes("replace", "value changed", [
+        ("My wife has a gym membership.", "My wife cancelled her gym membership."),
+        ("My uncle owns a boat.", "My uncle sold his boat last summer."),
+        ("Priya works for Unilever.", "Priya resigned from Unilever."),
+        ("My daughter plays the cello.", "My daughter gave up the cello."),
+        ("My grandfather smokes a pipe.", "My grandfather stopped smoking a pipe."),
+        ("My cousin is in a choir.", "My cousin left the choir."),
+    ]),
+    *_probes("both", "two facts", [
+        ("I play the cello.", "My daughter gave up the cello."),
+        ("My uncle owns a boat.", "My aunt sold her boat."),
+        ("Priya works for Unilever.", "Priya left Unilever early today."),
+        ("My wife has a gym membership.", "My wife left her gym bag at work."),
+    ]),
+    *_probes("confirm", "said again", [
+        ("My uncle sold his boat.", "My uncle got rid of his boat."),
+        ("My daughter gave up the cello.", "My daughter quit the cello."),
+    ]),
+]  # fmt: skip

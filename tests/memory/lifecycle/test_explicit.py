@@ -334,3 +334,24 @@ def test_still_at_a_place_confirms_the_place_held_and_names_no_other(
     theirs = memory.scoped(replace(memory.viewer, user_id="someone"))
     other = theirs.remember_outcome(Statement("I'm still at Bosch."))  # not their place
     assert other.outcome == "new"
+
+
+def test_a_relatives_ending_ends_their_holding_and_never_the_users(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    mine = memory.remember_outcome(Statement("I have a car."))
+    memory.remember("My sister has a car.")
+    sold = memory.remember_outcome(Statement("My sister sold her car."))
+    assert [f.value for f in sold.replaced] == ["My sister has a car."]
+    memory.remember("My uncle owns a boat.")
+    # embeds 0.9 alike the holding: never taken for it said again
+    boat = memory.remember_outcome(Statement("My uncle sold his boat last summer."))
+    assert boat.outcome == "replaced"
+    memory.remember("My brother plays rugby.")
+    memory.remember("My brother gave up rugby.")
+    kept = statuses(memory)
+    assert kept[mine.fact.value] == "active"
+    assert kept["My sister has a car."] == "superseded"
+    assert kept["My uncle owns a boat."] == "superseded"
+    assert kept["My brother plays rugby."] == "superseded"

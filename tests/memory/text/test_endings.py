@@ -38,6 +38,11 @@ from shiyi.memory.text.endings import ended_thing, ends, ends_alike
         ("My van is a Ford Transit.", "I traded in my Transit for an electric van."),
         ("Our car is a Skoda Octavia.", "We sold our car."),
         ("My laptop is a ThinkPad X1.", "I swapped my ThinkPad for a MacBook."),
+        # a relative's ending ends their own holding
+        ("My brother plays rugby.", "My brother gave up rugby."),
+        ("My dad works at the post office.", "My dad retired from the post office."),
+        ("Ana has a Spotify subscription.", "Ana cancelled her Spotify subscription."),
+        ("My sister is dating Tom.", "My sister and Tom broke up."),
     ],
 )
 def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
@@ -63,6 +68,10 @@ def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
         ("My car is a Honda Civic.", "I sold my old bike."),
         ("My car is a Honda Civic.", "I swapped my shift for Tuesday's."),
         ("My car is red.", "I sold my car."),  # not a thing held by name
+        ("I play rugby.", "My brother gave up rugby."),  # someone else's ending
+        ("My brother plays rugby.", "I gave up rugby."),
+        ("My brother plays rugby.", "My sister gave up rugby."),
+        ("My dad works at the post office.", "My dad left the post office early today."),
     ],
 )
 def test_an_ending_of_something_else_ends_nothing(old: str, new: str) -> None:

@@ -33,7 +33,7 @@ from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contrasts import says_again
-from shiyi.memory.text.endings import ends_alike
+from shiyi.memory.text.endings import ends, ends_alike
 from shiyi.memory.text.subjects import subject_of
 
 # Kinds where a new value adds to the old ones rather than replacing them.
@@ -207,7 +207,15 @@ class SlotFinder:
             and viewer.sees_fact(f)
             and not self.other_attribute(mine, f)
         ]
-        near = [f for f in others if alike(f.value, obs.value)]
+        # another stated value, or an ending of it, is never the same thing said again
+        # ("My uncle sold his boat last summer" embeds 0.9 alike "My uncle owns a boat")
+        near = [
+            f
+            for f in others
+            if alike(f.value, obs.value)
+            and not states_another_value(obs.value, f.value)
+            and not ends(obs.value, f.value)
+        ]
         return self.most_similar(text, near, lambda f: f.text)
 
     def other_attribute(self, mine: str, fact: FactRecord) -> bool:

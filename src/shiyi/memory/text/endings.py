@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from shiyi.index.text import stem_word
+from shiyi.memory.text.first_person import said_by
 from shiyi.memory.text.short_cache import short_text_cache
 
 _SOON = r"(?:(?:just|finally|recently|already|officially|eventually|then)\s+)?"
@@ -123,7 +124,15 @@ _NAMED_THING = "<is a>"
 
 
 def ends(new: str, old: str) -> bool:
-    """Whether ``new`` says the user ended what ``old`` says they have, do or belong to."""
+    """Whether ``new`` says the user (or one person: "my brother gave up rugby") ended what
+    ``old`` says they have, do or belong to."""
+    by_new, by_old = said_by(new), said_by(old)
+    if by_new is None or by_old is None or by_new[0] != by_old[0]:
+        return False  # another person's, or no one's
+    return _ends(by_new[1], by_old[1])
+
+
+def _ends(new: str, old: str) -> bool:
     ended = ended_thing(new)
     if ended and _parted_name(new):  # "Noor and I broke up": together with Noor
         return _together_with(old, ended[0])
@@ -155,6 +164,10 @@ def _together_with(old: str, name: str) -> bool:
 def ends_alike(new: str, old: str) -> bool:
     """Whether ``new`` and ``old`` both say that one thing ended or is not had: "I gave up
     smoking" and "I stopped smoking"; "I left the choir" and "I'm no longer in the choir"."""
+    by_new, by_old = said_by(new), said_by(old)
+    if by_new is None or by_old is None or by_new[0] != by_old[0]:
+        return False
+    new, old = by_new[1], by_old[1]
     thing = ended_thing(new) or _not_held(new)
     if not thing or _held(new) is not None or _held(old) is not None:
         return False
@@ -163,8 +176,10 @@ def ends_alike(new: str, old: str) -> bool:
 
 @short_text_cache
 def ended_thing(text: str) -> tuple[str, ...]:
-    """The stems of what ``text`` says the user ended ("my Netflix subscription": netflix,
-    subscript); () when it ends nothing."""
+    """The stems of what ``text`` says the user (or someone: "Ana cancelled her plan")
+    ended ("my Netflix subscription": netflix, subscript); () when it ends nothing."""
+    said = said_by(text)
+    text = said[1] if said is not None else text
     if name := _parted_name(text):
         return (stem_word(name),)
     found = _ended_object(text)

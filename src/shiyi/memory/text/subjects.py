@@ -43,7 +43,8 @@ _SUBJECT_VERBS = frozenset(
      "lives", "works", "turned", "got", "moved", "relocated", "studies", "lived", "worked",
      "became", "started", "married", "does", "did", "now", "currently", "still", "just",
      "recently", "finally", "no", "never", "also", "actually", "live", "work", "study",
-     "like", "love", "own", "turn", "get", "do"}
+     "like", "love", "own", "turn", "get", "do", "sold", "gave", "quit", "left", "broke",
+     "split", "goes", "plays", "owns", "drives", "smokes", "drinks", "eats", "uses", "and"}
 )  # fmt: skip
 
 
@@ -85,4 +86,6 @@ def _is_object(name: list[str], value: list[str]) -> bool:
         after += 1
         while after < len(value) and value[after] in _TITLES:
             after += 1
-    return not (leads and len(value) > after and value[after] in _SUBJECT_VERBS)
+    # ... and so is one followed by a verb in the past: "my sister cancelled her plan"
+    verb = value[after] if len(value) > after else ""
+    return not (leads and (verb in _SUBJECT_VERBS or (len(verb) > 4 and verb.endswith("ed"))))
