@@ -44,7 +44,7 @@ _SUBJECT_VERBS = frozenset(
      "became", "started", "married", "does", "did", "now", "currently", "still", "just",
      "recently", "finally", "no", "never", "also", "actually", "live", "work", "study",
      "like", "love", "own", "turn", "get", "do", "sold", "gave", "quit", "left", "broke",
-     "split", "goes", "plays", "owns", "drives", "smokes", "drinks", "eats", "uses", "and"}
+     "split", "goes", "plays", "owns", "drives", "smokes", "drinks", "eats", "uses"}
 )  # fmt: skip
 
 
