@@ -16,6 +16,7 @@ from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.lifecycle.stated_slots import stated_slot
 from shiyi.memory.models import FactRecord, MemoryHit
 from shiyi.memory.protocol import MemoryStore
+from shiyi.memory.recall.hits import kind_matches
 from shiyi.memory.recall.prefetch import fact_hit
 from shiyi.memory.scopes import Viewer
 
@@ -93,11 +94,8 @@ def slot_facts_first(
     key = asked_slot(question)
     if not key:
         return list(hits)
-    held = [
-        hit
-        for fact in held_in_slot(store, viewer, key)
-        if (kinds is None or fact.kind in kinds) and keep(hit := fact_hit(fact, path="slot"))
-    ]
+    hits_held = (fact_hit(fact, path="slot") for fact in held_in_slot(store, viewer, key))
+    held = [hit for hit in hits_held if kind_matches(hit, kinds) and keep(hit)]
     taken = {hit.id for hit in held}
     return [*held, *(hit for hit in hits if hit.id not in taken)]
 

@@ -119,6 +119,6 @@ def _confirmed_place(writer: FactWriter, viewer: Viewer, text: str) -> str:
     """The slot "I'm still at Bosch" confirms: the user's active "works at" (or "studies
     at") fact naming Bosch; "" when none does, and the statement keeps no slot."""
     for fact in writer.store.slot_candidates([], _PLACES, ["active"], viewer.user_id):
-        if fact.user_id == viewer.user_id and viewer.sees_fact(fact) and restates(text, fact.value):
+        if viewer.sees_fact(fact) and restates(text, fact.value):
             return fact.key
     return ""
