@@ -38,6 +38,9 @@ from tests.support.records import seed
         ("What's my job?", "job"),
         ("How old am I?", "age"),
         ("Who am I married to?", "partner"),
+        ("Who am I dating?", "partner"),
+        ("Which company am I working for?", "works at"),
+        ("Which city am I in now?", "lives in"),
         ("Who is my dentist?", "dentist"),
         ("What is my favourite colour?", "favourite colour"),
         ("How many kids do I have?", "number of children"),
@@ -65,6 +68,10 @@ def test_a_yes_no_question_asks_after_the_slot_its_words_state(question: str, sl
         "Where does my sister live?",  # someone else's
         "What is my sister's address?",
         "Where do I go running?",  # no slot
+        "Who am I meeting tomorrow?",
+        "Which hotel am I staying at?",
+        "Do I need an umbrella today?",
+        "What do I do if the printer jams?",
         "我妹妹住在哪里？",  # the sister's
         "我应该吃什么？",  # advice
         "I'm vegetarian.",  # a statement

@@ -42,7 +42,13 @@ _ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"^\W*(?:what|who|where|when|which)(?:['’]s|\s+is|\s+are)\s+(?P<rest>(?:my|our)\s+[^?]{1,60}?)",
          ("{rest} is Something",)),
         # "Who am I married to?", "How old am I?", "What do I do for a living?"
-        (r"^\W*who\s+am\s+i\s+(?P<rest>married|engaged)\s+to", ("I'm {rest} to Someone",)),
+        (rf"^\W*who\s+am\s+i{_STILL}\s+(?P<rest>married\s+to|engaged\s+to|dating|seeing"
+         r"|going\s+out\s+with)", ("I'm {rest} Someone",)),
+        # "Which company am I working for?", "Which city am I in?"
+        (rf"^\W*(?:what|which)\s+\w+\s+am\s+i{_STILL}\s+(?P<rest>\w+ing\s+(?:for|at|in))",
+         ("I'm {rest} Somewhere",)),
+        (rf"^\W*(?:what|which)\s+(?:city|town|country)\s+am\s+i{_STILL}\s+in",
+         ("I live in Somewhere",)),
         (r"^\W*how\s+old\s+am\s+i", ("I'm 30 years old",)),
         (r"^\W*what\s+do\s+i\s+do\s+for\s+(?:a\s+living|work)", ("I work as a nurse",)),
         # "How many cats do I have?"
