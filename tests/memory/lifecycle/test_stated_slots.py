@@ -133,6 +133,8 @@ SLOTTED = {
     "我的哥哥搬到了里斯本": StatedSlot("lives in", ("哥哥",)),
     # "we" includes the user
     "We live in Paris": StatedSlot("lives in"),
+    "我们住在巴黎": StatedSlot("lives in"),
+    "我们搬到了上海": StatedSlot("lives in"),
     "We relocated to Bristol in the spring": StatedSlot("lives in"),
     "We got divorced last year": StatedSlot("marital status"),
     # whom or where one has one of, when the value is a name
@@ -209,7 +211,7 @@ NOT_SLOTTED = [
     "I didn't like the film",  # the past
     "我的妹妹是医生",  # a person described
     "我的车是红色的",  # a thing
-    "我们住在巴黎",
+    "我们公司在巴黎",  # our company, not the user
     "你住在哪里？",
     "我住在柏林。我的狗叫旺财。",
     "我喜欢爬山",

@@ -1,8 +1,9 @@
 """The slots of Chinese statements: the same two shapes as the English ones.
 
-"我最喜欢的颜色是绿色", "我的生日是五月三日" (a possessed attribute), "我搬到了慕尼黑", "我妹妹住在
-波尔图" (the sister's), "我在一家医院上班", "我今年34岁" (a subject and a verb).  "我们" names no
-one, as a person described ("我的妹妹是医生") or a thing ("我的车是红色的") names no slot.
+"我最喜欢的颜色是绿色", "我的生日是五月三日" (a possessed attribute), "我搬到了慕尼黑",
+"我妹妹住在波尔图" (the sister's), "我在一家医院上班", "我今年34岁" (a subject and a
+verb).  "我们" is the user, as "we" is in English; a person described ("我的妹妹是医生")
+or a thing ("我的车是红色的") names no slot.
 """
 
 from __future__ import annotations
@@ -55,11 +56,19 @@ def chinese(sentence: str) -> StatedSlot | None:
 
 
 def _chinese_subject(sentence: str) -> Subject | None:
-    """ "我…" (the user) or "我(的)妹妹…" (the sister), and the words after; "我们" is no one."""
+    """ "我…" or "我们…" (the user, as "we" is in English) or "我(的)妹妹…" (the sister), and
+    the words after; "我们公司…" (our company) is no one."""
     for kin in ZH_KIN:
         for lead in (f"我的{kin}", f"我{kin}"):
             if sentence.startswith(lead):
                 return (kin,), sentence[len(lead) :]
-    if sentence.startswith("我") and not sentence.startswith("我们"):
+    if sentence.startswith("我们"):
+        rest = sentence[2:]
+        return None if rest.startswith(_OURS_NOT_MINE) else ((), rest)
+    if sentence.startswith("我"):
         return (), sentence[1:]
     return None
+
+
+# "我们公司", "我们学校": a place "we" belong to, not the user.
+_OURS_NOT_MINE = ("公司", "学校", "团队", "部门", "单位", "组", "家公司")
