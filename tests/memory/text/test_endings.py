@@ -43,6 +43,9 @@ from shiyi.memory.text.endings import ended_thing, ends, ends_alike
         ("My dad works at the post office.", "My dad retired from the post office."),
         ("Ana has a Spotify subscription.", "Ana cancelled her Spotify subscription."),
         ("My sister is dating Tom.", "My sister and Tom broke up."),
+        # a place one belongs to, named by its name alone
+        ("I go to St Mary's school.", "I left St Mary's."),
+        ("I sing in the Hallé choir.", "I left the Hallé."),
     ],
 )
 def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
@@ -68,6 +71,8 @@ def test_an_ending_ends_the_statement_of_holding_it(old: str, new: str) -> None:
         ("My car is a Honda Civic.", "I sold my old bike."),
         ("My car is a Honda Civic.", "I swapped my shift for Tuesday's."),
         ("My car is red.", "I sold my car."),  # not a thing held by name
+        ("I go to St Mary's school.", "I left St Anne's."),  # another name
+        ("I go to St Mary's school.", "I left St Mary's early today."),
         ("I play rugby.", "My brother gave up rugby."),  # someone else's ending
         ("My brother plays rugby.", "I gave up rugby."),
         ("My brother plays rugby.", "My sister gave up rugby."),

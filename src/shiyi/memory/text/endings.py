@@ -119,6 +119,15 @@ _CONTAINERS = frozenset(
     for w in ("subscription", "membership", "account", "plan", "class", "classes", "course",
               "lessons", "lesson", "team", "club", "contract", "policy", "pass", "card")
 )  # fmt: skip
+# Places one belongs to, named by their name alone: "I left St Mary's" ends "I go to St
+# Mary's school", where "I quit Google" does not end "I have a Google Pixel".
+_INSTITUTIONS = frozenset(
+    stem_word(w)
+    for w in ("school", "college", "university", "academy", "club", "church", "hospital",
+              "gym", "choir", "orchestra", "band", "company", "firm", "bank", "clinic",
+              "library", "studio", "society", "union", "league")
+)  # fmt: skip
+_NAMED = re.compile(r"^(?:(?:my|our|the)\s+)?[A-Z]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _NAMED_THING = "<is a>"
 
@@ -149,6 +158,8 @@ def _ends(new: str, old: str) -> bool:
         return False  # "I dropped my phone" ends nothing; "I dropped the course" does
     if holding_verb == _NAMED_THING:  # "I sold my Civic" or "... my car": either names it
         return head in thing
+    if thing and thing[-1] in _INSTITUTIONS and _NAMED.match(_ended_object(new)):
+        return set(ended) <= set(thing)  # "I left St Mary's": "I go to St Mary's school"
     return bool(thing) and (head == thing[-1] or (thing[-1] in _CONTAINERS and head in said))
 
 
