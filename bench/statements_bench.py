@@ -45,6 +45,8 @@ from statements_data import (
     HELD_BACK_4,
     HELD_BACK_5,
     HELD_BACK_6,
+    HELD_BACK_7,
+    HELD_BACK_8,
     PROBES,
     RELATIVES,
     RELATIVES_HELD_BACK,
@@ -75,6 +77,8 @@ SETS = {
     "held-back-6": HELD_BACK_6,
     "relatives": RELATIVES,
     "relatives-held-back": RELATIVES_HELD_BACK,
+    "held-back-7": HELD_BACK_7,
+    "held-back-8": HELD_BACK_8,
 }
 
 

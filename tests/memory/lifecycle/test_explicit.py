@@ -355,3 +355,36 @@ def test_a_relatives_ending_ends_their_holding_and_never_the_users(
     assert kept["My sister has a car."] == "superseded"
     assert kept["My uncle owns a boat."] == "superseded"
     assert kept["My brother plays rugby."] == "superseded"
+
+
+def test_the_one_slot_a_chatty_message_names_replaces_its_value(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    memory.remember("My manager is Dana Whitfield.")
+    memory.remember("I'm a sous chef.")
+    memory.remember("Dana retired, so I report to Femi Adeyemi now.")
+    memory.remember("Got promoted to head chef in June, still at the same place.")
+    # two clauses naming two slots: neither is taken
+    memory.remember("I'm a line cook, my manager is Olu Bello.")
+    assert statuses(memory) == {
+        "My manager is Dana Whitfield.": "superseded",
+        "I'm a sous chef.": "superseded",
+        "Dana retired, so I report to Femi Adeyemi now.": "active",
+        "Got promoted to head chef in June, still at the same place.": "active",
+        "I'm a line cook, my manager is Olu Bello.": "active",
+    }
+
+
+def test_an_ending_said_in_chat_ends_what_the_user_held(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    memory.remember("I ride a Vespa to the office.")
+    memory.remember("I play in a pub quiz team.")
+    memory.remember("Sold the Vespa in March, I cycle in now.")
+    memory.remember("My brother left his quiz team, too many late nights.")
+    assert statuses(memory) == {
+        "I ride a Vespa to the office.": "superseded",
+        "I play in a pub quiz team.": "active",
+        "Sold the Vespa in March, I cycle in now.": "active",
+        "My brother left his quiz team, too many late nights.": "active",
+    }

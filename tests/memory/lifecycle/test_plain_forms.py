@@ -29,6 +29,11 @@ from shiyi.memory.lifecycle.plain_forms import plain_form
         ("I've just changed dentists to Dr Ferreira", "my dentist is Dr Ferreira"),
         ("I switched pharmacies to Boots", "my pharmacy is Boots"),
         ("I changed churches to St Anne's", "my church is St Anne's"),
+        ("Dune has replaced Alien as my favourite film", "my favourite film is Dune"),
+        ("I was promoted to head chef in June", "I'm a head chef"),
+        ("Our landlord pushed the rent up to $2,300 from next month", "my rent is $2,300"),
+        ("I've cut my hours down to 25 hours a week", "my hours is 25 hours a week"),
+        ("I now report to Dana Whitfield", "my manager is Dana Whitfield"),
     ],
 )
 def test_a_roundabout_statement_reads_as_the_plain_one(said: str, plain: str) -> None:
@@ -45,6 +50,9 @@ def test_a_roundabout_statement_reads_as_the_plain_one(said: str, plain: str) ->
         "I switched jobs to become a teacher",  # no name switched to
         "I switched banks because of the fees",
         "I changed my mind",
+        "They put the price up to $5",  # not the user's
+        "I put the kettle on",
+        "I report to the front desk",
         "I went to the vegan cafe",
         "I don't eat meat" + " ago" * 200 + " X",  # long: left as said, promptly
         "",

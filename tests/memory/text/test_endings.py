@@ -111,3 +111,31 @@ def test_what_ended_is_read_up_to_when_or_why() -> None:
     assert ended_thing("I stopped by for a bit.") == ()
     assert ended_thing("I dropped off the cake I baked at the shelter.") == ()
     assert ended_thing("I went to the gym.") == ()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I ride a Vespa to the office.", "Sold the Vespa in March, I cycle in now."),
+        ("I play in a pub quiz team.", "Left the quiz team, too many late nights."),
+        ("I bank with Halifax.", "Opened a Nationwide account and closed my Halifax account."),
+        ("I'm learning Italian at evening class.", "Gave up on Italian, no time."),
+        ("I have a Kindle.", "My Kindle died on me last week."),
+        ("I drive a Fiat Panda.", "The Panda got written off in the crash, so I take the bus."),
+    ],
+)
+def test_an_ending_said_in_chat_ends_the_holding(old: str, new: str) -> None:
+    assert ends(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I ride a Vespa to the office.", "My brother sold his Vespa, so he walks now."),
+        ("I bank with Halifax.", "Closed my old Nationwide account."),
+        ("I have a Kindle.", "The kettle died on me this morning."),
+        ("I drive a Fiat Panda.", "If the Panda gets written off, I'll take the bus."),
+    ],
+)
+def test_a_chatty_ending_of_something_else_ends_nothing(old: str, new: str) -> None:
+    assert not ends(new, old)

@@ -22,6 +22,7 @@ from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.lifecycle.stated_slots import restates, stated_slot, still_at
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.scopes import Viewer
+from shiyi.memory.text.chat_clauses import clauses
 
 Outcome = Literal["new", "confirmed", "replaced"]
 # Kinds whose statements set an attribute; a todo or a procedure names no slot.
@@ -104,8 +105,16 @@ def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) ->
 
 
 def _stated(statement: Statement) -> StatedSlot | None:
-    """The slot a user's keyless statement of an attribute sets."""
-    return stated_slot(statement.text) if _stated_kind(statement) else None
+    """The slot a user's keyless statement of an attribute sets: the whole statement's, or
+    else the one slot its clauses name ("Tom left the company, so I report to Priya these
+    days": manager); none when clauses name different slots."""
+    if not _stated_kind(statement):
+        return None
+    if (whole := stated_slot(statement.text)) is not None:
+        return whole
+    parts = clauses(statement.text)
+    named = [slot for slot in map(stated_slot, parts) if slot] if len(parts) > 1 else []
+    return named[0] if named and all(s.key == named[0].key for s in named) else None
 
 
 def _stated_kind(statement: Statement) -> bool:

@@ -302,7 +302,14 @@ def _bare(text: str) -> str:
     while (stripped := _LEAD.sub("", sentence, count=1)) != sentence:
         sentence = stripped
     sentence = plain_form(_ZH_LEAD.sub("", sentence).rstrip(" .!。！"))
-    return _after_the_change(sentence)
+    return _after_the_change(_FOR_NOW.sub("", sentence))
+
+
+# "I'm single at the moment": said of the present, as every plain statement is.
+_FOR_NOW = re.compile(
+    r"(?<=\w)\s+(?:at the moment|at present|right now|for now|for the time being)$",
+    re.IGNORECASE,
+)
 
 
 # "Ian isn't my coach anymore, my coach is Rhona", "I changed gyms, my gym is now X": a

@@ -25,12 +25,14 @@ from __future__ import annotations
 import re
 
 from shiyi.index.text import stem_word
+from shiyi.memory.text.chat_clauses import clauses
 from shiyi.memory.text.first_person import said_by
 from shiyi.memory.text.short_cache import short_text_cache
 
 _SOON = r"(?:(?:just|finally|recently|already|officially|eventually|then)\s+)?"
 _ENDING_VERBS = (
-    "sold", "got rid of", "gotten rid of", "gave away", "given away", "gave up", "given up",
+    "sold", "got rid of", "gotten rid of", "gave away", "given away", "gave up on",
+    "given up on", "gave up", "given up", "lost",
     "quit", "quitted", "left", "cancelled", "canceled", "dropped out of", "resigned from",
     "retired from", "stopped", "moved out of", "unsubscribed from", "broke off", "broken off",
     "ended", "scrapped", "stepped down from", "walked away from", "closed", "closed down",
@@ -42,6 +44,13 @@ _ALTERNATIVES = "|".join(sorted(map(re.escape, _ENDING_VERBS), key=len, reverse=
 # sold our car" (the user's too).
 _ENDED = re.compile(
     rf"^(?:i|we)(?:['’]ve|\s+have)?\s+{_SOON}(?P<verb>{_ALTERNATIVES})\s+(?P<object>\S.*)$",
+    re.IGNORECASE,
+)
+# "The ThinkPad died on me", "My bike got stolen": the user lost it.
+_BROKE = re.compile(
+    r"^(?P<owner>my|our|the)\s+(?P<thing>[\w'’ -]{1,40}?)\s+(?:(?:just|finally)\s+)?"
+    r"(?:died|broke down|packed up|packed in|conked out|gave up the ghost|was stolen"
+    r"|got stolen|was written off|got written off|was totalled|got totalled)\b",
     re.IGNORECASE,
 )
 # "Chris and I broke up", "I broke up with Chris", "Dana and I got divorced".
@@ -67,7 +76,8 @@ _HOLDING = re.compile(
     r"(?:['’]m|\s+am)?(?:\s+(?:still|also|currently|now))*\s+"
     r"(?P<verb>have|has|own|play|play in|do|practi[cs]e|go to|attend|take|work at|work for"
     r"|work in|sing in|belong to|volunteer at|volunteer with|volunteer for|subscribe to"
-    r"|rent|drive|ride|run|coach|teach|train at|study at|live in|use|smoke|drink|eat"
+    r"|rent|drive|ride|run|coach|teach|train at|study at|live in|use|smoke|drink|eat|learn"
+    r"|bank with|learning|studying|doing|taking|using|playing|driving|attending|renting"
     r"|a member of|in|on|part of|with|subscribed to|enrolled in|signed up for|signed up to"
     r"|dating|seeing|engaged to|married to|going out with|together with)"
     r"(?:\s+(?P<rest>\S.*))?$",
@@ -88,6 +98,13 @@ _DROPPED = re.compile(rf"^i(?:['’]ve|\s+have)?\s+{_SOON}dropped\s+(?!out\s+of\
 _AGO = re.compile(
     r"(?<!\S)(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several"
     r"|a couple of)\s+(?:days?|weeks?|months?|years?)\s+ago\b.*$",
+    re.IGNORECASE,
+)
+# When, by the calendar: "in March", "back in 2019", "on Friday" (the object ends before it).
+_ON_DATE = re.compile(
+    r"(?<!\S)(?:back\s+)?(?:in|on|during|over)\s+(?:the\s+)?(?:january|february|march|april"
+    r"|may|june|july|august|september|october|november|december|spring|summer|autumn|fall"
+    r"|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4})\b.*$",
     re.IGNORECASE,
 )
 # A leaving that is only for the day: "I left Google early today", "left the office at six".
@@ -134,7 +151,18 @@ _NAMED_THING = "<is a>"
 
 def ends(new: str, old: str) -> bool:
     """Whether ``new`` says the user (or one person: "my brother gave up rugby") ended what
-    ``old`` says they have, do or belong to."""
+    ``old`` says they have, do or belong to; in any clause of a chatty message ("Traded in
+    the Civic last weekend, I'm driving a Tesla now": :mod:`~shiyi.memory.text.chat_clauses`)."""
+    return any(_ends_in(_lost(clause), old) for clause in clauses(new))
+
+
+def _lost(clause: str) -> str:
+    """ "The ThinkPad died on me" as "I lost my ThinkPad"; any other clause as it is."""
+    broke = _BROKE.match(clause.strip())
+    return f"I lost my {broke.group('thing')}" if broke else clause
+
+
+def _ends_in(new: str, old: str) -> bool:
     by_new, by_old = said_by(new), said_by(old)
     if by_new is None or by_old is None or by_new[0] != by_old[0]:
         return False  # another person's, or no one's
@@ -149,6 +177,9 @@ def _ends(new: str, old: str) -> bool:
     if held is None:
         return False
     holding_verb, thing, said = held
+    core = tuple(w for w in ended if w not in _CONTAINERS)
+    if core != ended and _ended_head(new) in _CONTAINERS and core and set(core) <= set(thing):
+        return True  # "I closed my Barclays account" after "I bank with Barclays"
     if not set(ended) <= said:
         return False
     if _ended_doing(new):  # "I gave up smoking", "I stopped taking piano lessons"
@@ -189,12 +220,14 @@ def ends_alike(new: str, old: str) -> bool:
 def ended_thing(text: str) -> tuple[str, ...]:
     """The stems of what ``text`` says the user (or someone: "Ana cancelled her plan")
     ended ("my Netflix subscription": netflix, subscript); () when it ends nothing."""
-    said = said_by(text)
-    text = said[1] if said is not None else text
-    if name := _parted_name(text):
-        return (stem_word(name),)
-    found = _ended_object(text)
-    return _thing(found) if found else ()
+    for clause in clauses(text):
+        said = said_by(_lost(clause))
+        plain = said[1] if said is not None else clause
+        if name := _parted_name(plain):
+            return (stem_word(name),)
+        if found := _ended_object(plain):
+            return _thing(found)
+    return ()
 
 
 def _ended_object(text: str) -> str:
@@ -271,7 +304,7 @@ def _thing(words: str, held: bool = False) -> tuple[str, ...]:
     """Content stems from the start of ``words`` to the first word saying when or why; a
     thing ``held`` ends at its first preposition too ("tennis on weekends")."""
     kept: list[str] = []
-    for word in _WORD.findall(_AGO.sub("", words).replace("’", "'")):
+    for word in _WORD.findall(_ON_DATE.sub("", _AGO.sub("", words)).replace("’", "'")):
         lower = word.casefold().removesuffix("'s")
         if lower in _OBJECT_ENDS or (held and kept and lower in _PREPOSITIONS):
             break
