@@ -102,3 +102,49 @@ def test_a_copy_that_cannot_be_put_in_place_is_a_clear_error_and_leaves_nothing(
     with pytest.raises(ModelUnavailable, match="convert_q4_1"):
         convert_weights(default_gguf_path(), target, 1)
     assert not list(target.parent.glob("*.partial"))
+
+
+def _exit_while_converting(target: Path) -> None:
+    """A process that starts the conversion in a daemon thread (as a background model load
+    does) and exits at once, as a short `shiyi run` did."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, threading\n"
+        "from pathlib import Path\n"
+        "from shiyi.llm.local.model import default_gguf_path\n"
+        "from shiyi.llm.local.weights import convert\n"
+        "import time\n"
+        "target = Path(sys.argv[1])\n"
+        "threading.Thread(target=convert, args=(default_gguf_path(), target, 1),"
+        " daemon=True).start()\n"
+        "started = time.monotonic()\n"  # exit once the copy is being written
+        "while not list(target.parent.glob('*.partial')) and time.monotonic() - started < 30:\n"
+        "    time.sleep(0.001)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(target)], check=True, timeout=120)
+
+
+def test_a_process_ending_mid_conversion_finishes_it_and_leaves_no_partial_file(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "models" / converted_path(default_gguf_path(), tmp_path).name
+    _exit_while_converting(target)
+    assert target.is_file()
+    assert not list(target.parent.glob("*.partial"))
+
+
+def test_a_partial_file_of_a_dead_process_is_swept_and_a_live_ones_kept(tmp_path: Path) -> None:
+    import os
+
+    from shiyi.llm.local.weights import sweep_partials
+
+    target = tmp_path / "copy.Q8_0.gguf"
+    dead, alive = 2**22 + 12345, os.getppid()  # above Linux's default pid_max: never running
+    stale = tmp_path / f"{target.name}.{dead}.abcd1234.partial"
+    running = tmp_path / f"{target.name}.{alive}.abcd1234.partial"
+    for leftover in (stale, running):
+        leftover.write_bytes(b"half")
+    assert sweep_partials(target) == [stale]
+    assert not stale.exists() and running.exists()

@@ -15,10 +15,13 @@ missing or unreadable.  Runs while the model loads (worker thread, load lock hel
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import logging
 import os
 import struct
+import threading
 import uuid
 from pathlib import Path
 from typing import BinaryIO
@@ -110,6 +113,13 @@ def convert(source: Path, target: Path, threads: int = 1) -> None:
     # Unique per call: two apps in one process (or two processes) may convert at once; each
     # writes its own file and the last rename wins with identical bytes.
     partial = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.partial")
+    sweep_partials(target)
+    # A short `shiyi run` may end while its background load is still converting: at exit
+    # it waits a little for the conversion (so the next run finds it done), then removes
+    # what is still half-written (as the next conversion does if the process was killed).
+    done = threading.Event()
+    at_exit = functools.partial(_finish_or_remove, done, partial)
+    atexit.register(at_exit)
     try:
         convert_q4_1_to_q8_0(source, partial)
         # in the try too: the cache folder may be gone or unwritable by the time it is done
@@ -121,4 +131,40 @@ def convert(source: Path, target: Path, threads: int = 1) -> None:
             f"Could not convert {source} to Q8_0 in {target.parent} ({exc}); set "
             "models.main.convert_q4_1: false to use the file as it is."
         ) from exc
+    finally:
+        done.set()
+        atexit.unregister(at_exit)
     log.info("Converted %s to Q8_0 for faster prompts: %s", source.name, target)
+
+
+EXIT_WAIT = 15.0
+"""Seconds a process at exit waits for a conversion in progress (it takes a few)."""
+
+
+def _finish_or_remove(done: threading.Event, partial: Path) -> None:
+    if not done.wait(EXIT_WAIT):
+        partial.unlink(missing_ok=True)
+
+
+def sweep_partials(target: Path) -> list[Path]:
+    """Remove the half-written conversions of ``target`` whose process is gone (each
+    ``<name>.<pid>.<id>.partial`` is ~50-145 MB); the removed paths."""
+    removed: list[Path] = []
+    for leftover in target.parent.glob(f"{target.name}.*.partial"):
+        pid = leftover.name[len(target.name) + 1 :].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            leftover.unlink(missing_ok=True)
+            removed.append(leftover)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
