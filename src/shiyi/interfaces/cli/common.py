@@ -32,12 +32,35 @@ def load(config: Path | None = None, workspace: Path | None = None) -> Settings:
     from shiyi.errors import ConfigError
 
     if config is not None:
+        if not config.expanduser().is_file():
+            fail(f"--config {config} is not a file: give the path of a shiyi.yaml, or leave it out")
         os.environ["SHIYI_CONFIG"] = str(config)
     overrides = {"workspace": workspace} if workspace is not None else {}
     try:
-        return load_settings(**overrides)
+        settings = load_settings(**overrides)
     except ConfigError as exc:
         fail(str(exc))
+    if settings.home is not None and (problem := unusable_home(settings.home)):
+        fail(
+            f"the data dir {settings.home} {problem}: set SHIYI_HOME (or home: in "
+            "shiyi.yaml) to a folder you can write"
+        )
+    return settings
+
+
+def unusable_home(home: Path) -> str:
+    """What keeps ``home`` from being the data dir ("" when nothing): a file in its place,
+    or no folder it could be made in that this user may write."""
+    if home.exists():
+        return "" if home.is_dir() else "is a file, not a folder"
+    ancestor = home.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"cannot be made: {ancestor} is a file, not a folder"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"cannot be made: {ancestor} is not writable"
+    return ""
 
 
 def guard(action: object) -> int:
@@ -54,14 +77,21 @@ def guard(action: object) -> int:
 
 @contextmanager
 def opened_or_fail(open_: Callable[[], C]) -> Iterator[C]:
-    """What ``open_`` opens, closed afterwards; a shiyi error while opening or using it ends
-    the command with its message."""
+    """What ``open_`` opens, closed afterwards; a shiyi error while opening or using it, or
+    an OS error while opening it (a data dir that cannot be made), ends the command with its
+    message."""
     from shiyi.errors import ShiyiError
 
     try:
         resource = open_()
     except ShiyiError as exc:
         fail(str(exc))
+    except OSError as exc:  # the data dir cannot be made or read: say where and why
+        where = f" {exc.filename}" if exc.filename else ""
+        fail(
+            f"cannot open{where}: {exc.strerror or exc}; set SHIYI_HOME (or home: in "
+            "shiyi.yaml) to a folder you can write"
+        )
     try:
         yield resource
     except ShiyiError as exc:

@@ -16,11 +16,13 @@ from typing import Annotated
 
 import typer
 
+from shiyi.api.schemas import EventOut
 from shiyi.errors import NotFound
 from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.memory_import import import_
 from shiyi.interfaces.cli.memory_migrate import migrate
 from shiyi.interfaces.cli.memory_open import opened, operations
+from shiyi.memory.operations.interface import MemoryOperations
 
 memory_app = typer.Typer(
     help="Search, inspect and edit long-term memory.", no_args_is_help=True, rich_markup_mode=None
@@ -38,7 +40,7 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     mode: Annotated[str, typer.Option(help="hybrid|semantic|graph|recent|keyword")] = "hybrid",
     kind: Annotated[list[str] | None, typer.Option("--kind", help="Only these kinds.")] = None,
-    limit: Annotated[int, typer.Option(help="How many results.")] = 10,
+    limit: Annotated[int, typer.Option(min=1, max=500, help="How many results.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
     config: ConfigOption = None,
 ) -> None:
@@ -215,7 +217,8 @@ def forget(
         return forget_user(config, user, yes=yes, compact=compact)
     with operations(config, compact=compact) as ops:
         if ids:
-            if not yes and not typer.confirm(f"Delete {len(ids)} memories for good?"):
+            _list_or_fail(ops, ids)
+            if not yes and not typer.confirm(f"Delete {_count(len(ids), 'memory')} for good?"):
                 raise typer.Exit(1)
             done = ops.forget_ids(ids)
             typer.echo(f"deleted {len(done.forgotten_ids)} of {len(ids)}")
@@ -240,7 +243,28 @@ def forget(
 
 
 def _count(n: int, noun: str) -> str:
+    if noun.endswith("y"):
+        return f"{n} {noun[:-1]}{'y' if n == 1 else 'ies'}"
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _list_or_fail(ops: MemoryOperations, ids: list[str]) -> None:
+    """Each memory about to be deleted, one line each; a clear error and nothing deleted
+    when an id names none of the caller's memories (a typo said "deleted 0 of 1")."""
+    from shiyi.interfaces.cli.common import fail
+
+    missing: list[str] = []
+    for memory_id in ids:
+        try:
+            found = ops.get(memory_id)
+        except NotFound:
+            missing.append(memory_id)
+            continue
+        text = found.content if isinstance(found, EventOut) else found.value
+        typer.echo(f"  {memory_id}  {' '.join(text.split())[:100]}")
+    if missing:
+        names = ", ".join(repr(m) for m in missing)
+        fail(f"no memory with id {names}; nothing was deleted (`shiyi memory search` shows ids)")
 
 
 def forget_user(config: Path | None, user: str, *, yes: bool, compact: bool) -> None:

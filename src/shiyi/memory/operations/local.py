@@ -87,6 +87,8 @@ class LocalMemory:
     def add(
         self, text: str, *, kind: FactKind = "semantic", key: str = "", scope: Scope = "user"
     ) -> RememberedOut:
+        if not text.strip():
+            raise ShiyiError("the text to remember is empty: give what to remember")
         value = strip_key_prefix(key, text)
         if not value:
             raise ShiyiError(f"the text {text!r} holds only the key {key!r}: give the value")
