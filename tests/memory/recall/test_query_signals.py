@@ -198,10 +198,25 @@ def test_names_are_every_word_lower_cased() -> None:
         ("Where did I live before?", "history"),
         ("What did Caroline research?", "lookup"),
         ("我们之前用的是哪个数据库？", "history"),
+        ("What was my old phone number?", "history"),
     ],
 )
 def test_intent_is_recognised_without_a_model(query: str, intent: str) -> None:
     assert understand(query, NOW).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("query", "past"),
+    [
+        ("What was my old phone number?", True),
+        ("Which car did I have before?", True),
+        ("How old is my daughter?", False),  # an age: replaced ages stay out
+        ("Is my nephew 12 years old yet?", False),
+        ("What does my 6-year-old like to read?", False),
+    ],
+)
+def test_only_a_question_of_the_past_asks_for_replaced_values(query: str, past: bool) -> None:
+    assert understand(query, NOW).history is past
 
 
 # Asking when, how long, or in what order, phrased the ways people do (written from general

@@ -105,6 +105,10 @@ class Boosts:
     own_facts: bool = True
     """Asked about themself ("where do I live?"), the user's own facts of an attribute come
     before someone else's (:mod:`shiyi.memory.recall.own_facts`)."""
+    users_word: bool = True
+    """A fact the user stated comes before the assistant's turns on its topic (a small
+    model's wrong answer, stored as a turn, had outranked it:
+    :mod:`shiyi.memory.recall.users_word`)."""
     jointly: bool = True
     """A question about what several named people each or all did ("What do Jon and Gina
     both like?") lets their turns take turns in the top k

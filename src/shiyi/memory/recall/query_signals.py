@@ -128,8 +128,10 @@ _PREFERENCE = re.compile(
     r"|dislike)\b|喜欢|偏好|讨厌"
 )
 _PROCEDURE = re.compile(r"^\s*how\s+(do|can|should|to)\b|\bsteps?\b|\bprocedure\b|怎么|如何|步骤")
+# "old" of a former thing ("my old job"), not of an age ("how old is Leo", "7 years old").
 _HISTORY = re.compile(
-    r"\b(before|previous(ly)?|used to|formerly|earlier|old|history|past|originally|changed)\b"
+    r"\b(before|previous(ly)?|used to|formerly|earlier|(?<!how )(?<!years )(?<!year )(?<!-)old"
+    r"|history|past|originally|changed)\b"
     r"|以前|之前|原来|过去|曾经|以往|历史"
 )
 _WORD = re.compile(r"[^\W\d_]+")

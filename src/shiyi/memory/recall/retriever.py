@@ -52,6 +52,7 @@ from shiyi.memory.recall.scoring import (
     votes_for,
 )
 from shiyi.memory.recall.speaker_words import NEWEST, SpeakerWords
+from shiyi.memory.recall.users_word import users_word_first
 from shiyi.memory.recall.widen import widen_crowded
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.echoes import asks_about_runs, terms
@@ -153,8 +154,8 @@ class Retriever:
             if kind_matches(h, kinds)
         ]
         order = rerank(hits, self.weights, recent=signals.recent, prefer=signals.kinds)
+        facts = {f.id: f for f in records.facts_in([h.id for h in order if h.node == "fact"])}
         if self.boosts.own_facts and asks_about_me(query, signals.people):
-            facts = {f.id: f for f in records.facts_in([h.id for h in order])}
             order = own_facts_first(order, facts, [*USER_NAMES, who.user_id])
         if tasks:
             order = one_per_run(order)
@@ -166,6 +167,9 @@ class Retriever:
             # run out of the top k (RealMem dev R@10 0.722 -> 0.718 when the whole order was)
             said_by = signals.said_by if self.boosts.said_by else ""
             best = newest_of_equals(best, _answer_words(query, records, best, said_by))
+        if self.boosts.users_word and facts:
+            turns = {e.id: e for e in records.events_in([h.id for h in best if h.node == "event"])}
+            best = users_word_first(best, facts, turns)
         if touch and best:
             self._touch(best)
         return best
