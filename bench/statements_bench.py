@@ -47,6 +47,7 @@ from statements_data import (
     HELD_BACK_6,
     HELD_BACK_7,
     HELD_BACK_8,
+    HELD_BACK_9,
     PROBES,
     RELATIVES,
     RELATIVES_HELD_BACK,
@@ -79,6 +80,7 @@ SETS = {
     "relatives-held-back": RELATIVES_HELD_BACK,
     "held-back-7": HELD_BACK_7,
     "held-back-8": HELD_BACK_8,
+    "held-back-9": HELD_BACK_9,
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from shiyi.config import Settings, load_settings
 from shiyi.llm.scripted import ScriptedModel, ScriptedReply, ScriptStep, call
-from shiyi.memory.models import EventRecord
+from shiyi.memory.models import EventRecord, FactRecord
 from shiyi.memory.service import Memory
 from tests.support.records import seed
 
@@ -78,3 +78,14 @@ def open_memory(settings: Settings) -> Iterator[MemoryFactory]:
 def say(memory: Memory, *events: EventRecord) -> None:
     """Record user turns and run every queued job (ingest, entities, embed, extract)."""
     seed(memory, list(events))
+
+
+EVERY_STATUS = ["active", "pending", "superseded", "expired"]
+
+
+def statuses(memory: Memory) -> dict[str, str]:
+    """Every stored fact's text and status (up to 100 facts)."""
+    facts: list[FactRecord] = memory.store.get_facts(
+        memory.store.facts_by_status(EVERY_STATUS, 100)
+    )
+    return {f.value: f.status for f in facts}

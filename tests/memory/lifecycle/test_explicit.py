@@ -10,16 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from shiyi.memory.lifecycle.explicit import Statement
-from shiyi.memory.models import FactRecord
-from shiyi.memory.service import Memory
-from tests.memory.lifecycle.conftest import MemoryFactory
-
-ALL = ["active", "pending", "superseded", "expired"]
-
-
-def statuses(memory: Memory) -> dict[str, str]:
-    facts: list[FactRecord] = memory.store.get_facts(memory.store.facts_by_status(ALL, 100))
-    return {f.value: f.status for f in facts}
+from tests.memory.lifecycle.conftest import MemoryFactory, statuses
 
 
 def test_a_new_value_stated_plainly_replaces_the_old_and_says_so(
@@ -388,3 +379,43 @@ def test_an_ending_said_in_chat_ends_what_the_user_held(open_memory: MemoryFacto
         "Sold the Vespa in March, I cycle in now.": "active",
         "My brother left his quiz team, too many late nights.": "active",
     }
+
+
+def test_the_other_half_of_the_day_is_a_new_value_never_a_repeat(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    morning = memory.remember_outcome(Statement("I take my inhaler at 7am"))
+    evening = memory.remember_outcome(Statement("I take my inhaler at 7pm"))
+    assert evening.outcome == "new" and evening.fact.id != morning.fact.id
+    fixed = memory.remember_outcome(Statement("Actually, my train is at 6pm"))
+    assert fixed.outcome == "new"
+    corrected = memory.remember_outcome(Statement("Actually, my train is at 6am"))
+    assert [f.id for f in corrected.replaced] == [fixed.fact.id]
+    assert statuses(memory) == {
+        "I take my inhaler at 7am": "active",
+        "I take my inhaler at 7pm": "active",
+        "Actually, my train is at 6pm": "superseded",
+        "Actually, my train is at 6am": "active",
+    }
+
+
+def test_a_job_a_partner_and_a_pet_are_ended_as_people_say_it(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    memory.remember("I work as a welder at Harland's")
+    memory.remember("My girlfriend is Noor")
+    memory.remember("My brother is dating Priya")
+    memory.remember("We have a rabbit called Clover")
+    memory.remember("I left Harland's and started at a boatyard")
+    memory.remember("Priya and I broke up")  # the brother's girlfriend: nothing of ours ends
+    memory.remember("Noor and I broke up")
+    memory.remember("Clover passed away on Sunday")
+    believed = statuses(memory)
+    assert {v for v, s in believed.items() if s == "superseded"} == {
+        "I work as a welder at Harland's",
+        "My girlfriend is Noor",
+        "We have a rabbit called Clover",
+    }
+    assert believed["My brother is dating Priya"] == "active"

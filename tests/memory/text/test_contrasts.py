@@ -33,6 +33,8 @@ from shiyi.memory.text.contrasts import (
         ("I have a call today", "I have a call tomorrow"),
         ("I work with Tom", "I work with Tim"),
         ("My sister Ana lives in Porto", "My sister Ana lives in Lisbon"),
+        ("I take my pills at 8am", "I take my pills at 8pm"),  # one hour, other halves
+        ("The bus leaves at 6:15 a.m.", "The bus leaves at 6:15 pm"),
     ],
 )
 def test_other_values_or_other_names_contrast(a: str, b: str) -> None:
@@ -48,6 +50,9 @@ def test_other_values_or_other_names_contrast(a: str, b: str) -> None:
         ("You're right, I left Berlin", "I left Berlin"),  # "right" and "left": no sides
         ("I may go to Rome", "I might go to Rome"),  # "may": no month in small letters
         ("I like hiking", "I love hiking"),  # no value of a closed set: embeddings decide
+        ("I get up at 7am", "I get up at 7"),  # an hour without a half is either
+        ("I get up at 7am", "I still get up at 7 a.m."),
+        ("I eat at 7pm and sleep at 11pm", "I sleep at 11pm"),
     ],
 )
 def test_the_same_values_or_no_values_do_not_contrast(a: str, b: str) -> None:
@@ -139,6 +144,7 @@ def test_the_same_frame_and_values_say_it_again(old: str, new: str) -> None:
         ("I have a call tomorrow", "I have a call today"),
         ("我喜欢游泳", "我不喜欢游泳"),
         ("我有一个哥哥", "我有一个妹妹"),
+        ("I take my medication at 8am", "I take my medication at 8pm"),
     ],
 )
 def test_another_value_word_or_negation_is_not_said_again(old: str, new: str) -> None:

@@ -122,6 +122,9 @@ def test_what_ended_is_read_up_to_when_or_why() -> None:
         ("I'm learning Italian at evening class.", "Gave up on Italian, no time."),
         ("I have a Kindle.", "My Kindle died on me last week."),
         ("I drive a Fiat Panda.", "The Panda got written off in the crash, so I take the bus."),
+        ("I work as a welder at Harland's", "I left Harland's and started at a boatyard"),
+        ("My girlfriend is Noor", "Noor and I broke up"),
+        ("We have a rabbit called Clover", "Clover passed away on Sunday"),
     ],
 )
 def test_an_ending_said_in_chat_ends_the_holding(old: str, new: str) -> None:
@@ -135,6 +138,8 @@ def test_an_ending_said_in_chat_ends_the_holding(old: str, new: str) -> None:
         ("I bank with Halifax.", "Closed my old Nationwide account."),
         ("I have a Kindle.", "The kettle died on me this morning."),
         ("I drive a Fiat Panda.", "If the Panda gets written off, I'll take the bus."),
+        ("My brother is dating Noor", "Noor and I broke up"),  # the brother's, not ours
+        ("We have a rabbit called Clover", "It died down after a while"),
     ],
 )
 def test_a_chatty_ending_of_something_else_ends_nothing(old: str, new: str) -> None:

@@ -218,6 +218,10 @@ class SlotFinder:
         ]
         return self.most_similar(text, near, lambda f: f.text)
 
+    def other_attribute_of(self, key: str, fact: FactRecord) -> bool:
+        """Whether ``key`` and ``fact``'s key are two known, different attributes."""
+        return self.other_attribute(self.attributes(key).name, fact)
+
     def other_attribute(self, mine: str, fact: FactRecord) -> bool:
         """Two known, different attributes ("lives in: Berlin", "works in: Berlin") read
         alike but never repeat each other."""

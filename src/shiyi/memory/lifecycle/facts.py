@@ -53,6 +53,7 @@ from shiyi.memory.lifecycle.observations import (
     said_before,
 )
 from shiyi.memory.lifecycle.resolution import EntityResolver, Mention
+from shiyi.memory.lifecycle.said_instead import replaced_by_change
 from shiyi.memory.lifecycle.slots import (
     AttributeResolver,
     key_owner,
@@ -69,9 +70,13 @@ from shiyi.memory.text.subjects import USER_NAMES, subject_of
 __all__ = ["FactWriter"]
 
 _NAME_KEYS = ["name", "user name", "my name", "full name"]
-ENDABLE_KEYS = ("", "works at", "studies at", "lives in", "partner")
+ENDABLE_KEYS = (
+    "", "works at", "job", "studies at", "lives in", "partner", "girlfriend", "boyfriend",
+    "wife", "husband", "fiance", "fiancee",
+)  # fmt: skip
 """The keys of statements an ending may end: none, and the slots a plain statement of
-working, studying, living somewhere or a partner lands in (:mod:`.stated_slots`)."""
+working (at a place, or as a job there), studying, living somewhere or a partner (by any
+name: "my girlfriend is Noor") lands in (:mod:`.stated_slots`)."""
 
 
 class FactWriter:
@@ -147,6 +152,7 @@ class FactWriter:
         if current is not None and said_before(obs, current, report.created):
             self._historical(obs, status, slot, viewer, now, report)
             return
+        ended_before = len(report.superseded)
         fact = self._new_fact(obs, status, viewer, now, stored_key(obs, slot))
         if status == "pending" and current is not None:
             fact.conflicts_with = current.id
@@ -160,6 +166,16 @@ class FactWriter:
             self._replace_changed_value(fact, slot, now, report)
         if fact.status == "active":
             self._end_what_it_ends(fact, viewer, now, report)
+        if (
+            fact.status == "active"
+            and obs.source == "explicit"
+            and not report.superseded[ended_before:]
+        ):  # what no rule read: a chatty update of an earlier statement
+            changed = replaced_by_change(
+                self.store, self.embedder, fact, viewer, self.slots.other_attribute_of
+            )
+            if changed is not None:
+                self._supersede(fact, [changed], now, report)
 
     def key_owner_entity(self, key: str, viewer: Viewer) -> str:
         """The stored entity a key's possessor names ("Ana's city": Ana, made if new); ""

@@ -108,8 +108,11 @@ def proper_names(text: str) -> frozenset[str]:
 
 
 def contrasted(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` name different values of one closed set, or each a proper name
-    the other lacks: then they cannot say the same thing, however alike they embed."""
+    """Whether ``a`` and ``b`` name different values of one closed set, an hour as morning
+    in one and evening in the other ("8am", "8pm"), or each a proper name the other lacks:
+    then they cannot say the same thing, however alike they embed."""
+    if _other_half_of_day(_halves_of_day(a), _halves_of_day(b)):
+        return True
     values_a, values_b = named_values(a), named_values(b)
     if any(values_b.get(name, values) != values for name, values in values_a.items()):
         return True
@@ -117,10 +120,30 @@ def contrasted(a: str, b: str) -> bool:
     return bool(names_a - names_b) and bool(names_b - names_a)
 
 
+# "8am", "8 p.m.", "7:30pm": an hour with the half of the day it is in.
+_MERIDIEM = re.compile(r"\b(\d{1,2})(?::[0-5]\d)?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
+
+
+def _halves_of_day(text: str) -> frozenset[tuple[int, str]]:
+    """Each hour said with am or pm, as (hour on a 12-hour clock, "a" or "p")."""
+    return frozenset((int(h) % 12, m.lower()) for h, m in _MERIDIEM.findall(text))
+
+
+def _other_half_of_day(a: frozenset[tuple[int, str]], b: frozenset[tuple[int, str]]) -> bool:
+    """Whether an hour is in the morning in one and only in the evening in the other (an
+    hour without am or pm is either)."""
+    flip = {"a": "p", "p": "a"}
+    return any((h, flip[m]) in b and (h, m) not in b for h, m in a) or any(
+        (h, flip[m]) in a and (h, m) not in a for h, m in b
+    )
+
+
 # A newer statement saying its value replaced another: "I wake up at 7 now", "on Tuesdays
-# instead".  Without one, "I have a meeting on Monday" and "... on Tuesday" are both true.
+# instead", or that the earlier one was wrong: "Actually, my flight is at 9pm".  Without
+# one, "I have a meeting on Monday" and "... on Tuesday" are both true.
 _CHANGED = re.compile(
-    r"\b(?:now|these days|nowadays|instead|anymore|any more|from now on|going forward"
+    r"\b(?:now|these days|nowadays|instead|anymore|any more|from now on|going forward|actually"
+    r"|correction"
     r"|starting (?:today|tomorrow|next \w+)|switched to|changed to|moved to)\b",
     re.IGNORECASE,
 )

@@ -46,10 +46,11 @@ _ENDED = re.compile(
     rf"^(?:i|we)(?:['’]ve|\s+have)?\s+{_SOON}(?P<verb>{_ALTERNATIVES})\s+(?P<object>\S.*)$",
     re.IGNORECASE,
 )
-# "The ThinkPad died on me", "My bike got stolen": the user lost it.
+# "The ThinkPad died on me", "My bike got stolen", "Biscuit passed away": the user lost it.
 _BROKE = re.compile(
-    r"^(?P<owner>my|our|the)\s+(?P<thing>[\w'’ -]{1,40}?)\s+(?:(?:just|finally)\s+)?"
-    r"(?:died|broke down|packed up|packed in|conked out|gave up the ghost|was stolen"
+    r"^(?:(?P<owner>my|our|the)\s+(?P<thing>[\w'’ -]{1,40}?)|(?P<name>(?-i:[A-Z])[\w'’-]+))"
+    r"\s+(?:(?:just|finally|sadly)\s+)?"
+    r"(?:died|passed away|broke down|packed up|packed in|conked out|gave up the ghost|was stolen"
     r"|got stolen|was written off|got written off|was totalled|got totalled)\b",
     re.IGNORECASE,
 )
@@ -72,8 +73,8 @@ _NOT_HELD = re.compile(
 )
 # Verbs (and "I'm ..." forms) of having, doing, attending, belonging to or working at.
 _HOLDING = re.compile(
-    r"^i(?:['’]ve|\s+have)?(?:\s+(?:still|also|usually|regularly|currently|often|now|got))*"
-    r"(?:['’]m|\s+am)?(?:\s+(?:still|also|currently|now))*\s+"
+    r"^(?:i|we)(?:['’]ve|\s+have)?(?:\s+(?:still|also|usually|regularly|currently|often|now"
+    r"|got))*(?:['’]m|\s+am|['’]re|\s+are)?(?:\s+(?:still|also|currently|now))*\s+"
     r"(?P<verb>have|has|own|play|play in|do|practi[cs]e|go to|attend|take|work at|work for"
     r"|work in|sing in|belong to|volunteer at|volunteer with|volunteer for|subscribe to"
     r"|rent|drive|ride|run|coach|teach|train at|study at|live in|use|smoke|drink|eat|learn"
@@ -81,6 +82,11 @@ _HOLDING = re.compile(
     r"|a member of|in|on|part of|with|subscribed to|enrolled in|signed up for|signed up to"
     r"|dating|seeing|engaged to|married to|going out with|together with)"
     r"(?:\s+(?P<rest>\S.*))?$",
+    re.IGNORECASE,
+)
+# "I work as a nurse at St James's": where one works is what a leaving ends.
+_WORK_AS = re.compile(
+    r"^i(?:['’]m|\s+am)?\s+(?:work|working|employed)\s+as\s+[^,]{1,60}?\s+(?:at|for)\s+",
     re.IGNORECASE,
 )
 # "My car is a Honda Civic": the user has a Honda Civic, a car (what a thing is, by name).
@@ -145,6 +151,12 @@ _INSTITUTIONS = frozenset(
               "library", "studio", "society", "union", "league")
 )  # fmt: skip
 _NAMED = re.compile(r"^(?:(?:my|our|the)\s+)?[A-Z]")
+# Whom "my X is Alex" names as the user's own partner.
+_PARTNERS = frozenset(
+    {"partner", "boyfriend", "girlfriend", "wife", "husband", "fiance", "fiancee", "spouse"}
+)
+# Words that open a sentence and name no one: "It died down", "Everything broke down".
+_NOT_LOST = frozenset({"It", "This", "That", "Everything", "Something", "Nothing", "Someone"})
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _NAMED_THING = "<is a>"
 
@@ -159,11 +171,23 @@ def ends(new: str, old: str) -> bool:
 def _lost(clause: str) -> str:
     """ "The ThinkPad died on me" as "I lost my ThinkPad"; any other clause as it is."""
     broke = _BROKE.match(clause.strip())
-    return f"I lost my {broke.group('thing')}" if broke else clause
+    if broke is None or broke.group("name") in _NOT_LOST:
+        return clause
+    return (
+        f"I lost {broke.group('name')}"
+        if broke.group("name")
+        else f"I lost my {broke.group('thing')}"
+    )
 
 
 def _ends_in(new: str, old: str) -> bool:
-    by_new, by_old = said_by(new), said_by(old)
+    by_new = said_by(new)
+    by_old = said_by(old)
+    if by_new is not None and not by_new[0] and (name := _parted_name(by_new[1])):
+        # "Alex and I broke up" ends "My partner is Alex" too (the partner's sentence), not
+        # "My sister is dating Alex"
+        mine = by_old is not None and (not by_old[0] or by_old[0] in _PARTNERS)
+        return mine and _together_with(old, stem_word(name))
     if by_new is None or by_old is None or by_new[0] != by_old[0]:
         return False  # another person's, or no one's
     return _ends(by_new[1], by_old[1])
@@ -293,7 +317,7 @@ def _held(text: str) -> tuple[str, tuple[str, ...], frozenset[str]] | None:
     if owned := _OWNED_AS.match(sentence):  # the thing by its name, then by its kind
         named = tuple(w for w in _thing(owned.group("rest"), held=True) if not w.isdigit())
         return _NAMED_THING, (*named, stem_word(owned.group("kind").casefold())), said
-    found = _HOLDING.match(sentence)
+    found = _HOLDING.match(_WORK_AS.sub("I work at ", sentence))
     if found is None:
         return None
     verb = stem_word(found.group("verb").split()[0])

@@ -1,0 +1,40 @@
+"""A chatty update no slot or ending rule reads replaces the one earlier statement it says
+changed; a plan, another person's change, a detail of the same thing or a second thing of
+the kind replaces nothing.  Real stores on both backends, the real MiniLM embedder;
+everyday phrasings written for this test."""
+
+from __future__ import annotations
+
+from shiyi.memory.lifecycle.explicit import Statement
+from tests.memory.lifecycle.conftest import MemoryFactory, statuses
+
+
+def test_a_settled_chatty_update_replaces_the_statement_it_changes(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    memory.remember("I read the news on the BBC app every morning.")
+    memory.remember("I swim at the Parkside pool on Tuesdays.")
+    update = memory.remember_outcome(
+        Statement("Switched to the Guardian app for news, the BBC one kept crashing.")
+    )
+    assert [f.value for f in update.replaced] == ["I read the news on the BBC app every morning."]
+    assert statuses(memory)["I swim at the Parkside pool on Tuesdays."] == "active"
+
+
+def test_plans_other_people_and_details_replace_nothing(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    kept = [
+        "I read the news on the BBC app every morning.",
+        "I swim at the Parkside pool on Tuesdays.",
+    ]
+    for text in kept:
+        memory.remember(text)
+    for text in (
+        "Thinking of switching to the Guardian app for news.",
+        "My dad switched to the Guardian app for news.",
+        "Moved my swim at Parkside to the evening, still every Tuesday.",
+        "Now I also swim at the Kings pool on Fridays.",
+    ):
+        assert memory.remember_outcome(Statement(text)).replaced == ()
+    assert all(statuses(memory)[text] == "active" for text in kept)
