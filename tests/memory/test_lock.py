@@ -56,6 +56,7 @@ def test_second_process_is_named(tmp_path: Path, holder: subprocess.Popen[str]) 
     message = str(caught.value)
     assert f"in use by pid {holder.pid}" in message
     assert str(tmp_path) in message and "since" in message and "-c" in message
+    assert "waited 0.3 s: raise memory.lock_timeout" in message  # how to wait longer
     assert not lock.held
 
 

@@ -48,7 +48,7 @@ class StoreLock:
         while not _try_flock(handle):
             if time.monotonic() >= deadline:
                 handle.close()
-                raise StorageError(self._busy_message())
+                raise StorageError(self._busy_message(timeout))
             time.sleep(_POLL_SECONDS)
         self._file = handle
         self._write_owner(handle)
@@ -87,7 +87,7 @@ class StoreLock:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
             handle.close()
 
-    def _busy_message(self) -> str:
+    def _busy_message(self, waited: float = 0.0) -> str:
         info = self.holder() or {}
         pid = info.get("pid", "unknown")
         command = info.get("command") or "unknown command"
@@ -97,6 +97,11 @@ class StoreLock:
             f"the memory store at {self.directory} is in use by pid {pid} "
             f"(`{command}`, since {since}{where}); close that process or use it instead "
             "of opening the store a second time"
+            + (
+                f" (waited {waited:g} s: raise memory.lock_timeout to wait longer)"
+                if waited
+                else ""
+            )
         )
 
     def __enter__(self) -> StoreLock:

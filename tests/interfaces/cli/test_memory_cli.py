@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 from bench.synthetic import generate
 
@@ -90,3 +91,36 @@ def test_bad_mode_is_a_clear_error(cli: Cli) -> None:
     result = cli.run("memory", "search", "x", "--mode", "fuzzy")
     assert result.returncode == 2
     assert "unknown --mode 'fuzzy'" in result.stderr
+
+
+def test_mistakes_a_newcomer_makes_get_a_clear_answer(cli: Cli, tmp_path: Path) -> None:
+    added = cli.run("memory", "add", "I like oolong tea")
+    assert added.returncode == 0, added.stderr
+    fact_id = added.stdout.split()[1]
+    typo = cli.run("memory", "forget", "-y", "fact_typo123", fact_id)
+    assert typo.returncode == 2
+    assert "no memory with id 'fact_typo123'; nothing was deleted" in typo.stderr
+    assert cli.run("memory", "show", fact_id).returncode == 0  # the good id was kept too
+    no_hits = cli.run("memory", "search", "tea", "--limit", "0")
+    assert no_hits.returncode == 2 and "--limit" in no_hits.stderr
+    empty = cli.run("memory", "add", "  ")
+    assert empty.returncode == 2 and "the text to remember is empty" in empty.stderr
+    missing = cli.run("memory", "list", "-c", str(tmp_path / "nope.yaml"))
+    assert missing.returncode == 2 and "--config" in missing.stderr
+    assert "SHIYI_CONFIG" not in missing.stderr
+    long = cli.run("memory", "add", "tea " * 5000)
+    assert long.returncode == 0 and "(19,999 characters" in long.stdout  # stored stripped
+    assert len(long.stdout) < 1000
+
+
+def test_a_data_dir_that_is_a_file_is_named_not_a_traceback(cli: Cli, tmp_path: Path) -> None:
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x")
+    cli.env["SHIYI_HOME"] = str(a_file)
+    result = cli.run("memory", "list")
+    assert result.returncode == 2
+    assert f"the data dir {a_file} is a file, not a folder" in result.stderr
+    assert "Traceback" not in result.stderr
+    cli.env["SHIYI_HOME"] = str(a_file / "inside")
+    inside = cli.run("memory", "add", "x")
+    assert inside.returncode == 2 and "is a file, not a folder" in inside.stderr

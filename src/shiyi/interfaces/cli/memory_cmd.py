@@ -136,13 +136,13 @@ def add(
         fail(f"--scope {scope!r} is not a scope; use user, agent or workspace")
     with operations(config) as ops:
         fact = ops.add(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
-    shown = f"{fact.key}: {fact.value}" if fact.key else fact.value
+    shown = _echoed(f"{fact.key}: {fact.value}" if fact.key else fact.value)
     if fact.outcome == "confirmed":
         typer.echo(f"already remembered {fact.id} ({fact.kind}): {shown} (confirmed, no copy made)")
         return
     typer.echo(f"remembered {fact.id} ({fact.kind}): {shown}")
     for old in fact.replaces:
-        typer.echo(f"  replaces {old.id}: {old.value}")
+        typer.echo(f"  replaces {old.id}: {_echoed(old.value)}")
     if fact.replaces and fact.key:
         typer.echo(f"  (kept in history: shiyi memory history --key {shlex.quote(fact.key)})")
     elif fact.replaces:  # a statement of no slot: no key to ask the history by
@@ -240,6 +240,17 @@ def forget(
             typer.echo(f"forgot {found.target}")
     for line in forget_lines(done):
         typer.echo(line)
+
+
+_ECHOED = 300
+
+
+def _echoed(text: str) -> str:
+    """``text`` as an answer repeats it: whole when short, else its start and its length (a
+    50,000-character memory was printed back in full)."""
+    if len(text) <= _ECHOED:
+        return text
+    return f"{text[:_ECHOED]}… ({len(text):,} characters, `shiyi memory show` for all)"
 
 
 def _count(n: int, noun: str) -> str:
