@@ -163,3 +163,10 @@ def test_a_config_that_is_not_utf8_is_a_config_error_naming_the_byte(cli: Cli) -
         assert f"{cli.workspace / 'shiyi.yaml'} is not valid UTF-8" in ran.stderr
         assert "byte 0xe9 at byte offset 32 (line 3)" in ran.stderr
         assert "Save the file as UTF-8" in ran.stderr
+
+
+def test_an_empty_task_is_refused_before_any_model_runs(cli: Cli) -> None:
+    result = cli.run("run", "   ")
+    assert result.returncode == 2
+    assert "the task is empty" in result.stderr
+    assert "session" not in result.stdout  # no run and no session were made

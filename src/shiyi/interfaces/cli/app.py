@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from shiyi.interfaces.cli.common import guard, load
+from shiyi.interfaces.cli.common import fail, guard, load
 from shiyi.interfaces.cli.doctor_cmd import doctor
 from shiyi.interfaces.cli.kb_cmd import kb_app
 from shiyi.interfaces.cli.memory_cmd import memory_app
@@ -122,6 +122,8 @@ def run(
     its memory work, up to memory.run_wait seconds, and say what was learned or what waits."""
     from shiyi.interfaces.cli.oneshot import run_once
 
+    if not task.strip():
+        fail('the task is empty: say what the agent should do (shiyi run "…")')
     settings = load(config, workspace)
     raise typer.Exit(guard(lambda: run_once(settings, task, session, json_lines, memory_wait)))
 
