@@ -48,6 +48,7 @@ from statements_data import (
     HELD_BACK_7,
     HELD_BACK_8,
     HELD_BACK_9,
+    HELD_BACK_10,
     PROBES,
     RELATIVES,
     RELATIVES_HELD_BACK,
@@ -81,6 +82,7 @@ SETS = {
     "held-back-7": HELD_BACK_7,
     "held-back-8": HELD_BACK_8,
     "held-back-9": HELD_BACK_9,
+    "held-back-10": HELD_BACK_10,
 }
 
 

@@ -50,3 +50,17 @@ def test_the_topic_leaves_out_people_numbers_and_grammar() -> None:
     assert shared_topic("I take 40mg of statins now.", "I take 20mg of statins.") == {"statin"}
     assert not shared_topic("豆豆换了一家宠物医院。", "我养了一只柯基，叫豆豆。")  # one pair only
     assert not said_as_a_change("x" * 500 + " now")
+
+
+def test_a_move_from_a_name_the_earlier_statement_holds_leaves_it_behind() -> None:
+    from shiyi.memory.text.change_cues import left_behind
+
+    old = "I keep all my recipes in Evernote."
+    assert left_behind("Moved all my recipes from Evernote to Paprika.", old)
+    assert not left_behind("Moved my sister's recipes from OneNote to Paprika.", old)
+    assert not left_behind("Drove from Leeds to York.", old)
+
+
+def test_a_story_of_the_past_is_no_change() -> None:
+    assert not said_as_a_change("Back in my twenties I ran every morning, can't imagine it now")
+    assert said_as_a_change("Left the bakery back in March, I'm at a café now")

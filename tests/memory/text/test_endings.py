@@ -144,3 +144,11 @@ def test_an_ending_said_in_chat_ends_the_holding(old: str, new: str) -> None:
 )
 def test_a_chatty_ending_of_something_else_ends_nothing(old: str, new: str) -> None:
     assert not ends(new, old)
+
+
+def test_an_ending_within_an_earlier_statement_names_only_what_it_holds() -> None:
+    from shiyi.memory.text.endings import ended_within
+
+    assert ended_within("Cancelled Audible, too many unread books.", "I pay for Audible monthly.")
+    assert not ended_within("I sold my Audible vouchers.", "I pay for Audible monthly.")
+    assert not ended_within("I pay for Audible monthly.", "I pay for Audible monthly.")

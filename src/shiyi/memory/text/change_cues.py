@@ -10,7 +10,7 @@ as settled:
 * no plan, wish, hypothetical or question ("thinking about switching", "if I get the job");
 * no one-off ("this Saturday", "today"), no story of how it used to be ("used to",
   "back when") and nothing said to be still so ("moved my sessions to lunchtimes, still
-  three days a week");
+  the same three days a week"; "still getting used to iOS" says nothing of that);
 * nothing added alongside ("too", "also", "another", "a second");
 * no other person ("my brother sold his car", "我老婆跳槽了") unless the earlier message is
   about them too.
@@ -37,11 +37,14 @@ _CHANGE = re.compile(
 _NOT_SETTLED = re.compile(
     r"\b(?:if|would(?!n)|might|maybe|perhaps|thinking|considering|planning|plan to|going to"
     r"|gonna|want to|wants to|wanna|wish|hope|hoping|should(?!n)|could(?!n)|tempted|used to"
-    r"|back when|before that|when I was|as a kid|this (?:week|weekend|morning|evening"
-    r"|afternoon|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-    r"|tonight|tomorrow|next (?:week|month|year)|also|as well|another|second|extra"
-    r"|one-off|still)\b|\btoo(?=\s*(?:[,.!;]|$))|[?？]|如果|打算|想要|可能|也许|以前|这周|今天"
-    r"|明天|下周|也|还是|仍然|依然",
+    r"|back when|back then|back in (?:my|our|the|those)|before that|when I was|as a kid"
+    r"|in my (?:teens|twenties|thirties|forties|fifties|youth)"
+    r"|this (?:week|weekend|morning|evening|afternoon|monday|tuesday|wednesday|thursday"
+    r"|friday|saturday|sunday)|tonight|tomorrow|next (?:week|month|year)|also|as well"
+    r"|another|second|extra|one-off"
+    r"|still\s+(?:the\s+same|same|every|each|at|on|in|with|there|doing|going|the))\b"
+    r"|\btoo(?=\s*(?:[,.!;]|$))|[?？]|如果|打算|想要|可能|也许|以前|这周|今天|明天|下周|也"
+    r"|还是|仍然|依然",
     re.IGNORECASE,
 )
 _OTHERS = frozenset(KIN - {"dog", "cat", "puppy", "kitten", "family"}) | {
@@ -98,6 +101,24 @@ def says_it_changed(new: str, old: str) -> bool:
     about): a word of change, no plan, wish, one-off, addition or story of the past, and no
     other person than ``old``'s."""
     return said_as_a_change(new) and not (_people(new) - _people(old))
+
+
+# "Moved my membership from PureGym to David Lloyd": the name left behind.
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?:(?:my|our|the)\s+)?(?P<left>(?-i:[A-Z])[\w'’&-]*(?:\s+(?-i:[A-Z])[\w'’&-]*){0,3})"
+    r"\s+(?:over\s+)?to\s+\S",
+    re.IGNORECASE,
+)
+
+
+def left_behind(new: str, old: str) -> bool:
+    """Whether ``new`` moves from a name ``old`` holds to another ("Moved my membership
+    from PureGym to David Lloyd" after "I'm a member at the PureGym on the high street")."""
+    found = _FROM_TO.search(new) if len(new) <= LONGEST else None
+    if found is None:
+        return False
+    left = topic_words(found.group("left"))
+    return bool(left) and left <= topic_words(old)
 
 
 def shared_topic(new: str, old: str) -> frozenset[str]:

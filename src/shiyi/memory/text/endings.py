@@ -78,6 +78,7 @@ _HOLDING = re.compile(
     r"(?P<verb>have|has|own|play|play in|do|practi[cs]e|go to|attend|take|work at|work for"
     r"|work in|sing in|belong to|volunteer at|volunteer with|volunteer for|subscribe to"
     r"|rent|drive|ride|run|coach|teach|train at|study at|live in|use|smoke|drink|eat|learn"
+    r"|pay for|paying for"
     r"|bank with|learning|studying|doing|taking|using|playing|driving|attending|renting"
     r"|a member of|in|on|part of|with|subscribed to|enrolled in|signed up for|signed up to"
     r"|dating|seeing|engaged to|married to|going out with|together with)"
@@ -216,6 +217,14 @@ def _ends(new: str, old: str) -> bool:
     if thing and thing[-1] in _INSTITUTIONS and _NAMED.match(_ended_object(new)):
         return set(ended) <= set(thing)  # "I left St Mary's": "I go to St Mary's school"
     return bool(thing) and (head == thing[-1] or (thing[-1] in _CONTAINERS and head in said))
+
+
+def ended_within(new: str, old: str) -> bool:
+    """Whether what ``new`` ends is all named in ``old`` ("Cancelled Spotify" and "I pay for
+    Spotify Premium"), whether or not ``old`` is a statement of holding it; never for "I
+    sold my Tesla shares" and "I have a Tesla" (the shares are not in it)."""
+    ended = ended_thing(new)
+    return bool(ended) and set(ended) <= set(_stems(_plain(old)))
 
 
 def _together_with(old: str, name: str) -> bool:
