@@ -49,6 +49,7 @@ from statements_data import (
     HELD_BACK_8,
     HELD_BACK_9,
     HELD_BACK_10,
+    HELD_BACK_11,
     PROBES,
     RELATIVES,
     RELATIVES_HELD_BACK,
@@ -83,6 +84,7 @@ SETS = {
     "held-back-8": HELD_BACK_8,
     "held-back-9": HELD_BACK_9,
     "held-back-10": HELD_BACK_10,
+    "held-back-11": HELD_BACK_11,
 }
 
 

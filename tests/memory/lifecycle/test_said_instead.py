@@ -38,3 +38,19 @@ def test_plans_other_people_and_details_replace_nothing(open_memory: MemoryFacto
     ):
         assert memory.remember_outcome(Statement(text)).replaced == ()
     assert all(statuses(memory)[text] == "active" for text in kept)
+
+
+def test_an_ending_of_a_thing_one_statement_names_replaces_it(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    memory.remember("I'm in a quiz team that meets at the Fox and Hounds every Tuesday.")
+    memory.remember("I sing in the Fox and Hounds choir on Fridays, great bunch of people.")
+    left = memory.remember_outcome(
+        Statement("Left the quiz team at the Fox and Hounds, these days I do parkrun instead.")
+    )
+    assert [f.value for f in left.replaced] == [
+        "I'm in a quiz team that meets at the Fox and Hounds every Tuesday."
+    ]
+    assert (
+        statuses(memory)["I sing in the Fox and Hounds choir on Fridays, great bunch of people."]
+        == "active"
+    )

@@ -15,8 +15,9 @@ A statement the user asked to remember replaces one earlier statement of theirs 
 * the two share a topic word (:func:`~shiyi.memory.text.change_cues.shared_topic`);
 * they are not two known, different attributes (one of them has no slot);
 * they mean nearly the same by embedding (:data:`CHANGE_SIMILARITY`), the nearest of the
-  user's facts found by the keyword index; or the update moves "from" a name only that
-  statement holds ("Moved my membership from PureGym to David Lloyd").
+  user's facts found by the keyword index; or the update moves "from" a name, or ends a
+  thing, that only that statement names ("Moved my membership from PureGym to David
+  Lloyd", "Left the Red Lion book club").
 
 Measured on the statements bench's chat sets when it was written (``held-back-7``/``-8``;
 ``held-back-9`` was sealed until after): see ``docs/benchmarks.md``.
@@ -76,8 +77,14 @@ def replaced_by_change(
     ]
     if not candidates:
         return None
-    named = [f for f in candidates if left_behind(fact.value, f.value)]
-    if len(named) == 1:  # "from PureGym to David Lloyd": the one statement naming PureGym
+    # "from PureGym to David Lloyd", "Left the Red Lion book club": the one statement
+    # naming what the update leaves or ends
+    named = [
+        f
+        for f in candidates
+        if left_behind(fact.value, f.value) or (ending and ended_within(fact.value, f.value))
+    ]
+    if len(named) == 1:
         return named[0]
     new, *olds = embedder.embed([fact.value, *(f.value for f in candidates)])
     score, best = max(
