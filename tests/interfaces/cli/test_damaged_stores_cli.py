@@ -136,7 +136,7 @@ def test_a_rebuild_killed_half_way_is_refused_then_finished(cli: Cli) -> None:
     assert refused.returncode == 2 and "shiyi doctor --rebuild-graph` again" in refused.stderr
     finished = cli.run("doctor", "--rebuild-graph")
     assert finished.returncode == 0, finished.stdout
-    assert "rebuilt 4,002 turns and 4,006 entity links" in finished.stdout
+    assert "rebuilt 4,002 turns, 4,006 entity links, 1 facts" in finished.stdout
     healthy = cli.run("doctor")
     assert healthy.returncode == 0, healthy.stdout
     assert "entities 5 " in healthy.stdout  # 'ops' and the remembered turn's 4

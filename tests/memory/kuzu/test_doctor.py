@@ -12,7 +12,7 @@ import pytest
 from shiyi.memory.kuzu.doctor import DoctorOptions, DoctorReport, examine
 from shiyi.memory.kuzu.jobs import SqliteJobQueue
 from shiyi.memory.kuzu.store import EmbeddedStore
-from shiyi.memory.models import EntityRecord, EventRecord, FactRecord
+from shiyi.memory.models import EntityRecord, EventRecord, FactRecord, RelationRecord
 
 DIM = 8
 CHECK = DoctorOptions(dimension=DIM, embedding_model="m")
@@ -146,17 +146,122 @@ def test_an_empty_graph_is_reported_then_rebuilt_from_the_mirror(directory: Path
     assert graph.stat().st_size == 0
     rebuilt = examine(directory, REBUILD)
     fixed = {f.where: f.fixed for f in rebuilt.findings}
-    assert "rebuilt 4 turns and 4 entity links" in fixed["graph.kuzu"]
+    assert "rebuilt 4 turns, 4 entity links, 1 facts and 0 relations" in fixed["graph.kuzu"]
     moved = list(directory.glob("graph.kuzu.damaged-*"))
     assert len(moved) == 1 and moved[0].stat().st_size == 0  # kept, not deleted
     store = EmbeddedStore(directory, dimension=DIM, embedding_model="m")
     try:
         assert [e.id for e in store.recent_events(10)] == ["e3", "e2", "e1", "e0"]
         assert len(store.graph.neighbourhood(["ops"], 1, 10).event_ids) == 4  # links are back
-        assert store.counts()["facts"] == 0  # facts lived only in the graph
+        [fact] = store.get_facts(["f1"])
+        assert (fact.key, fact.value, fact.kind) == ("deploy", "uses vault", "convention")
     finally:
         store.close()
+    # Vectors were only in the graph: the rebuild asked the worker for them again.
+    assert (
+        fixed["vectors"]
+        == "queued 4 turns and 1 facts for embedding (the next shiyi process does it)"
+    )
+    jobs = SqliteJobQueue(directory / "memory.sqlite3")
+    try:
+        queued = {
+            (j.payload["node"], i) for j in jobs.claim(["embed"], 10) for i in j.payload["ids"]
+        }
+        assert queued == {
+            ("event", "e0"),
+            ("event", "e1"),
+            ("event", "e2"),
+            ("event", "e3"),
+            ("fact", "f1"),
+        }
+    finally:
+        jobs.close()
+
+
+def test_a_rebuilt_graph_believes_what_the_damaged_one_believed(directory: Path) -> None:
+    def believe(store: EmbeddedStore) -> None:
+        store.add_events(events(6)[4:])
+        store.upsert_entities([EntityRecord("ana", "person", "Ana", ["annie"])])
+        store.upsert_entities([EntityRecord("ana", "concept", "", ["ana b"])])  # merged
+        store.upsert_entities([EntityRecord("lisbon", "place", "Lisbon")])
+        store.add_relations([RelationRecord("ana", "lisbon", "lives_in", 0.9, 10.0, None, "u")])
+        old = FactRecord(
+            id="f2", key="city", value="Porto", status="superseded", user_id="u",
+            entities=["ana"], source_events=["e4"],
+        )  # fmt: skip
+        new = FactRecord(
+            id="f3", key="city", value="Lisbon", user_id="u", evidence_count=2,
+            entities=["ana", "lisbon"], source_events=["e5"], said_in=["e5"],
+        )  # fmt: skip
+        store.upsert_facts([old, new])
+        store.add_supersedes([("f3", "f2")])
+        gone = FactRecord(id="f4", key="pet", value="a cat", user_id="u", entities=["ana"])
+        store.upsert_facts([gone])
+        store.delete(["f4"])  # forgotten: must not come back
+
+    damage(directory, believe)
+    before = _beliefs(directory)
+    (directory / "graph.kuzu").write_bytes(b"")
+    rebuilt = examine(directory, REBUILD)
+    assert "3 facts and 1 relations" in {f.where: f.fixed for f in rebuilt.findings}["graph.kuzu"]
+    after = _beliefs(directory)
+    assert after == before
+    assert after[0]["f3"].status == "active" and after[0]["f2"].status == "superseded"
+    assert sorted(after[0]["f3"].entities) == ["ana", "lisbon"]
+    assert after[0]["f3"].source_events == ["e5"] and after[0]["f3"].evidence_count == 2
+    assert "f4" not in after[0]
+    assert after[1] == {"f2": "f3"}
+    assert after[2] == ("person", "Ana", ["annie", "ana b"])
+    assert after[3] == [("ana", "lisbon", "lives_in", 0.9, 10.0)]
+
+
+def _beliefs(directory: Path) -> tuple[dict[str, FactRecord], dict[str, str], object, object]:
+    """What the store believes: facts, which replaced which, Ana, and her relations."""
+    store = EmbeddedStore(directory, dimension=DIM, embedding_model="m")
+    try:
+        ids = store.fact_ids(100)
+        facts = {f.id: f for f in store.get_facts(ids)}
+        for fact in facts.values():
+            fact.entities.sort()
+        [ana] = store.find_entities(["ana"])
+        hood = store.neighbourhood(["ana"], 1, 10)
+        relations = [(r.src, r.dst, r.type, r.weight, r.valid_from) for r in hood.relations]
+        return facts, store.superseded_by(ids), (ana.type, ana.display, ana.aliases), relations
+    finally:
+        store.close()
+
+
+def test_a_fact_the_copy_lacks_is_found_and_copied(directory: Path) -> None:
+    damage(directory, lambda s: s.fact_rows.delete(["f1"]))
+    assert problems(examine(directory, CHECK)) == [
+        "fact copy: 1 facts of the graph are missing from memory.sqlite3's copy"
+    ]
+    examine(directory, REPAIR)
     assert examine(directory, CHECK).findings == []
+    (directory / "graph.kuzu").write_bytes(b"")
+    examine(directory, REBUILD)
+    store = EmbeddedStore(directory, dimension=DIM, embedding_model="m")
+    try:
+        assert [f.value for f in store.get_facts(["f1"])] == ["uses vault"]
+    finally:
+        store.close()
+
+
+def test_a_store_from_before_the_copy_is_copied_at_open(directory: Path) -> None:
+    with sqlite3.connect(directory / "memory.sqlite3") as conn:
+        for table in ("fact_rows", "fact_supersedes", "fact_rows_meta", "entity_rows",
+                      "relation_rows", "entity_rows_meta"):  # fmt: skip
+            conn.execute(f"DROP TABLE {table}")
+    conn.close()
+    damage(directory, lambda s: None)  # an open copies what the graph holds
+    (directory / "graph.kuzu").write_bytes(b"")
+    examine(directory, REBUILD)
+    store = EmbeddedStore(directory, dimension=DIM, embedding_model="m")
+    try:
+        assert [f.value for f in store.get_facts(["f1"])] == ["uses vault"]
+        assert [e.name for e in store.find_entities(["ops"])] == ["ops"]
+    finally:
+        store.close()
 
 
 def test_a_damaged_sqlite_file_is_reported_then_rebuilt_from_the_graph(directory: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from shiyi.errors import StorageError
 from shiyi.memory.kuzu.store import EmbeddedStore
-from shiyi.memory.models import EventRecord
+from shiyi.memory.models import EventRecord, FactRecord
 
 DIM = 8
 
@@ -50,6 +50,19 @@ def test_a_missing_graph_beside_a_filled_mirror_is_refused(tmp_path: Path) -> No
     with pytest.raises(StorageError, match=r"graph.kuzu is missing.*3 remembered turns"):
         EmbeddedStore(tmp_path, dimension=DIM, embedding_model="m")
     assert not (tmp_path / "graph.kuzu").exists()
+
+
+def test_an_empty_graph_beside_remembered_facts_alone_is_refused(tmp_path: Path) -> None:
+    """`memory add` stores facts and no turn: the facts' copy alone shows a store was here."""
+    store = EmbeddedStore(tmp_path, dimension=DIM, embedding_model="m")
+    try:
+        store.upsert_facts([FactRecord(id=f"f{i}", key="", value=f"fact {i}") for i in range(2)])
+    finally:
+        store.close()
+    (tmp_path / "graph.kuzu").write_bytes(b"")
+    with pytest.raises(StorageError, match=r"is empty \(0 bytes\).*mirrors 2 facts, so a store"):
+        EmbeddedStore(tmp_path, dimension=DIM, embedding_model="m")
+    assert (tmp_path / "graph.kuzu").stat().st_size == 0
 
 
 def test_a_garbage_graph_is_named_and_left_as_it_was(tmp_path: Path) -> None:

@@ -367,6 +367,20 @@ def test_the_one_slot_a_chatty_message_names_replaces_its_value(
     }
 
 
+def test_a_promotion_to_a_title_of_any_words_replaces_the_job(
+    open_memory: MemoryFactory,
+) -> None:
+    memory = open_memory()
+    memory.remember("I work as a teacher at Hillside.")
+    memory.remember("I was promoted to deputy head last term.")
+    memory.remember("My sister got promoted to charge nurse.")  # hers, not the user's job
+    assert statuses(memory) == {
+        "I work as a teacher at Hillside.": "superseded",
+        "I was promoted to deputy head last term.": "active",
+        "My sister got promoted to charge nurse.": "active",
+    }
+
+
 def test_an_ending_said_in_chat_ends_what_the_user_held(open_memory: MemoryFactory) -> None:
     memory = open_memory()
     memory.remember("I ride a Vespa to the office.")

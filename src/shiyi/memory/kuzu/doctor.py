@@ -175,8 +175,8 @@ def _graph_usable(report: DoctorReport, options: DoctorOptions) -> bool:
         )
         aside = f"moved the damaged file to {done.moved_to.name}; " if done.moved_to else ""
         return (
-            f"{aside}rebuilt {done.events:,} turns and {done.mentions:,} entity links from "
-            f"{SQLITE_NAME} (facts and relations were only in the graph)"
+            f"{aside}rebuilt {done.events:,} turns, {done.mentions:,} entity links, "
+            f"{done.facts:,} facts and {done.relations:,} relations from {SQLITE_NAME}"
         )
 
     report.add(GRAPH_NAME, damage.split(". ")[0], rebuild)
@@ -231,11 +231,12 @@ def _examine_open(
     report.counts += [
         (GRAPH_NAME, _spread(counts, ("events", "facts", "entities", "relations", "sessions"))),
         ("  vectors", _vectors(counts)),
-        (SQLITE_NAME, f"mirror {len(mirrored):,} events"),
+        (SQLITE_NAME, f"mirror {len(mirrored):,} events  {store.fact_rows.count():,} facts"),
         ("  keyword index", f"events {_count(keyword, 'event')}  facts {_count(keyword, 'fact')}"),
         ("  jobs", f"queued {jobs.pending_count():,}  failed {_failed(jobs):,}"),
     ]
     _check_mirror(store, graph_events, mirrored, report, repair)
+    _check_fact_copy(store, fact_ids, forgotten, report, repair)
     # Turns only the mirror holds are not stale for the index: a repair puts them back.
     _check_keywords(store, set(graph_events) | mirrored, fact_ids, keyword, report, repair)
     if options.embeds:
@@ -266,6 +267,38 @@ def _check_mirror(
             f"{len(lost):,} turns the mirror holds are missing from the graph",
             (lambda: _graph_add(store, records)) if repair else None,
         )
+
+
+def _check_fact_copy(
+    store: EmbeddedStore,
+    fact_ids: set[str],
+    forgotten: set[str],
+    report: DoctorReport,
+    repair: bool,
+) -> None:
+    """Facts of the graph the SQLite copy lacks (a crash between the two writes: a graph
+    rebuilt now would lose them), and facts the copy holds that the graph lost."""
+    copied = store.fact_rows.ids() - forgotten
+    short = sorted(fact_ids - copied)
+    if short:
+
+        def copy() -> str:
+            store.fact_rows.put(store.graph.get_facts(short))
+            return f"copied {len(short):,} facts into {SQLITE_NAME}"
+
+        what = f"{len(short):,} facts of the graph are missing from {SQLITE_NAME}'s copy"
+        report.add("fact copy", what, copy if repair else None)
+    lost = copied - fact_ids
+    if lost:
+        what = f"{len(lost):,} facts {SQLITE_NAME} holds are missing from the graph"
+        report.add(GRAPH_NAME, what, (lambda: _facts_back(store, lost)) if repair else None)
+
+
+def _facts_back(store: EmbeddedStore, lost: set[str]) -> str:
+    facts = [f for batch in store.fact_rows.all() for f in batch if f.id in lost]
+    store.upsert_facts(facts)  # the graph, the copy and the keyword index
+    store.add_supersedes([p for p in store.fact_rows.supersedes() if lost.intersection(p)])
+    return f"put {len(facts):,} facts back into the graph (the worker embeds them again)"
 
 
 def _mirror_add(store: EmbeddedStore, events: list[EventRecord]) -> str:
@@ -319,15 +352,18 @@ def _check_vectors(
     store: EmbeddedStore, jobs: SqliteJobQueue, report: DoctorReport, repair: bool
 ) -> None:
     missing = [e.id for e in store.graph.events_missing_embeddings(10**9)]
-    if not missing or jobs.pending_count([INGEST, EMBED]):
+    facts = store.graph.facts_missing_embeddings(10**9)
+    if not (missing or facts) or jobs.pending_count([INGEST, EMBED]):
         return  # none missing, or the worker still owes them
 
     def queue() -> str:
-        for start in range(0, len(missing), _EMBED_CHUNK):
-            jobs.enqueue(EMBED, {"node": "event", "ids": missing[start : start + _EMBED_CHUNK]})
-        return f"queued {len(missing):,} turns for embedding (the next shiyi process does it)"
+        for node, ids in (("event", missing), ("fact", facts)):
+            for start in range(0, len(ids), _EMBED_CHUNK):
+                jobs.enqueue(EMBED, {"node": node, "ids": ids[start : start + _EMBED_CHUNK]})
+        what = _turns_and_facts(missing, facts)
+        return f"queued {what} for embedding (the next shiyi process does it)"
 
-    what = f"{len(missing):,} turns have no vector and no job will embed them"
+    what = f"{_turns_and_facts(missing, facts)} have no vector and no job will embed them"
     report.add("vectors", what, queue if repair else None)
 
 

@@ -3,9 +3,10 @@
 Kuzu treats a missing or 0-byte ``graph.kuzu`` as a new database and creates an empty store
 in its place: every event, fact and entity is silently gone while keyword search still
 returns them from the SQLite mirror beside it.  The mirror (``memory.sqlite3``) is written
-with every event, so when it holds rows the directory *had* a graph, and an absent or empty
-graph file means damage, never a first start.  The damaged file is left untouched: only
-``shiyi doctor --rebuild-graph`` moves it aside, on the user's explicit request.
+with every event and every fact, so when it holds either the directory *had* a graph, and an
+absent or empty graph file means damage, never a first start.  The damaged file is left
+untouched: only ``shiyi doctor --rebuild-graph`` moves it aside, on the user's explicit
+request.
 """
 
 from __future__ import annotations
@@ -20,25 +21,30 @@ REBUILD_COMMAND = "shiyi doctor --rebuild-graph"
 SQLITE_HOLDS = "the event mirror, the keyword index, the job queue and the embedding cache"
 
 
-def mirrored_events(sqlite_path: Path) -> int:
-    """How many events the SQLite mirror beside the graph holds (0 when it has none yet).
+def mirrored(sqlite_path: Path) -> tuple[int, int]:
+    """How many events and facts the SQLite mirror beside the graph holds (0 when it has
+    none yet, or no such table: a store from before it, or not ours).
 
     Read through a plain read-only connection: the store has not opened the file yet, and
     a first start must not create it here.
     """
     if not sqlite_path.exists() or sqlite_path.stat().st_size == 0:
-        return 0
+        return 0, 0
     try:
         conn = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True, timeout=30.0)
     except sqlite3.Error:
-        return 0  # its own opening reports what is wrong with it
+        return 0, 0  # its own opening reports what is wrong with it
     try:
-        row = conn.execute("SELECT count(*) FROM ev_rows").fetchone()
-    except sqlite3.Error:
-        return 0  # no mirror table: a store from before the mirror, or not ours
+        return _count(conn, "ev_rows"), _count(conn, "fact_rows")
     finally:
         conn.close()
-    return int(row[0])
+
+
+def _count(conn: sqlite3.Connection, table: str) -> int:
+    try:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 def rebuild_marker(graph_path: Path) -> Path:
@@ -61,15 +67,20 @@ def check_graph_file(graph_path: Path, sqlite_path: Path) -> None:
         )
     if graph_path.exists() and graph_path.stat().st_size > 0:
         return
-    events = mirrored_events(sqlite_path)
-    if events == 0:
+    events, facts = mirrored(sqlite_path)
+    if events == 0 and facts == 0:
         return
     state = "is empty (0 bytes)" if graph_path.exists() else "is missing"
     raise StorageError(
         f"the memory graph {graph_path} {state}, but {sqlite_path.name} beside it mirrors "
-        f"{events:,} remembered turns, so a store existed here; shiyi will not create an empty "
+        f"{_held(events, facts)}, so a store existed here; shiyi will not create an empty "
         f"one over it. {graph_path.name} holds {GRAPH_HOLDS}. {damaged_graph_fix(graph_path)}"
     )
+
+
+def _held(events: int, facts: int) -> str:
+    parts = [f"{events:,} remembered turns"] if events else []
+    return " and ".join([*parts, *([f"{facts:,} facts"] if facts else [])])
 
 
 def damaged_graph_fix(graph_path: Path) -> str:
@@ -77,9 +88,9 @@ def damaged_graph_fix(graph_path: Path) -> str:
     return (
         f"Fix: stop every shiyi process using {graph_path.parent}, then restore {graph_path} "
         f"from a backup; or run `{REBUILD_COMMAND}`, which moves the damaged file aside "
-        f"(never deletes it) and rebuilds the turns and their entity links from "
-        f"{graph_path.parent / 'memory.sqlite3'} (facts and relations live only in the graph "
-        "and are not recovered; the turns are re-embedded by the background worker)"
+        f"(never deletes it) and rebuilds the turns, facts, entities and relations from "
+        f"{graph_path.parent / 'memory.sqlite3'} (access counts start again; the turns and "
+        "facts are re-embedded by the background worker)"
     )
 
 

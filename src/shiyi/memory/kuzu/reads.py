@@ -32,6 +32,7 @@ from shiyi.memory.models import (
     Neighbourhood,
     NodeKind,
     RelationFilter,
+    RelationRecord,
     Scored,
 )
 from shiyi.memory.text.entities import normalize_name
@@ -200,6 +201,41 @@ class GraphReads:
         rows = self._read("MATCH (e:Event)-[:MENTIONS]->(n:Entity) RETURN e.id, n.name, e.ts")
         for start in range(0, len(rows), batch):
             yield [(str(r[0]), str(r[1]), float(r[2] or 0.0)) for r in rows[start : start + batch]]
+
+    def all_facts(self, batch: int = 2000) -> Iterator[list[FactRecord]]:
+        """Every fact with its links, in batches (copying them elsewhere is rare)."""
+        ids = [str(r[0]) for r in self._read("MATCH (f:Fact) RETURN f.id ORDER BY f.id")]
+        for start in range(0, len(ids), batch):
+            yield self.get_facts(ids[start : start + batch])
+
+    def all_supersedes(self) -> list[tuple[str, str]]:
+        """Every SUPERSEDES edge as (newer fact id, older fact id)."""
+        rows = self._read("MATCH (n:Fact)-[:SUPERSEDES]->(o:Fact) RETURN n.id, o.id")
+        return [(str(n), str(o)) for n, o in rows]
+
+    def all_entities(self) -> list[EntityRecord]:
+        rows = self._read("MATCH (n:Entity) RETURN n.name, n.type, n.display, n.aliases")
+        return [q.entity_from_row(r) for r in rows]
+
+    def all_relations(self) -> list[RelationRecord]:
+        rows = self._read(
+            "MATCH (a:Entity)-[r:RELATED_TO]->(b:Entity) RETURN a.name, b.name, r.type,"
+            " r.weight, r.valid_from, r.valid_to, r.user_id, r.agent_id"
+        )
+        return [
+            RelationRecord(str(a), str(b), str(t), float(w or 1.0), vf, vt, str(u or ""),
+                           str(g or ""))
+            for a, b, t, w, vf, vt, u, g in rows
+        ]  # fmt: skip
+
+    def facts_missing_embeddings(self, limit: int) -> list[str]:
+        """Ids of facts without a vector (after a rebuild: the worker embeds them again)."""
+        rows = self._read(
+            "MATCH (f:Fact) WHERE NOT EXISTS { MATCH (v:FactVec) WHERE v.id = f.id }"
+            " RETURN f.id ORDER BY f.id LIMIT $n",
+            {"n": max(limit, 0)},
+        )
+        return [str(r[0]) for r in rows]
 
     def fact_ids(self, limit: int) -> list[str]:
         """Ids of stored facts, newest first (for export and re-embedding)."""

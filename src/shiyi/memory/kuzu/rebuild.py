@@ -4,11 +4,12 @@
 store copies the events and mentions into a new mirror (its backfill), and the doctor's
 checks then re-index the keywords.  The other way round needs :func:`rebuild_graph`.
 
-The mirror (``memory.sqlite3``) holds every event record as written and every MENTIONS pair,
-so the turns, their sessions and NEXT chains, and their entity links come back.  Facts,
-relations, entity types and aliases, access counts and vectors live only in the graph: they
-are lost (the vectors are recomputed by the worker from the re-queued turns).  The damaged
-file is moved aside, never deleted.
+The mirror (``memory.sqlite3``) holds every event record as written, every MENTIONS pair,
+every fact with its links and SUPERSEDES pairs, and every entity (type, aliases) and
+relation, so all of these come back: the turns with their sessions and NEXT chains, what
+memory believes and which statement replaced which.  Access counts and vectors live only in
+the graph: the counts start again, and the doctor's vector check queues the turns and facts
+for the worker to embed again.  The damaged file is moved aside, never deleted.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pathlib import Path
 from shiyi.errors import StorageError
 from shiyi.index.sqlite_file import SqliteFile
 from shiyi.memory.kuzu.connection import KuzuGraph
+from shiyi.memory.kuzu.entity_rows import EntityRows
 from shiyi.memory.kuzu.event_rows import EventRows
+from shiyi.memory.kuzu.fact_rows import FactRows
 from shiyi.memory.kuzu.guard import check_graph_file, rebuild_marker
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.kuzu.probe import check_graph_opens
@@ -38,6 +41,8 @@ class RebuiltGraph:
     """Where the damaged file went (None: there was no file)."""
     events: int
     mentions: int
+    facts: int = 0
+    relations: int = 0
 
 
 def move_damaged(path: Path) -> Path | None:
@@ -75,6 +80,7 @@ def rebuild_graph(
     marker = rebuild_marker(graph_path)
     try:
         rows, mentions = EventRows(mirror), MentionRows(mirror)
+        facts, entities = FactRows(mirror), EntityRows(mirror)
         _write_durably(marker, f"rebuilding {graph_path.name} from {sqlite_path.name}\n")
         moved = move_damaged(graph_path)
         graph = KuzuGraph(graph_path, dimension=dimension, embedding_model=embedding_model)
@@ -84,16 +90,38 @@ def rebuild_graph(
                 for batch in rows.all()
             )
             pairs = [pair for pair in mentions.pairs() if pair[0] not in forgotten]
-            names = sorted({name for _, name in pairs})
-            graph.upsert_entities([EntityRecord(name, display=name) for name in names])
+            _copy_entities(graph, entities, {name for _, name in pairs})
             for start in range(0, len(pairs), _LINK_BATCH):
                 graph.link_mentions(pairs[start : start + _LINK_BATCH])
+            copied = _copy_facts(graph, facts, forgotten)
+            relations = entities.relations()
+            graph.add_relations(relations)
         finally:
             graph.close()
     finally:
         mirror.close()
     marker.unlink()
-    return RebuiltGraph(moved, events, len(pairs))
+    return RebuiltGraph(moved, events, len(pairs), copied, len(relations))
+
+
+def _copy_entities(graph: KuzuGraph, entities: EntityRows, mentioned: set[str]) -> None:
+    """Every copied entity, and the mentioned ones a store from before the copy lacks."""
+    held = {e.name: e for e in entities.entities()}
+    bare = [EntityRecord(name, display=name) for name in sorted(mentioned - held.keys())]
+    graph.upsert_entities([*held.values(), *bare])
+
+
+def _copy_facts(graph: KuzuGraph, facts: FactRows, forgotten: AbstractSet[str]) -> int:
+    """Facts with their ABOUT and DERIVED_FROM links (to what the new graph holds), then
+    which replaced which; nothing a pending forget names."""
+    copied = 0
+    for batch in facts.all():
+        kept = [f for f in batch if f.id not in forgotten]
+        graph.upsert_facts(kept)
+        copied += len(kept)
+    pairs = [(n, o) for n, o in facts.supersedes() if n not in forgotten and o not in forgotten]
+    graph.add_supersedes(pairs)
+    return copied
 
 
 def _write_durably(path: Path, text: str) -> None:

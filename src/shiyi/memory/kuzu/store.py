@@ -24,7 +24,9 @@ from shiyi.index.sqlite_file import (
 )
 from shiyi.memory.kuzu import visible
 from shiyi.memory.kuzu.connection import KuzuGraph
+from shiyi.memory.kuzu.entity_rows import EntityRows
 from shiyi.memory.kuzu.event_rows import EventRows
+from shiyi.memory.kuzu.fact_rows import FactRows
 from shiyi.memory.kuzu.guard import check_graph_file, damaged_sqlite_message
 from shiyi.memory.kuzu.mention_rows import MentionRows
 from shiyi.memory.kuzu.probe import check_graph_opens, forget_clean_close, record_clean_close
@@ -109,6 +111,10 @@ class EmbeddedStore:
             self.mention_rows = MentionRows(self.sqlite)
             self.mention_rows.backfill(self.graph.all_mentions)
             self.mention_rows.fill_owners()
+            self.fact_rows = FactRows(self.sqlite)
+            self.fact_rows.backfill(self.graph.all_facts, self.graph.all_supersedes)
+            self.entity_rows = EntityRows(self.sqlite)
+            self.entity_rows.backfill(self.graph.all_entities, self.graph.all_relations)
             self._tell_graph_owners()
             self._backfill_keyword_owners()
         except BaseException:
@@ -179,6 +185,7 @@ class EmbeddedStore:
 
     def upsert_entities(self, entities: Sequence[EntityRecord]) -> None:
         self.graph.upsert_entities(entities)
+        self.entity_rows.upsert(entities)
 
     def link_mentions(self, pairs: Sequence[tuple[str, str]]) -> None:
         self.graph.link_mentions(pairs)
@@ -186,9 +193,11 @@ class EmbeddedStore:
 
     def add_relations(self, relations: Sequence[RelationRecord]) -> None:
         self.graph.add_relations(relations)
+        self.entity_rows.relate(relations)
 
     def upsert_facts(self, facts: Sequence[FactRecord]) -> None:
         self.graph.upsert_facts(facts)
+        self.fact_rows.put(facts)
         self.keywords.add(
             [(f.id, "fact", f.text) for f in facts], {f.id: owner_of(f) for f in facts}
         )
@@ -201,6 +210,7 @@ class EmbeddedStore:
         # Before the graph: a crash in between leaves the mirror short, never stale.
         self.event_rows.delete(ids)
         self.mention_rows.delete_events(ids)
+        self.fact_rows.delete(ids)
         removed = self.graph.delete(ids)
         self.keywords.delete(ids)
         return removed
@@ -312,6 +322,7 @@ class EmbeddedStore:
 
     def add_supersedes(self, pairs: Sequence[tuple[str, str]]) -> None:
         self.graph.add_supersedes(pairs)
+        self.fact_rows.supersede(pairs)
 
     def superseded_by(self, fact_ids: Sequence[str]) -> dict[str, str]:
         return self.graph.superseded_by(fact_ids)
@@ -325,7 +336,9 @@ class EmbeddedStore:
         return self.graph.facts_derived_from(event_ids)
 
     def expire_facts(self, now: float) -> list[str]:
-        return self.graph.expire_facts(now)
+        expired = self.graph.expire_facts(now)
+        self.fact_rows.put(self.graph.get_facts(expired))
+        return expired
 
     def fact_groups(self) -> list[tuple[str, str, str, str, int, float]]:
         return self.graph.fact_groups()
@@ -344,6 +357,7 @@ class EmbeddedStore:
 
     def delete_entities(self, names: Sequence[str]) -> int:
         self.mention_rows.delete_entities(names)
+        self.entity_rows.delete(names)
         return self.graph.delete_entities(names)
 
     def delete_orphan_sessions(self, user_id: str) -> int:

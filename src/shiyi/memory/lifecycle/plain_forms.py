@@ -13,7 +13,7 @@ sentence it means before they read it:
   are "my gym is X", "my bank is X";
 * one value taking another's place: "The Bear has replaced Severance as my favourite show"
   is "my favourite show is The Bear";
-* a rise: "I got promoted to senior developer" is "I'm a senior developer";
+* a rise: "I got promoted to head of science" is "I work as a head of science";
 * an amount moved to a new value: "My landlord put the rent up to £1,100", "I upped my
   savings to £400 a month" are "my rent is £1,100", "my savings is £400 a month";
 * whom one reports to: "I report to Priya Shah" is "my manager is Priya Shah".
@@ -65,9 +65,10 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"^(?P<value>{_NAME})\s+(?:has\s+)?(?:now\s+)?(?:replaced|taken over from"
          rf"|overtaken)\s+{_NAME}\s+as\s+my\s+(?P<owned>[a-z]+(?:\s+[a-z]+)?){_WHEN}",
          "my {owned} is {value}"),
-        # "I got promoted to senior developer last week": I'm a senior developer
+        # "I got promoted to head of science last week": I work as a head of science (a
+        # promotion is to a job, whatever its words)
         (rf"{_I}\s+(?:got|been|was)\s+promoted\s+to\s+(?P<role>[a-z]+(?:\s+[a-z]+){{0,3}}?)"
-         rf"{_WHEN}", "I'm a {role}"),
+         rf"{_WHEN}", "I work as a {role}"),
         # "My landlord put the rent up to £1,100": my rent is £1,100
         (rf"^(?!(?:they|he|she|it|you|someone|people)\b)(?:(?:my|our|the)\s+)?(?:[a-z]+\s+)?"
          rf"(?:(?:i|we)(?:['’]ve|\s+have)?\s+)?"
