@@ -74,6 +74,13 @@ def test_stop_words_dropped_but_numbers_never() -> None:
     assert tokenize("the a is 的 了 是 1 0 x") == ["1", "0"]
 
 
+def test_a_stop_word_leaves_no_stem_behind() -> None:
+    # Snowball stems "does" as "doe" and "very" as "veri": as terms they matched every
+    # "does" and "very" of the memory as if they were content words.
+    assert tokenize("Does she go? Very much so, DOES it", stems=True) == ["go", "much"]
+    assert tokenize("a doe and her fawn", stems=True) == ["doe", "fawn"]
+
+
 def test_fts_syntax_is_just_text() -> None:
     assert tokenize('NEAR("foo"* -bar :baz)') == ["near", "foo", "bar", "baz"]
 

@@ -303,7 +303,9 @@ def _expanded(word: str, stems: bool, negated: bool) -> tuple[str, ...]:
     terms = [term.lower() for term in _word_terms(word)]
     # Only plain words ("Painted", "studies", a shouted "PAINTED"): identifiers and their
     # parts stay exact ("getUser", "parse_config").
-    if stems and not negated and _stemmable(lower) and _cased_as_a_word(word):
+    # A stop word's stem is no term either ("does" -> "doe", "very" -> "veri" matched every
+    # "does" and "very" as a content word would).
+    if stems and not negated and _stemmable(lower) and _cased_as_a_word(word) and _keep(lower):
         root = _root(lower)
         if root != lower:
             terms.append(root)
