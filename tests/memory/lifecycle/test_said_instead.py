@@ -54,3 +54,23 @@ def test_an_ending_of_a_thing_one_statement_names_replaces_it(open_memory: Memor
         statuses(memory)["I sing in the Fox and Hounds choir on Fridays, great bunch of people."]
         == "active"
     )
+
+
+def test_among_two_of_the_same_days_the_one_sharing_a_name_is_replaced(
+    open_memory: MemoryFactory,
+) -> None:
+    """The weekend job embeds nearer the update (0.62) than the charity shop it changes
+    (0.55); the shop's name says which one changed."""
+    memory = open_memory()
+    shop = "I help out at the Barnardo's charity shop on Saturday mornings."
+    desk = "I work weekend shifts on the Travelodge front desk, Saturday and Sunday."
+    memory.remember(shop)
+    memory.remember(desk)
+    moved = memory.remember_outcome(
+        Statement(
+            "Moved my Barnardo's shifts to Thursdays now instead of Saturdays, so weekends"
+            " are free."
+        )
+    )
+    assert [f.value for f in moved.replaced] == [shop]
+    assert statuses(memory)[desk] == "active"

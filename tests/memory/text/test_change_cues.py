@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.text.change_cues import said_as_a_change, says_it_changed, shared_topic
+from shiyi.memory.text.change_cues import (
+    left_instead,
+    said_as_a_change,
+    says_it_changed,
+    shared_names,
+    shared_topic,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,3 +70,19 @@ def test_a_move_from_a_name_the_earlier_statement_holds_leaves_it_behind() -> No
 def test_a_story_of_the_past_is_no_change() -> None:
     assert not said_as_a_change("Back in my twenties I ran every morning, can't imagine it now")
     assert said_as_a_change("Left the bakery back in March, I'm at a café now")
+
+
+def test_names_inside_a_sentence_are_shared_but_not_days_or_its_first_word() -> None:
+    assert shared_names(
+        "I'm at the Barnardo's shop on Thursdays now", "I help at Barnardo's on Tuesdays"
+    ) == {"barnardo"}
+    assert shared_names("Now I go on Tuesdays in May", "I went on Tuesdays in May") == set()
+    assert shared_names("Crown shifts are over. Crown is sold", "Behind the bar at the Crown") == (
+        set()
+    )  # a sentence's first word is capitalised anyway
+
+
+def test_what_an_update_is_done_instead_of() -> None:
+    assert left_instead("I take the bus now instead of cycling, my knee") == {"cycl"}
+    assert left_instead("Tea rather than coffee these days") == {"coffe"}
+    assert left_instead("I switched to tea") == frozenset()

@@ -14,6 +14,10 @@ A statement the user asked to remember replaces one earlier statement of theirs 
   word of change; no plan, wish, one-off, addition or other person);
 * the two share a topic word (:func:`~shiyi.memory.text.change_cues.shared_topic`);
 * they are not two known, different attributes (one of them has no slot);
+* among several such statements, the ones sharing a name with it ("at the Oxfam shop
+  now": the Oxfam statement, not "I work weekends on reception at the Premier Inn", which
+  embeds nearer), then the ones holding what it is done "instead of" ("... instead of
+  Saturdays");
 * they mean nearly the same by embedding (:data:`CHANGE_SIMILARITY`), the nearest of the
   user's facts found by the keyword index; or the update moves "from" a name, or ends a
   thing, that only that statement names ("Moved my membership from PureGym to David
@@ -33,9 +37,12 @@ from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.change_cues import (
     left_behind,
+    left_instead,
     said_as_a_change,
     says_it_changed,
+    shared_names,
     shared_topic,
+    topic_words,
 )
 from shiyi.memory.text.endings import ended_thing, ended_within
 
@@ -77,6 +84,11 @@ def replaced_by_change(
     ]
     if not candidates:
         return None
+    # A name both hold says what the update is about ("my Barnardo's shifts": the Barnardo's
+    # statement, not a weekend job that embeds nearer); then what it is done "instead of".
+    candidates = [f for f in candidates if shared_names(fact.value, f.value)] or candidates
+    if instead := left_instead(fact.value):
+        candidates = [f for f in candidates if instead & topic_words(f.value)] or candidates
     # "from PureGym to David Lloyd", "Left the Red Lion book club": the one statement
     # naming what the update leaves or ends
     named = [

@@ -121,6 +121,41 @@ def left_behind(new: str, old: str) -> bool:
     return bool(left) and left <= topic_words(old)
 
 
+_INSTEAD_OF = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<left>[^,.;:!?]{1,60})",
+    re.IGNORECASE,
+)
+
+
+def left_instead(new: str) -> frozenset[str]:
+    """The topic words of what ``new`` is done "instead of" ("I do Wednesdays at the Oxfam
+    shop now instead of Saturdays": saturday); empty when it names none."""
+    found = _INSTEAD_OF.search(new) if len(new) <= LONGEST else None
+    return topic_words(found.group("left")) if found else frozenset()
+
+
+_CALENDAR = frozenset(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+     "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december", "christmas", "easter")
+)  # fmt: skip
+# A capitalised word inside a sentence (not its first): "the Oxfam shop", "at Harland's".
+_POSSESSIVE = re.compile(r"['’]s?$")
+_INNER_NAME = re.compile(r"(?<![.!?]\s)(?<=\s)(?-i:[A-Z])[A-Za-z'’&-]+")
+
+
+def shared_names(new: str, old: str) -> frozenset[str]:
+    """The names both statements hold (capitalised inside a sentence; not "I", a weekday,
+    a month or a holiday): "Oxfam" in "I do Wednesdays at the Oxfam shop now" and "I
+    volunteer at the Oxfam bookshop on Saturdays"."""
+    return _names(new) & _names(old) if max(len(new), len(old)) <= LONGEST else frozenset()
+
+
+def _names(text: str) -> frozenset[str]:
+    words = (_POSSESSIVE.sub("", m.group().casefold()) for m in _INNER_NAME.finditer(text))
+    return frozenset(w for w in words if len(w) > 1 and w.removesuffix("s") not in _CALENDAR)
+
+
 def shared_topic(new: str, old: str) -> frozenset[str]:
     """The topic words both mention (stems; two-character runs of Chinese, of which two
     must be shared).  Numbers are
