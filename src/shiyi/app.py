@@ -27,6 +27,7 @@ from shiyi.agent.persona import load_persona
 from shiyi.agent.plan import CurrentPlan
 from shiyi.agent.plan_tools import plan_tools
 from shiyi.config.hosts import is_loopback_url
+from shiyi.config.private_dir import ensure_private_dir
 from shiyi.config.settings import Settings
 from shiyi.context.summaries import SummaryStore
 from shiyi.errors import ShiyiError
@@ -242,6 +243,7 @@ class App:
         self.models = models
         self.memory = memory
         self._owns_memory = owns_memory
+        ensure_private_dir(settings.data_dir)
         self.log = SessionLog(settings.sessions_db)
         self.summaries = SummaryStore(settings.data_dir / "summaries.sqlite3")
         self.persona = load_persona(settings)

@@ -13,6 +13,7 @@ over :class:`~shiyi.memory.operations.MemoryOperations` catches one class, local
     ├── ConfigError              the configuration is missing, malformed or inconsistent
     ├── ModelError               a model call failed (``retryable``, ``status``, ``retry_after``)
     │   ├── ModelUnavailable     the model cannot be used at all
+    │   ├── ContextTooLong       the prompt does not fit the model's context (the caller's to fix)
     │   ├── EndpointBusy         background work gave way to a conversation on its endpoint
     │   └── PullError            a GGUF download failed or did not verify
     ├── ToolError                a tool refused or failed; the model reads the message
@@ -91,6 +92,17 @@ class ModelError(ShiyiError):
 
 class ModelUnavailable(ModelError):
     """The model cannot be used at all (missing weights, missing package, bad endpoint)."""
+
+
+class ContextTooLong(ModelError):
+    """The prompt does not fit the model's context window.  Retrying cannot help: the
+    message or the conversation must be shorter (OpenAI answers it with 400
+    ``context_length_exceeded``, which its SDK does not retry)."""
+
+    code = "context_length_exceeded"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False, status=400)
 
 
 class EndpointBusy(ModelError):

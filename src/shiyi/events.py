@@ -106,6 +106,9 @@ class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     message: str
     retryable: bool = False
+    code: str = ""
+    """What kind of failure, when the caller can act on it: ``context_length_exceeded``
+    (the message or conversation is too long for the model; a retry cannot help)."""
 
 
 class Routed(_Event):

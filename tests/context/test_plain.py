@@ -65,3 +65,20 @@ def test_shiyi_writes_no_run_of_words_a_model_could_echo() -> None:
     for text in (PLAIN_SYSTEM, MEMORY_LABEL, "Files here:", "read_file returned:"):
         assert len(text.split()) < RUN_WORDS or text == PLAIN_SYSTEM
     assert len(PLAIN_SYSTEM.split(".")[0].split()) < RUN_WORDS
+
+
+def test_a_huge_memory_or_earlier_message_is_cut_the_request_is_not() -> None:
+    """One remembered 100 KB paste made every later request that recalled it overflow a
+    small model's 8,192-token context; the request itself is never shortened."""
+    huge = "tall " * 20_000
+    history = [
+        Message("user", huge),
+        Message("assistant", "Noted."),
+        Message("user", "Write a short poem about a tall giraffe"),
+    ]
+    request = plain_request(history, memories=[f"My giraffe notes: {huge}", "I like tea"])
+    assert sum(len(m.content) for m in request) < 3_000
+    assert "- I like tea" in request[0].content  # the other memories keep their place
+    assert request[-1].content == "Write a short poem about a tall giraffe"
+    asked = plain_request([Message("user", huge)])
+    assert asked[-1].content == huge

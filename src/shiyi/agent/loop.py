@@ -38,7 +38,7 @@ from shiyi.agent.stops import Cancellation, _OutOfTime, _Stop
 from shiyi.agent.tool_turn import ToolTurns
 from shiyi.agent.transcript import Transcript
 from shiyi.context.plain import PLAIN_MAX_TOKENS
-from shiyi.errors import ModelError
+from shiyi.errors import ContextTooLong, ModelError
 from shiyi.events import (
     ErrorEvent,
     Event,
@@ -243,7 +243,8 @@ class RunLoop:
             status, detail = stop.status, stop.detail
         except ModelError as exc:
             status, detail = "failed", str(exc)
-            yield ErrorEvent(message=str(exc), retryable=exc.retryable)
+            code = exc.code if isinstance(exc, ContextTooLong) else ""
+            yield ErrorEvent(message=str(exc), retryable=exc.retryable, code=code)
         except asyncio.CancelledError:
             status, detail = "cancelled", self._cancellation.reason or "the caller went away"
             self._finish(status, detail)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from shiyi.llm.types import Message
 
@@ -42,6 +43,12 @@ _NUMBERED = re.compile(r"^ *\d+\| ?", re.M)
 _TOOL_NOTE = re.compile(r"\n*\[(?:shiyi\]|from this session's tool memory).*", re.S)
 _RESULT_CHARS = 4000
 """A tiny model's context is small and it reads slowly: a longer result is cut."""
+MEMORY_CHARS = 300
+"""A recalled memory is cut to this, as in the ``<memory>`` block
+(:func:`~shiyi.memory.recall.present.format_hits`): one remembered 100 KB paste had made every
+later prompt that recalled it overflow an 8,192-token context."""
+EARLIER_CHARS = 2000
+"""An earlier message of the session is cut to this: it is context, not the request."""
 
 
 def plain_request(
@@ -54,7 +61,9 @@ def plain_request(
     """The request for an answer in words to the newest user message of ``history``."""
     opening = []
     if memories:
-        lines = "\n".join(f"- {' '.join(text.split())}" for text in memories)
+        lines = "\n".join(
+            f"- {_clipped(' '.join(text.split()), MEMORY_CHARS)}" for text in memories
+        )
         opening.append(Message("system", f"{system}\n{MEMORY_LABEL}\n{lines}"))
     at = _newest_user(history)
     if at is None:
@@ -62,10 +71,21 @@ def plain_request(
     earlier = [m for m in history[:at] if _plain(m)][-EARLIER_MESSAGES:]
     while earlier and earlier[0].role != "user":
         earlier = earlier[1:]  # a template may insist on a user turn first
-    sections = list(facts)
+    earlier = [_cut(m, EARLIER_CHARS) for m in earlier]
+    sections = [_clipped(fact, MEMORY_CHARS) for fact in facts]
     sections += tool_results(history[at + 1 :])
     sections.append(history[at].content)
     return [*opening, *earlier, Message("user", "\n\n".join(sections))]
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _cut(message: Message, limit: int) -> Message:
+    if len(message.content) <= limit:
+        return message
+    return replace(message, content=_clipped(message.content, limit))
 
 
 def tool_results(messages: Sequence[Message]) -> list[str]:

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from shiyi.config.private_dir import ensure_private_dir
 from shiyi.config.settings import MemorySettings, Settings
 from shiyi.errors import ConfigError, ShiyiError
 from shiyi.index.embeddings import build_embedder
@@ -120,6 +121,7 @@ class Memory:
         others: the queue is in the database, so any number of processes may work on it.
         """
         config = settings.memory
+        ensure_private_dir(settings.data_dir)
         exclusive = not shared or config.store == "embedded"
         store, local_db = open_store(settings, switch_model=switch_model, exclusive=exclusive)
         jobs: JobQueue | None = None

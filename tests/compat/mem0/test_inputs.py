@@ -49,12 +49,14 @@ def test_unknown_ids(mem0: Memory) -> None:
 
 def test_other_bad_arguments(mem0: Memory) -> None:
     memory_id = mem0.add("Likes tea", user_id="alice")["results"][0]["id"]
-    with pytest.raises(MemoryRequestError, match="data must be the memory's new text"):
+    with pytest.raises(MemoryRequestError, match="data must be the memory's new text, not empty"):
         mem0.update(memory_id, "")
     with pytest.raises(MemoryRequestError, match="limit must be a positive integer"):
         mem0.search("tea", user_id="alice", limit=0)
     with pytest.raises(MemoryRequestError, match=r"only equality or \{'in'"):
         mem0.search("tea", user_id="alice", filters={"category": {"gte": 3}})
+    with pytest.raises(MemoryRequestError, match="logical operators are not supported"):
+        mem0.search("tea", user_id="alice", filters={"AND": [{"category": "drinks"}]})
     with pytest.raises(MemoryRequestError, match="timestamp must be epoch seconds or ISO"):
         mem0.add("x", user_id="alice", metadata={"timestamp": "yesterday"})
     with pytest.raises(MemoryRequestError, match="metadata must be a dict"):

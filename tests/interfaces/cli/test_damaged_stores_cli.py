@@ -140,3 +140,15 @@ def test_a_rebuild_killed_half_way_is_refused_then_finished(cli: Cli) -> None:
     healthy = cli.run("doctor")
     assert healthy.returncode == 0, healthy.stdout
     assert "entities 5 " in healthy.stdout  # 'ops' and the remembered turn's 4
+
+
+def test_doctor_on_a_mistyped_data_dir_says_there_is_nothing_and_makes_nothing(
+    cli: Cli, tmp_path: Path
+) -> None:
+    typo = tmp_path / "shiyi-hmoe"
+    cli.env["SHIYI_HOME"] = str(typo)
+    checked = cli.run("doctor")
+    assert checked.returncode == 1
+    assert f"no shiyi data at {typo}: nothing to check" in checked.stderr
+    assert "every copy agrees" not in checked.stdout
+    assert not typo.exists()

@@ -81,6 +81,36 @@ def test_serve_subprocess_serves_two_cli_processes(cli: Cli) -> None:
     assert read_owner(home(cli)) is None  # a clean shutdown removes its record
 
 
+def test_with_only_users_configured_the_owners_own_commands_still_work(cli: Cli) -> None:
+    """server.users and no server.token: the configured identity had no token, and the
+    CLI's commands met 401 while the server ran."""
+    cli.script([{"text": "hello"}])
+    users = '  users:\n    - {token: "alice-token-0123456789", user_id: alice}\n'
+    cli.config((cli.workspace / "shiyi.yaml").read_text() + f"server:\n{users}"
+               "memory:\n  embedder: none\n")  # fmt: skip
+    server = start_owner(cli, "serve", "--port", "0")
+    try:
+        added = cli.run("memory", "add", "I keep bees on the allotment")
+        assert added.returncode == 0, added.stderr
+        assert f"using the running service of pid {server.pid}" in added.stderr
+        found = cli.run("memory", "search", "bees", "--mode", "keyword")
+        assert found.returncode == 0 and "allotment" in found.stdout, found.stderr
+        owner = read_owner(home(cli))
+        assert owner is not None and owner.token  # the owner's own, in the 0600 record
+        alice = httpx.get(
+            f"{owner.address}/v1/memory/search",
+            params={"q": "bees"},
+            headers={"Authorization": "Bearer alice-token-0123456789"},
+            timeout=10,
+        )
+        assert alice.status_code == 200 and "allotment" not in alice.text  # not hers
+        nobody = httpx.get(f"{owner.address}/v1/memory/search", params={"q": "bees"}, timeout=10)
+        assert nobody.status_code == 401
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+
 def test_stale_owner_after_kill_9_is_cleared(cli: Cli) -> None:
     cli.script([{"text": "hello"}])
     server = start_owner(cli, "serve", "--port", "0")

@@ -35,6 +35,13 @@ async def stdio_scenario(cli: Cli) -> dict[str, Any]:
         assert slipped["read_as"] == {"grean": "green"}
         assert slipped["_text"].startswith('Searched "grean" as "green".\n')
         assert "no memory" in await error(client, "get_memory", id="fact_nothing")
+        # a fact as long as the HTTP API takes at most, and no longer: a 560 KB one had made
+        # every later list of memories outgrow the client's 1 MiB event limit
+        too_long = await error(client, "add_memory", text="paddle " * 15_000)
+        assert "100000" in too_long.replace(",", "") and "text" in too_long
+        assert "at least 1" in await error(client, "add_memory", text="")
+        nothing = await error(client, "update_memory", id=fact_id)
+        assert "give what to change" in nothing
         return added
 
 

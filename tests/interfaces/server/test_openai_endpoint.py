@@ -11,7 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from shiyi.config.server_settings import AgentProfile
-from shiyi.errors import ModelError
+from shiyi.errors import ContextTooLong, ModelError
 from shiyi.llm.scripted import ScriptedReply, ScriptedRequest, call, reply
 from shiyi.llm.types import Usage
 from tests.interfaces.server.conftest import Live, LiveFactory
@@ -213,6 +213,30 @@ def test_a_busy_model_is_a_503(live: LiveFactory) -> None:
             model="shiyi", messages=[{"role": "user", "content": "x"}]
         )
     assert failed.value.status_code == 503
+
+
+def test_a_prompt_too_long_for_the_model_is_the_callers_400_never_retried(
+    live: LiveFactory,
+) -> None:
+    too_long = ContextTooLong(
+        "The prompt has 20045 tokens but the local model's context holds 8192"
+    )
+    server = live([too_long], repeat_last=True, token=SecretStr(TOKEN))
+    client = openai.OpenAI(base_url=f"{server.url}/v1", api_key=TOKEN)  # the SDK's 2 retries
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(
+            model="shiyi", messages=[{"role": "user", "content": "zebra " * 50}]
+        )
+    assert refused.value.status_code == 400
+    assert refused.value.code == "context_length_exceeded"
+    assert "20045 tokens" in refused.value.message
+    assert len(server.model.requests) == 1  # a 500 had made the SDK send it three times
+    with pytest.raises(openai.APIError, match="20045 tokens"):
+        list(
+            client.chat.completions.create(
+                model="shiyi", messages=[{"role": "user", "content": "y"}], stream=True
+            )
+        )
 
 
 def _ask(client: openai.OpenAI, messages: list[dict[str, str]], **extra: Any) -> tuple[str, str]:

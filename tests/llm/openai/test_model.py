@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from shiyi.config.settings import ModelPrice
-from shiyi.errors import ModelError, ModelUnavailable
+from shiyi.errors import ContextTooLong, ModelError, ModelUnavailable
 from shiyi.llm.openai.model import OpenAICompatModel
 from shiyi.llm.protocol import ChatModel
 from shiyi.llm.types import (
@@ -272,6 +272,24 @@ async def test_client_errors_are_not_retried(srv: FakeOpenAIServer, status: int)
     assert "messages[1].role is invalid" in str(caught.value)
     assert str(status) in str(caught.value)
     assert caught.value.status == status and not caught.value.retryable
+    assert len(srv.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens",
+        "the request exceeds the available context size, try increasing it",
+    ],
+)
+async def test_a_prompt_over_the_context_is_context_too_long(
+    srv: FakeOpenAIServer, said: str
+) -> None:
+    srv.enqueue(FakeError(400, said, "invalid_request_error"))
+    with pytest.raises(ContextTooLong) as caught:
+        await collect(model_for(srv))
+    assert said in str(caught.value) and "shorter message" in str(caught.value)
+    assert caught.value.status == 400 and not caught.value.retryable
     assert len(srv.requests) == 1
 
 

@@ -203,3 +203,22 @@ def test_invalid_json_names_line(tmp_path: Path) -> None:
     path.write_text("[\n{,\n]", encoding="utf-8")
     with pytest.raises(ImportFormatError, match="line 2"):
         detect_and_load(path)
+
+
+def test_an_export_file_is_named_as_one_not_blamed_for_a_missing_speaker(tmp_path: Path) -> None:
+    from shiyi.memory.kuzu.store import EmbeddedStore
+    from shiyi.memory.models import EventRecord, FactRecord
+    from shiyi.memory.scopes import Viewer
+    from shiyi.memory.transfer.export import export_lines
+
+    store = EmbeddedStore(tmp_path / "store", dimension=8, embedding_model="m")
+    try:
+        store.add_events([EventRecord("e1", "s", "r", 1.0, "user", "hi", "user_message")])
+        store.upsert_facts([FactRecord(id="f1", key="", value="I keep bees", user_id="default")])
+        path = tmp_path / "backup.jsonl"
+        path.write_text("\n".join(export_lines(store, Viewer())) + "\n", encoding="utf-8")
+    finally:
+        store.close()
+    with pytest.raises(ImportFormatError, match="this is a `shiyi memory export` file") as info:
+        detect_and_load(path)
+    assert "copy the whole data dir" in str(info.value) and "line 1" in str(info.value)

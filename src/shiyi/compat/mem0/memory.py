@@ -216,7 +216,7 @@ class Memory:
         """Replace a memory's text (re-embedded before this returns).  A fact keeps its id
         and history; a stored message is rewritten under the same id."""
         if not isinstance(data, str) or not data.strip():
-            raise MemoryRequestError("update: data must be the memory's new text (a string)")
+            raise MemoryRequestError("update: data must be the memory's new text, not empty")
         with self._lock:
             record = self._record(memory_id, "update")
             old = text_of(record)

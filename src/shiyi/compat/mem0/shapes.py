@@ -107,8 +107,17 @@ def item(
     return out
 
 
+_LOGICAL = frozenset({"AND", "OR", "NOT", "and", "or", "not", "$and", "$or", "$not"})
+
+
 def check_filters(wanted: Mapping[str, Any]) -> None:
     for key, value in wanted.items():
+        if key in _LOGICAL:
+            # taken as a metadata key, {"AND": [...]} matched nothing and said nothing
+            raise MemoryRequestError(
+                f"filters[{key!r}]: logical operators are not supported; give the keys "
+                "themselves (all must match), e.g. {'category': 'music', 'mood': 'calm'}"
+            )
         if isinstance(value, Mapping) and (
             set(value) != {"in"} or not isinstance(value["in"], list)
         ):

@@ -53,6 +53,15 @@ def doctor(
     if settings.memory.store != "embedded":
         fail("`shiyi doctor` checks the embedded store; this data dir uses PostgreSQL")
     refuse_while_owned(settings, "doctor")
+    if _nothing_at(settings.data_dir):
+        # a mistyped SHIYI_HOME had got a new, empty store and "ok: every copy agrees"
+        typer.echo(
+            f"no shiyi data at {settings.data_dir}: nothing to check (is SHIYI_HOME or "
+            "--config pointing at the right place? The first command that remembers "
+            "creates a store there).",
+            err=True,
+        )
+        raise typer.Exit(PROBLEMS_REMAIN)
     options = _options(settings, repair, rebuild_graph, rebuild_sqlite)
     try:
         report = examine(settings.memory_dir, options)
@@ -64,6 +73,14 @@ def doctor(
     _print(report, options.repairing)
     if report.remaining:
         raise typer.Exit(PROBLEMS_REMAIN)
+
+
+def _nothing_at(data_dir: Path) -> bool:
+    """No data dir, or one holding no store, session log or knowledge base yet."""
+    if not data_dir.is_dir():
+        return True
+    stores = ("memory", "sessions.sqlite3", "knowledge.sqlite3")
+    return not any((data_dir / name).exists() for name in stores)
 
 
 def _options(

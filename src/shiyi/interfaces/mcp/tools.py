@@ -123,7 +123,17 @@ def build_server(backend: Backend) -> MCPServer[Any]:
     @server.tool(description="Remember a fact (text) or a conversation (messages) for this user.")
     async def add_memory(
         ctx: Context,
-        text: Annotated[str | None, Field(description="A fact to remember, as said.")] = None,
+        text: Annotated[
+            str | None,
+            # as the HTTP API's POST /v1/memory: a 560 KB fact was stored, then every list of
+            # this user's memories outgrew the official client's 1 MiB event limit
+            Field(
+                min_length=1,
+                max_length=100_000,
+                pattern=r"\S",
+                description="A fact to remember, as said.",
+            ),
+        ] = None,
         messages: Annotated[
             list[ChatMessage] | None,
             Field(description="A conversation to remember; facts are extracted from it."),
@@ -215,6 +225,9 @@ def build_server(backend: Backend) -> MCPServer[Any]:
         kind: FactKind | None = None,
         confidence: Annotated[float | None, Field(ge=0, le=1)] = None,
     ) -> Annotated[CallToolResult, FactOut]:
+        if value is None and key is None and kind is None and confidence is None:
+            # nothing to change had answered "Updated" and moved its updated_at
+            raise ToolError("give what to change: value, key, kind and/or confidence")
         ops = backend.operations(ctx)
         fact = await run(
             lambda: ops.update(id, key=key, value=value, kind=kind, confidence=confidence)

@@ -18,7 +18,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 from shiyi.api.errors import wire_error_for
-from shiyi.errors import OpenAIRequestError, ShiyiError
+from shiyi.errors import ContextTooLong, OpenAIRequestError, ShiyiError
 from shiyi.events import (
     ErrorEvent,
     Event,
@@ -197,6 +197,11 @@ def _run_failed(outcome: Outcome) -> OpenAIRequestError:
     """A run that failed: 503 when its error may pass (the model busy, unreachable)."""
     error = outcome.error
     message = error.message if error is not None else "the agent's run failed"
+    if error is not None and error.code == ContextTooLong.code:
+        # the caller's to fix, as OpenAI answers it: a 500 made the SDK send it twice more
+        return OpenAIRequestError(
+            400, message, type="invalid_request_error", code=error.code, param="messages"
+        )
     retryable = error is not None and error.retryable
     return OpenAIRequestError(
         503 if retryable else 500,

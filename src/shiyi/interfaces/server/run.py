@@ -74,7 +74,8 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     settings = with_address(settings, None, int(sock.getsockname()[1]))
     try:
         settings = _announced_model(settings)
-        service = AgentService(settings, freeze_gc=True)
+        settings, token = _with_owner_token(settings)
+        service = AgentService(settings, freeze_gc=True, owner_token=token)
     except BaseException:
         sock.close()
         raise
@@ -105,6 +106,18 @@ def _with_start_token(settings: Settings) -> tuple[Settings, str]:
     knowledge base."""
     server = settings.server
     if (server.token is not None and server.token.get_secret_value()) or server.users:
+        return settings, ""
+    token = secrets.token_urlsafe(32)
+    update = {"server": server.model_copy(update={"token": SecretStr(token)})}
+    return settings.model_copy(update=update), token
+
+
+def _with_owner_token(settings: Settings) -> tuple[Settings, str]:
+    """With ``server.users`` and no ``server.token``, a random token for the configured
+    identity, recorded in server.json (0600) for the owner's own commands: `shiyi memory`
+    and `shiyi mcp` had met 401 while the server ran (its users' tokens are not theirs)."""
+    server = settings.server
+    if not server.users or (server.token is not None and server.token.get_secret_value()):
         return settings, ""
     token = secrets.token_urlsafe(32)
     update = {"server": server.model_copy(update={"token": SecretStr(token)})}

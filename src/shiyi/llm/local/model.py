@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from shiyi.config.settings import ModelSettings
-from shiyi.errors import EndpointBusy, ModelError, ModelUnavailable, ShiyiError
+from shiyi.errors import ContextTooLong, EndpointBusy, ModelError, ModelUnavailable, ShiyiError
 from shiyi.llm.gate import gate_for
 from shiyi.llm.local import grammar as local_grammar
 from shiyi.llm.local import xllama
@@ -380,9 +380,10 @@ class _Generation:
     def run(self, grammar: str | None) -> _Done:
         n_ctx = self._server.n_ctx
         if len(self._prompt) >= n_ctx:
-            raise ModelError(
+            raise ContextTooLong(
                 f"The prompt has {len(self._prompt)} tokens but the local model's context "
-                f"holds {n_ctx}: shorten the conversation or raise models.main.context_window."
+                f"holds {n_ctx}: send a shorter message, start a new session, or raise "
+                "models.main.context_window."
             )
         limit = min(self._job.max_tokens, n_ctx - len(self._prompt))
         slot = -1

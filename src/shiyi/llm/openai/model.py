@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-from shiyi.errors import EndpointBusy, ModelError, ModelUnavailable
+from shiyi.errors import ContextTooLong, EndpointBusy, ModelError, ModelUnavailable
 from shiyi.llm.gate import default_limit, gate_for
 from shiyi.llm.openai.chunks import ChunkDecoder, EstimatedUsage, _CutOff, _EmptyReply
 from shiyi.llm.openai.pricing import cost_of
@@ -43,6 +44,13 @@ _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _NAMED_CHOICES = frozenset({"auto", "none", "required"})
 log = logging.getLogger(__name__)
 _TIMED_OUT = "request timed out"
+# How OpenAI ("context_length_exceeded", "maximum context length"), vLLM, llama.cpp ("exceeds
+# the available context size") and Ollama say a prompt does not fit.
+_CONTEXT_OVERFLOW = re.compile(
+    r"context_length_exceeded|maximum context length|context (?:size|window|length)"
+    r"|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
 
 
 class _AttemptFailed(Exception):
@@ -365,6 +373,10 @@ class OpenAICompatModel:
                 role = self._role or "<role>"
                 hint = f" (check models.{role}.model {self.model_name!r} and base_url)"
             rejected = f"{where} rejected the request with {_status_text(status)}"
+            if status == 400 and _CONTEXT_OVERFLOW.search(failure.detail):
+                return ContextTooLong(
+                    f"{rejected}: {failure.detail}. Send a shorter message or start a new session."
+                )
             return ModelError(f"{rejected}: {failure.detail}{hint}", status=status)
         if status is not None:
             return ModelError(

@@ -69,6 +69,13 @@ def _read_jsonl_line(path: Path, line_no: int, line: str) -> dict[str, Any]:
         raise _fail(path, where, f"one JSON object per line ({exc.msg})") from None
     if not isinstance(record, dict):
         raise _fail(path, where, "a JSON object with 'speaker', 'text' and 'timestamp'")
+    if record.get("node") in ("event", "fact"):
+        raise ImportFormatError(
+            f"{path}: {where}: this is a `shiyi memory export` file (turns and facts as "
+            "stored), which `shiyi memory import` does not read back: it imports "
+            "conversations. To move or back up a memory, copy the whole data dir while no "
+            "shiyi process runs (or `shiyi memory migrate` it to PostgreSQL)"
+        )
     for key in ("speaker", "text"):
         if not isinstance(record.get(key), str):
             raise _fail(path, where, f"a string {key!r}")
