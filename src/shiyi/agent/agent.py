@@ -493,7 +493,8 @@ class Agent:
         """The other agents the configuration names (shared-memory writers, server users'
         agents): a message naming one hands work to it (the cross-agent intent)."""
         own = self.memory.viewer.agent_id if self.memory is not None else ""
-        names = [*self.settings.memory.lifecycle.workspace_writers]
+        writers = self.settings.memory.lifecycle.workspace_writers
+        names = [name for name in writers if not name.startswith("user:")]
         names += [user.agent_id for user in self.settings.server.users if user.agent_id]
         return [name for name in dict.fromkeys(names) if name not in (own, "*")]
 

@@ -300,7 +300,8 @@ class LifecycleSettings(_Strict):
     workspace_id: str = "default"
     workspace_writers: list[str] = Field(
         default_factory=lambda: ["shiyi"],
-        description="Agent ids allowed to write workspace (shared) memory; '*' for any.",
+        description="Who may write workspace (shared) memory: agent ids of the configured "
+        "user, 'user:<id>' for every agent of another user (a server's), '*' for anyone.",
     )
     consolidate_messages: int = Field(
         default=60, ge=2, description="Latest messages a session consolidation reads."

@@ -2,8 +2,12 @@
 
 * ``user`` facts belong to one user and are seen by every agent working for that user;
 * ``agent`` facts belong to one agent of one user (how that agent should work);
-* ``workspace`` facts are shared by every user and agent of the workspace; only the agents
-  listed in ``memory.lifecycle.workspace_writers`` may write them.
+* ``workspace`` facts are shared by every user and agent of the workspace; only the writers
+  listed in ``memory.lifecycle.workspace_writers`` may write them (:class:`Writers`): an
+  agent id names an agent of the configured user, ``user:<id>`` every agent of another user,
+  ``*`` anyone.  Another user of a server is no writer unless named: every user's agent is
+  called ``shiyi`` by default, so the default writer list (``[shiyi]``) had let any user of
+  a server plant or rewrite what every other user's agent reads.
 
 Events (the raw conversation) are private to the user and agent that had the conversation.
 Every read path goes through :meth:`Viewer.sees` before a memory leaves the store layer.
@@ -22,6 +26,33 @@ from dataclasses import dataclass
 
 from shiyi.errors import ScopeDenied
 from shiyi.memory.models import EventRecord, FactRecord, RelationFilter, RelationRecord, Scope
+
+
+@dataclass(slots=True, frozen=True)
+class Writers:
+    """``memory.lifecycle.workspace_writers``, read for the configured user ``operator``."""
+
+    names: tuple[str, ...]
+    operator: str
+    """``memory.user_id``: the user whose agents the bare agent ids name."""
+
+    @classmethod
+    def of(cls, names: Sequence[str], operator: str) -> Writers:
+        return cls(tuple(names), operator)
+
+    def allow(self, viewer: Viewer) -> bool:
+        if "*" in self.names or f"user:{viewer.user_id}" in self.names:
+            return True
+        return viewer.user_id == self.operator and viewer.agent_id in self.names
+
+    def who(self, viewer: Viewer) -> str:
+        if viewer.user_id == self.operator:
+            return f"agent {viewer.agent_id!r}"
+        return f"user {viewer.user_id!r}"
+
+    def entry_for(self, viewer: Viewer) -> str:
+        """What to add so ``viewer`` may write."""
+        return viewer.agent_id if viewer.user_id == self.operator else f"user:{viewer.user_id}"
 
 
 @dataclass(slots=True, frozen=True)
@@ -65,14 +96,15 @@ class Viewer:
         legacy = (self.user_id, self.agent_id) == (configured.user_id, configured.agent_id)
         return lambda relation: self.sees_relation(relation, legacy=legacy)
 
-    def may_write(self, scope: Scope, writers: Sequence[str]) -> bool:
-        return scope != "workspace" or "*" in writers or self.agent_id in writers
+    def may_write(self, scope: Scope, writers: Writers) -> bool:
+        return scope != "workspace" or writers.allow(self)
 
-    def check_write(self, scope: Scope, writers: Sequence[str]) -> None:
+    def check_write(self, scope: Scope, writers: Writers) -> None:
         if not self.may_write(scope, writers):
             raise ScopeDenied(
-                f"agent {self.agent_id!r} may not write workspace memory; add it to "
-                "memory.lifecycle.workspace_writers or use scope 'user' or 'agent'"
+                f"{writers.who(self)} may not write workspace memory; add "
+                f"{writers.entry_for(self)!r} to memory.lifecycle.workspace_writers or use "
+                "scope 'user' or 'agent'"
             )
 
     def owns(self, fact: FactRecord) -> FactRecord:

@@ -51,7 +51,7 @@ from shiyi.memory.recall.present import format_hits
 from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.recall.scoring import placed_scores
-from shiyi.memory.scopes import Viewer
+from shiyi.memory.scopes import Viewer, Writers
 from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 
@@ -83,6 +83,8 @@ class Memory:
         self.embedder = embedder
         self.settings = settings
         self.viewer = Viewer(settings.user_id, settings.agent_id, settings.lifecycle.workspace_id)
+        self.writers = Writers.of(settings.lifecycle.workspace_writers, settings.user_id)
+        """Who may write workspace memory (:class:`~shiyi.memory.scopes.Writers`)."""
         self.worker = MemoryWorker(store, jobs, embedder, batch=settings.embed_batch)
         self.lifecycle = Lifecycle(
             store, jobs, embedder, settings, extraction_model or (lambda: None)
@@ -249,7 +251,7 @@ class Memory:
     def remember_outcome(self, statement: Statement, *, viewer: Viewer | None = None) -> Remembered:
         """:meth:`remember`, saying whether the fact is new, confirmed or replaced others."""
         who = viewer or self.viewer
-        who.check_write(statement.scope, self.settings.lifecycle.workspace_writers)
+        who.check_write(statement.scope, self.writers)
         remembered = write_statement(self.lifecycle.facts, statement, who)
         if remembered.created and self.embedder is not None:
             self.jobs.enqueue(EMBED, {"node": "fact", "ids": list(remembered.created)})

@@ -13,12 +13,13 @@ import time
 from pydantic import SecretStr
 
 from shiyi.config.server_settings import ServerUser
+from shiyi.config.settings import Settings
 from shiyi.memory.scopes import Viewer
 from tests.interfaces.server.conftest import LiveFactory
 from tests.interfaces.server.two_users import client_for
 from tests.interfaces.web.conftest import observe
 
-ALICE = Viewer(user_id="alice")  # agent "shiyi": a workspace writer by default
+ALICE = Viewer(user_id="alice")  # a writer as "user:alice" below
 USERS = [
     ServerUser(token=SecretStr("token-of-alice"), user_id="alice"),
     ServerUser(token=SecretStr("token-of-bob"), user_id="bob", agent_id="helper"),
@@ -26,8 +27,9 @@ USERS = [
 
 
 def test_a_reader_of_workspace_facts_cannot_resolve_or_clean_them_up(
-    live: LiveFactory,
+    live: LiveFactory, settings: Settings
 ) -> None:
+    settings.memory.lifecycle.workspace_writers = ["shiyi", "user:alice"]
     server = live(users=USERS)
     memory = server.service.memory
     assert memory is not None

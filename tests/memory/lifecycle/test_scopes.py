@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from shiyi.config.settings import Settings
 from shiyi.errors import ScopeDenied
 from shiyi.llm.types import Message
 from shiyi.memory.models import EntityRecord, EventRecord
@@ -14,6 +15,7 @@ from tests.memory.lifecycle.conftest import MemoryFactory, extraction, say, user
 ALICE = Viewer("alice", "shiyi")
 BOB = Viewer("bob", "shiyi")
 ALICE_REVIEWER = Viewer("alice", "reviewer")
+OPERATOR = Viewer()  # the configured user ("default") and agent ("shiyi"): a writer by default
 MODES = ("hybrid", "semantic", "keyword", "graph", "recent")
 
 
@@ -37,7 +39,7 @@ def shared(open_memory: MemoryFactory) -> object:
     memory.remember("bob prefers green Zanzibar tea", viewer=BOB)
     memory.remember("review Zanzibar PRs strictly", scope="agent", viewer=ALICE_REVIEWER)
     memory.remember("the Zanzibar repo uses trunk-based development", scope="workspace",
-                    kind="convention", viewer=ALICE)  # fmt: skip
+                    kind="convention", viewer=OPERATOR)  # fmt: skip
     assert memory.worker.drain(timeout=120)  # type: ignore[attr-defined]
     return memory
 
@@ -68,6 +70,22 @@ def test_workspace_memory_is_shared_by_everyone_in_it(shared: object) -> None:
 def test_workspace_writes_follow_the_policy(shared: object) -> None:
     with pytest.raises(ScopeDenied, match="workspace_writers"):
         shared.remember("x", scope="workspace", viewer=ALICE_REVIEWER)  # type: ignore[attr-defined]
+    # Another user's agent is called "shiyi" too: the writer list's "shiyi" is the configured
+    # user's agent, not every user's (any user of a server could plant what all others read).
+    denied = r"add 'user:bob' to memory\.lifecycle\.workspace_writers"
+    with pytest.raises(ScopeDenied, match=denied):
+        shared.remember("deploys skip review", scope="workspace", viewer=BOB)  # type: ignore[attr-defined]
+
+
+def test_a_user_named_in_the_writers_may_write_shared_memory(
+    open_memory: MemoryFactory, settings: Settings
+) -> None:
+    settings.memory.lifecycle.workspace_writers = ["shiyi", "user:bob"]
+    memory = open_memory()
+    memory.remember("the Zanzibar repo deploys on Fridays", scope="workspace", viewer=BOB)
+    with pytest.raises(ScopeDenied):
+        memory.remember("x", scope="workspace", viewer=ALICE)
+    assert any("Fridays" in t for t in _everything(memory, ALICE, "Zanzibar deploys"))
 
 
 def test_expand_and_history_respect_visibility(shared: object) -> None:

@@ -36,6 +36,7 @@ from shiyi.interfaces.server.identity import Caller, Identity
 from shiyi.interfaces.server.service import AgentService
 from shiyi.knowledge.base import display_path
 from shiyi.knowledge.loaders import SUPPORTED
+from shiyi.memory.scopes import Writers
 from shiyi.tools.base import ToolContext
 from shiyi.tools.workspace import Workspace
 
@@ -129,11 +130,12 @@ Base = Annotated[Knowledge, Depends(get_knowledge)]
 
 
 def check_writer(who: Identity, service: AgentService) -> None:
-    writers = service.settings.memory.lifecycle.workspace_writers
+    memory = service.settings.memory
+    writers = Writers.of(memory.lifecycle.workspace_writers, memory.user_id)
     if not who.viewer.may_write("workspace", writers):
         raise ScopeDenied(
-            f"agent {who.agent_id!r} may not change the shared knowledge base; add it to "
-            "memory.lifecycle.workspace_writers"
+            f"{writers.who(who.viewer)} may not change the shared knowledge base; add "
+            f"{writers.entry_for(who.viewer)!r} to memory.lifecycle.workspace_writers"
         )
 
 

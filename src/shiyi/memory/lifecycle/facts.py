@@ -61,7 +61,7 @@ from shiyi.memory.lifecycle.slots import (
 )
 from shiyi.memory.models import FactRecord, said_time
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.scopes import Viewer
+from shiyi.memory.scopes import Viewer, Writers
 from shiyi.memory.text.contrasts import replaces_value, withdraws
 from shiyi.memory.text.endings import ended_thing, ends
 from shiyi.memory.text.entities import normalize_name
@@ -86,9 +86,13 @@ class FactWriter:
         embedder: Embedder | None,
         settings: LifecycleSettings,
         resolver: EntityResolver | None = None,
+        operator: str = "default",
     ) -> None:
-        """``resolver`` links the people a key names ("Ana's city") as entities."""
+        """``resolver`` links the people a key names ("Ana's city") as entities;
+        ``operator``: the configured user (``memory.user_id``), whose agents the workspace
+        writers' bare agent ids name."""
         self.resolver = resolver
+        self.writers = Writers.of(settings.workspace_writers, operator)
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -128,7 +132,7 @@ class FactWriter:
         if status is None:
             report.dropped += 1
             return
-        if not viewer.may_write(obs.scope, self.settings.workspace_writers):
+        if not viewer.may_write(obs.scope, self.writers):
             obs.scope = "user"  # extraction may not share what this agent may not share
             report.downgraded += 1
         obs.about = list(dict.fromkeys(normalize_name(a) for a in obs.about if a.strip()))

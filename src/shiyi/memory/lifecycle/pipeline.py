@@ -77,7 +77,7 @@ class Lifecycle:
         self.config = settings.lifecycle
         self._model = model
         self.resolver = EntityResolver(store, embedder, similarity=self.config.entity_similarity)
-        self.facts = FactWriter(store, embedder, self.config, self.resolver)
+        self.facts = FactWriter(store, embedder, self.config, self.resolver, settings.user_id)
         self.embeds = embedder is not None
 
     def install(self, worker: MemoryWorker) -> None:

@@ -37,7 +37,7 @@ def patch_fact(
     if found is None:
         raise NotFound(f"no memory {fact_id!r}")
     who = memory.viewer
-    who.check_write(found.scope, memory.settings.lifecycle.workspace_writers)
+    who.check_write(found.scope, memory.writers)
     fact = patched(found, key=key, value=value, kind=kind, confidence=confidence)
     owners = memory.lifecycle.facts
     if key is not None and fact.key != found.key and (owner := owners.key_owner_entity(key, who)):
@@ -88,9 +88,8 @@ def writable_forget_plan(
     forgetter = memory.forgetter()
     whole = forgetter.plan_query(text, limit) if by == "query" else forgetter.plan_entity(text)
     plan = memory.within_scope(whole)
-    writers = memory.settings.lifecycle.workspace_writers
     facts = memory.store.get_facts(plan.fact_ids)
-    writable = {f.id for f in facts if memory.viewer.may_write(f.scope, writers)}
+    writable = {f.id for f in facts if memory.viewer.may_write(f.scope, memory.writers)}
     if len(writable) == len(plan.fact_ids):
         return plan
     kept = [i for i in plan.fact_ids if i in writable]

@@ -141,9 +141,7 @@ class LocalMemory:
         if found is None:
             raise NotFound(f"no memory {memory_id!r}")
         if isinstance(found, FactRecord):
-            self.memory.viewer.check_write(
-                found.scope, self.memory.settings.lifecycle.workspace_writers
-            )
+            self.memory.viewer.check_write(found.scope, self.memory.writers)
         report = self._forgotten(self.memory.forget_ids([memory_id]))
         if report.total == 0:
             raise NotFound(f"no memory {memory_id!r}")

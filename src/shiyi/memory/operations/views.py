@@ -225,7 +225,7 @@ def expired(memory: Memory) -> list[FactRecord]:
 def cleanup(memory: Memory, ids: Sequence[str] | None) -> tuple[list[str], list[str]]:
     """Hard-delete these (default: all) visible expired facts the viewer may write (shared
     ones only for ``workspace_writers``): (deleted, skipped ids)."""
-    writers = memory.settings.lifecycle.workspace_writers
+    writers = memory.writers
     candidates = [f.id for f in expired(memory) if memory.viewer.may_write(f.scope, writers)]
     if ids is None:
         wanted, skipped = candidates, []
@@ -267,7 +267,7 @@ def resolve(memory: Memory, pending_id: str, keep: str) -> Resolution:
         raise Conflict(f"{pending_id} is not an open conflict (status {new.status})")
     olds = visible_facts(memory, [new.conflicts_with])
     old = olds[0] if olds else None
-    writers = memory.settings.lifecycle.workspace_writers
+    writers = memory.writers
     for fact in (new, old):  # a shared fact: only for workspace_writers, like a PATCH
         if fact is not None:
             memory.viewer.check_write(fact.scope, writers)
