@@ -73,12 +73,16 @@ class EntityRows:
             previous = merged.get(entity.name)
             base = EntityRecord(**previous) if previous else held.get(entity.name)
             merged[entity.name] = merged_entity(base, entity)
+        self._put([EntityRecord(**m) for m in merged.values()])
+
+    def _put(self, entities: Sequence[EntityRecord]) -> None:
+        """Store these records as they are (already merged)."""
         rows = [
-            (m["name"], m["type"], m["display"], json.dumps(m["aliases"], ensure_ascii=False))
-            for m in merged.values()
+            (e.name, e.type, e.display, json.dumps(e.aliases, ensure_ascii=False)) for e in entities
         ]
-        with self._file.write("copy entities") as conn:
-            conn.executemany(_UPSERT_ENTITY, rows)
+        if rows:
+            with self._file.write("copy entities") as conn:
+                conn.executemany(_UPSERT_ENTITY, rows)
 
     def relate(self, relations: Iterable[RelationRecord]) -> None:
         rows = [
@@ -140,12 +144,7 @@ class EntityRows:
         if self.complete:
             return 0
         held = list(entities())
-        if held:
-            rows = [
-                (e.name, e.type, e.display, json.dumps(e.aliases, ensure_ascii=False)) for e in held
-            ]
-            with self._file.write("copy entities") as conn:
-                conn.executemany(_UPSERT_ENTITY, rows)
+        self._put(held)
         self.relate(relations())
         self._file.set_flag("entity_rows_meta", _COMPLETE)
         return len(held)
