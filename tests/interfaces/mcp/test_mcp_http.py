@@ -114,6 +114,8 @@ def test_every_tool_answers_with_structured_content_and_text(live: LiveFactory) 
 
             assert "no memory" in await error(client, "get_memory", id=fact_id)
             assert "either text" in await error(client, "add_memory")
+            blank = [{"role": "user", "content": "  "}]  # had been queued as a turn
+            assert "messages.0.content" in await error(client, "add_memory", messages=blank)
             assert "ISO 8601" in await error(
                 client, "search_memory", query="x", since="last tuesday"
             )
@@ -164,3 +166,39 @@ def test_the_host_and_origin_checks_apply_to_mcp(live: LiveFactory) -> None:
     assert evil.status_code == 403
     rebound = httpx2.post(f"{server.url}/mcp", json=body, headers={"host": "evil.example"})
     assert rebound.status_code in (400, 403, 421)
+
+
+def test_listings_of_large_memories_fit_the_clients_message_limit(live: LiveFactory) -> None:
+    """Twelve facts of 100,000 characters, each carried as structured content and as text,
+    had made one listing a message over 1 MiB that the official client refuses; it is now
+    cut to fit, says where the next page starts, and a following page holds the rest."""
+    server = live()
+    long_note = "the tideline survey notes " * 3_800  # 98,800 characters
+
+    async def scenario() -> None:
+        async with session(server.url) as client:
+            ids = []
+            for i in range(12):
+                added = await call(client, "add_memory", text=f"{long_note}{i}", key=f"note {i}")
+                ids.append(added["fact"]["id"])
+            first = await call(client, "list_memories", limit=50)
+            shown = len(first["facts"])
+            assert 1 <= shown < 12 and first["total"] == 12
+            assert f"next start at offset={shown}" in first["_text"]
+            assert len(first["_text"]) < 12 * 2_200  # each line clipped, with the way to all
+            assert f"more characters: get_memory {first['facts'][0]['id']}" in first["_text"]
+            assert all(len(f["value"]) > 98_000 for f in first["facts"])  # structured: whole
+            listed = [f["id"] for f in first["facts"]]
+            while len(listed) < 12:
+                following = await call(client, "list_memories", limit=50, offset=len(listed))
+                assert following["facts"], listed
+                listed += [f["id"] for f in following["facts"]]
+            assert sorted(listed) == sorted(ids)
+
+            found = await call(client, "search_memory", query="tideline survey", mode="keyword")
+            assert 1 <= len(found["hits"]) < 10
+            assert "more hits left out" in found["_text"]
+            whole = await call(client, "get_memory", id=found["hits"][0]["id"])
+            assert len(whole["_text"]) > 98_000  # one memory is shown whole
+
+    anyio.run(scenario)

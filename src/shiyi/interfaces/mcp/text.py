@@ -18,6 +18,7 @@ from shiyi.api.schemas import (
     MemoryJobs,
     RememberedOut,
 )
+from shiyi.interfaces.mcp.fit import clipped
 
 
 def when(ts: float | None) -> str:
@@ -27,23 +28,31 @@ def when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
 
 
-def hits(found: Sequence[MemoryHitOut]) -> str:
+def hits(found: Sequence[MemoryHitOut], left_out: int = 0) -> str:
     if not found:
         return "No memories matched."
-    lines = []
-    for hit in found:
-        kind = hit.fact_kind or hit.segment_type or hit.node
-        where = f", anchor {hit.anchor}" if hit.anchor else ""
-        state = f", {hit.status}" if hit.node == "fact" and hit.status != "active" else ""
+    lines = [hit_line(hit) for hit in found]
+    if left_out:
         lines.append(
-            f"- [{when(hit.ts)}] {hit.text}  ({hit.node} {hit.id}, {kind}{state}{where}, "
-            f"score {hit.score:.3f})"
+            f"({left_out} more hits left out to keep this answer under the client's size "
+            "limit: ask for fewer, or read one whole with get_memory)"
         )
     return "\n".join(lines)
 
 
-def fact(record: FactOut | FactDetail) -> str:
-    text = f"{record.key}: {record.value}" if record.key else record.value
+def hit_line(hit: MemoryHitOut) -> str:
+    kind = hit.fact_kind or hit.segment_type or hit.node
+    where = f", anchor {hit.anchor}" if hit.anchor else ""
+    state = f", {hit.status}" if hit.node == "fact" and hit.status != "active" else ""
+    return (
+        f"- [{when(hit.ts)}] {clipped(hit.text, hit.id)}  ({hit.node} {hit.id}, "
+        f"{kind}{state}{where}, score {hit.score:.3f})"
+    )
+
+
+def fact(record: FactOut | FactDetail, clip: bool = False) -> str:
+    value = clipped(record.value, record.id) if clip else record.value
+    text = f"{record.key}: {value}" if record.key else value
     return (
         f"{text}  (fact {record.id}, {record.kind}, {record.status}, confidence "
         f"{record.confidence:.2f}, created {when(record.created_at)}, updated "
@@ -69,13 +78,18 @@ def event(record: EventOut) -> str:
     )
 
 
-def facts(found: Sequence[FactDetail], total: int | None = None) -> str:
+def facts(found: Sequence[FactDetail], total: int | None = None, offset: int = 0) -> str:
     if not found:
         return "No facts."
-    lines = [f"- {fact(f)}" for f in found]
-    if total is not None and total > len(found):
-        lines.append(f"({len(found)} of {total} shown)")
+    lines = [fact_line(f) for f in found]
+    if total is not None and total > offset + len(found):
+        following = offset + len(found)
+        lines.append(f"({len(found)} of {total} shown: the next start at offset={following})")
     return "\n".join(lines)
+
+
+def fact_line(record: FactDetail) -> str:
+    return f"- {fact(record, clip=True)}"
 
 
 def history(found: Sequence[FactDetail]) -> str:

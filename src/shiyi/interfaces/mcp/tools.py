@@ -41,6 +41,7 @@ from shiyi.api.schemas import (
 from shiyi.errors import ShiyiError
 from shiyi.index.spelling import reading_note
 from shiyi.interfaces.mcp import text as say
+from shiyi.interfaces.mcp.fit import fitting
 from shiyi.memory.operations import MemoryOperations, SearchMode
 
 T = TypeVar("T")
@@ -60,7 +61,7 @@ class Backend(Protocol):
 
 class ChatMessage(BaseModel):
     role: str = Field(min_length=1, max_length=100, description="The speaker: user, a name...")
-    content: str = Field(max_length=100_000)
+    content: str = Field(min_length=1, max_length=100_000, pattern=r"\S")
     time: str | None = Field(
         default=None, description="When it was said, ISO 8601 (default: now, in order)."
     )
@@ -183,7 +184,11 @@ def build_server(backend: Backend) -> MCPServer[Any]:
             lambda: ops.search(query, mode=mode, kinds=kinds, limit=limit, since=start, until=end)
         )
         read = await run(lambda: ops.read_as(query))
-        return result(MemoryHits(hits=found, read_as=read), reading_note(read) + say.hits(found))
+        shown = fitting(found, say.hit_line)
+        return result(
+            MemoryHits(hits=found[:shown], read_as=read),
+            reading_note(read) + say.hits(found[:shown], left_out=len(found) - shown),
+        )
 
     @server.tool(description="List this user's facts, newest change first.", annotations=read_only)
     async def list_memories(
@@ -207,7 +212,8 @@ def build_server(backend: Backend) -> MCPServer[Any]:
                 offset=offset,
             )
         )
-        return result(page, say.facts(page.facts, page.total))
+        page.facts = page.facts[: fitting(page.facts, say.fact_line)]
+        return result(page, say.facts(page.facts, page.total, offset))
 
     @server.tool(description="One memory (fact or turn) by id.", annotations=read_only)
     async def get_memory(ctx: Context, id: Id) -> Annotated[CallToolResult, Record]:
