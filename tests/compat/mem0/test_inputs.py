@@ -3,6 +3,8 @@ as mem0 raises)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,34 @@ def test_history_db_path_moves_the_ledger(tmp_path: Path) -> None:
         memory_id = m.add("Likes tea", user_id="alice")["results"][0]["id"]
         assert m.history(memory_id)[0]["event"] == "ADD"
     assert (tmp_path / "h.db").exists()
+
+
+def test_metadata_is_kept_as_json_dates_as_iso_text(mem0: Memory) -> None:
+    when = datetime(2024, 5, 1, 14, 30)
+    added = mem0.add("Booked the dentist", user_id="alice", metadata={"due": when, "n": 2})
+    got = mem0.get(added["results"][0]["id"])
+    assert got is not None and got["metadata"] == {"due": "2024-05-01T14:30:00", "n": 2}
+    found = mem0.get_all(user_id="alice", filters={"due": "2024-05-01T14:30:00"})
+    assert [r["memory"] for r in found["results"]] == ["Booked the dentist"]
+    # any other object had been stored as its repr, matching no filter
+    with pytest.raises(MemoryRequestError, match=r"metadata\['file'\] is a PosixPath"):
+        mem0.add("x", user_id="alice", metadata={"file": Path("/tmp/notes")})
+    with pytest.raises(MemoryRequestError, match=r"has the key \(1, 2\): keys must be text"):
+        mem0.add("x", user_id="alice", metadata={(1, 2): "pair"})
+    assert len(mem0.get_all(user_id="alice")["results"]) == 1  # the refused adds stored nothing
+
+
+def test_a_closed_memory_says_so(open_mem0: Callable[[], Memory]) -> None:
+    mem0 = open_mem0()
+    memory_id = mem0.add("Likes tea", user_id="alice")["results"][0]["id"]
+    mem0.close()
+    # every verb had raised sqlite3's "Cannot operate on a closed database"
+    with pytest.raises(MemoryRequestError, match="search: this Memory is closed"):
+        mem0.search("tea", user_id="alice")
+    with pytest.raises(MemoryRequestError, match="add: this Memory is closed"):
+        mem0.add("Likes coffee", user_id="alice")
+    with pytest.raises(MemoryRequestError, match="get: this Memory is closed"):
+        mem0.get(memory_id)
+    mem0.close()  # twice is fine
+    again = open_mem0()
+    assert again.get(memory_id) is not None

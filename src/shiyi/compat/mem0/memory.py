@@ -5,8 +5,10 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from datetime import time as dt_time
 from pathlib import Path
 from typing import Any
 
@@ -131,13 +133,13 @@ class Memory:
         check_ids(user_id, agent_id, run_id, "add")
         if metadata is not None and not isinstance(metadata, Mapping):
             raise MemoryRequestError(f"add: metadata must be a dict, got {type(metadata).__name__}")
-        meta = dict(metadata or {})
+        meta = _json_metadata(metadata or {})
         turns = turns_of(messages)
         if not turns:
             return {"results": []}
         start = _time_of(timestamp if timestamp is not None else meta.get("timestamp"))
         viewer = self._viewer(user_id, agent_id, run_id)
-        with self._lock:
+        with self._open("add"):
             events = self._events(turns, viewer, run_id, meta, start, infer)
             now = time.time()
             for event, turn in zip(events, turns, strict=True):
@@ -217,7 +219,7 @@ class Memory:
         and history; a stored message is rewritten under the same id."""
         if not isinstance(data, str) or not data.strip():
             raise MemoryRequestError("update: data must be the memory's new text, not empty")
-        with self._lock:
+        with self._open("update"):
             record = self._record(memory_id, "update")
             old = text_of(record)
             if isinstance(record, FactRecord):
@@ -246,7 +248,7 @@ class Memory:
 
     def delete(self, memory_id: str) -> dict[str, str]:
         """Forget one memory everywhere (with facts derived from it alone)."""
-        with self._lock:
+        with self._open("delete"):
             record = self._record(memory_id, "delete")
             with self._ledger.kept([memory_id], words=False):
                 self._ops(self._owner_viewer(record)).delete(memory_id)
@@ -258,7 +260,7 @@ class Memory:
         self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> dict[str, str]:
         check_ids(user_id, agent_id, run_id, "delete_all")
-        with self._lock:
+        with self._open("delete_all"):
             viewer = self._viewer(user_id, agent_id, run_id)
             ids = [r.id for r, _ in self._listed(viewer, self._wanted(agent_id, run_id, None))]
             self._forget(ids, viewer)
@@ -276,7 +278,7 @@ class Memory:
 
     def reset(self) -> None:
         """Forget every memory of the store (every user's) and the ledger."""
-        with self._lock:
+        with self._open("reset"):
             store = self.native.store
             ids = [e.id for e in store.recent_events(10**9)] + store.fact_ids(10**9)
             forgetter = self.native.forgetter()
@@ -288,7 +290,7 @@ class Memory:
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory by id, or None (as mem0) when no memory has it."""
-        with self._lock:
+        with self._open("get"):
             record = self._find(memory_id)
             return None if record is None else item(record, self._ledger.owner(memory_id))
 
@@ -311,7 +313,7 @@ class Memory:
         _check_limit(limit, "search")
         wanted = self._wanted(agent_id, run_id, filters)
         viewer = self._viewer(user_id, agent_id, run_id)
-        with self._lock:
+        with self._open("search"):
             self._settle()
             fetch = limit * OVERFETCH if wanted else limit
             hits = self._ops(viewer).search(query, limit=fetch)
@@ -340,7 +342,7 @@ class Memory:
         check_ids(user_id, agent_id, run_id, "get_all")
         _check_limit(limit, "get_all")
         viewer = self._viewer(user_id, agent_id, run_id)
-        with self._lock:
+        with self._open("get_all"):
             self._settle()
             listed = self._listed(viewer, self._wanted(agent_id, run_id, filters))
         return {"results": [item(r, o) for r, o in listed[:limit]]}
@@ -348,7 +350,7 @@ class Memory:
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every change of one memory made through this API, oldest first (after a delete,
         the events stay but not the words)."""
-        with self._lock:
+        with self._open("history"):
             return self._ledger.history(memory_id)
 
     def _wanted(
@@ -400,6 +402,18 @@ class Memory:
             )
         return record
 
+    @contextmanager
+    def _open(self, verb: str) -> Iterator[None]:
+        """The lock, for a call on a Memory that is still open: after ``close`` the stores
+        are closed, and a call had met sqlite3's "Cannot operate on a closed database"."""
+        with self._lock:
+            if self._closed:
+                raise MemoryRequestError(
+                    f"{verb}: this Memory is closed; make a new one (Memory() or "
+                    "Memory.from_config(...)) to go on"
+                )
+            yield
+
     def close(self) -> None:
         with self._lock:
             if self._closed:
@@ -439,3 +453,29 @@ def _time_of(value: object) -> float:
 def _check_limit(limit: object, verb: str) -> None:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise MemoryRequestError(f"{verb}: limit must be a positive integer, got {limit!r}")
+
+
+def _json_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata as stored (JSON): dates and times as ISO 8601 text; any other value JSON
+    cannot hold is refused by where it is (it had been stored as its repr, matching no
+    filter)."""
+    held = _json_value(metadata, "metadata")
+    assert isinstance(held, dict)
+    return held
+
+
+def _json_value(value: object, where: str) -> object:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (date, dt_time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        if bad := [k for k in value if not isinstance(k, str)]:
+            raise MemoryRequestError(f"add: {where} has the key {bad[0]!r}: keys must be text")
+        return {k: _json_value(v, f"{where}[{k!r}]") for k, v in value.items()}
+    raise MemoryRequestError(
+        f"add: {where} is a {type(value).__name__} ({value!r:.60}), which JSON cannot hold: "
+        "give text, numbers, booleans, lists or dicts"
+    )

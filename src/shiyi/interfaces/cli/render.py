@@ -78,6 +78,7 @@ class EventPrinter:
         self._steps_finished = 0
         self._open_step: int | None = None
         """With colour, the step whose progress line is still open for its completion."""
+        self._errors_shown: set[str] = set()
 
     def _style(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
@@ -123,6 +124,7 @@ class EventPrinter:
                 self._line(self._style(f"  ↳ added to the run: {event.text}", "2"))
             case "error":
                 self._line(self._style(f"error: {event.message}", "31"))
+                self._errors_shown.add(event.message)
             case "run_end":
                 self._run_end(event)
             case "plan_created":
@@ -208,5 +210,7 @@ class EventPrinter:
 
     def _run_end(self, event: RunEnd) -> None:
         words = _STATUS_WORDS.get(event.status, event.status)
-        note = f"[{words}{': ' + event.detail if event.detail and words else ''}] " if words else ""
+        # the error line above already said why: the reason twice had read as two failures
+        said = event.detail and event.detail not in self._errors_shown
+        note = f"[{words}{': ' + event.detail if said and words else ''}] " if words else ""
         self._line(self._style(f"{note}{self.footer()}", "2"))

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from itertools import takewhile
 from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 import anyio.to_thread
@@ -330,11 +331,9 @@ def _conversation(messages: list[ChatMessage]) -> ImportIn:
     if not messages:
         raise ToolError("messages is empty: give at least one message")
     name = f"mcp-{uuid.uuid4().hex[:12]}"
-    now = time.time()
+    said = [epoch(m.time, f"messages[{i}].time") for i, m in enumerate(messages)]
     turns = []
-    for i, message in enumerate(messages):
-        said = epoch(message.time, f"messages[{i}].time")
-        ts = said if said is not None else now + i * 0.001  # keeps their order
+    for i, (message, ts) in enumerate(zip(messages, _in_order(said), strict=True)):
         turns.append(
             ImportTurnIn(
                 id=f"{name}-{i}",
@@ -346,3 +345,23 @@ def _conversation(messages: list[ChatMessage]) -> ImportIn:
             )
         )
     return ImportIn(session_id=name, turns=turns)
+
+
+def _in_order(said: list[float | None]) -> list[float]:
+    """Each message's time: its own, else a millisecond after the message before it (or
+    before the first timed one), so an untimed reply to a message from 2023 is not "now";
+    with no times at all, now, in order."""
+    if all(ts is None for ts in said):
+        now = time.time()
+        return [now + i * 0.001 for i in range(len(said))]
+    first = next(ts for ts in said if ts is not None)
+    lead = sum(1 for _ in takewhile(lambda ts: ts is None, said))
+    times: list[float] = []
+    for i, ts in enumerate(said):
+        if ts is not None:
+            times.append(ts)
+        elif times:
+            times.append(times[-1] + 0.001)
+        else:
+            times.append(first - (lead - i) * 0.001)
+    return times
