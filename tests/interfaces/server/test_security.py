@@ -94,6 +94,14 @@ def test_errors_are_json(live: LiveFactory) -> None:
         assert response.status_code == status, response.text
         assert response.json()["error"]["code"] == code
         assert "Traceback" not in response.text
+    # what was wrong, said plainly (it had read "body.1: JSON decode error")
+    broken = client.post(
+        "/v1/memory", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert broken.json()["error"]["message"].startswith("the body is not valid JSON (")
+    assert "at character 1): send a JSON object" in broken.json()["error"]["message"]
+    empty = client.post("/v1/memory", headers={"content-type": "application/json"})
+    assert empty.json()["error"]["message"] == "the request needs a JSON body", empty.text
 
 
 def test_unexpected_errors_are_500_without_trace(live: LiveFactory) -> None:

@@ -33,11 +33,23 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    problems = [
-        f"{'.'.join(str(part) for part in err.get('loc', ()))}: {err.get('msg', '')}"
-        for err in exc.errors()
-    ]
+    problems = [_problem(err) for err in exc.errors()]
     return error_response(422, "validation_error", "; ".join(problems) or "invalid request")
+
+
+def _problem(err: Mapping[str, object]) -> str:
+    """One problem, named by where it is; a body that is not JSON said as such (it had read
+    "body.12: JSON decode error")."""
+    loc = err.get("loc", ())
+    parts = [str(part) for part in loc] if isinstance(loc, (list, tuple)) else []
+    if err.get("type") == "json_invalid":
+        ctx = err.get("ctx")
+        why = ctx.get("error", "") if isinstance(ctx, Mapping) else ""
+        at = f" at character {parts[1]}" if len(parts) > 1 else ""
+        return f"the body is not valid JSON ({why}{at}): send a JSON object"
+    if parts == ["body"] and err.get("type") == "missing":
+        return "the request needs a JSON body"
+    return f"{'.'.join(parts)}: {err.get('msg', '')}"
 
 
 async def _shiyi_error(request: Request, exc: Exception) -> JSONResponse:
