@@ -3,7 +3,9 @@ as the configured user, on the store directly or through a running ``shiyi serve
 
 from __future__ import annotations
 
+import os
 import signal
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -11,6 +13,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from shiyi.memory.lock import StoreLock
 from tests.interfaces.cli.conftest import Cli, shiyi_executable
 from tests.interfaces.cli.test_service_cli import start_owner
 from tests.interfaces.mcp.test_mcp_http import TOOLS, call, error
@@ -59,3 +62,31 @@ def test_stdio_tools_act_as_the_configured_user(cli: Cli, served: bool) -> None:
     # Stored for the configured user either way: the CLI (same identity) finds it.
     shown = cli.run("memory", "show", added["fact"]["id"])
     assert shown.returncode == 0 and "green tea" in shown.stdout
+
+
+def test_a_busy_store_is_said_by_each_tool_until_it_is_free(cli: Cli) -> None:
+    """Another process without an API (``shiyi run``, an import) holds the store: the MCP
+    server had exited before the handshake, which a client shows only as "disconnected"."""
+    cli.script([{"text": "ok"}])
+    cli.config((cli.workspace / "shiyi.yaml").read_text() + MEMORY + "  lock_timeout: 0\n")
+    held = StoreLock(Path(cli.env["SHIYI_HOME"]) / "memory")
+    held.acquire()
+
+    async def scenario() -> None:
+        command, *args = shiyi_executable()
+        params = StdioServerParameters(
+            command=command, args=[*args, "mcp"], env=dict(cli.env), cwd=cli.workspace
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            busy = await error(client, "search_memory", query="tea")
+            assert f"in use by pid {os.getpid()}" in busy and "once the store is free" in busy
+            held.release()
+            await call(client, "add_memory", text="I prefer green tea")
+            found = await call(client, "search_memory", query="green tea", mode="keyword")
+            assert [h["text"] for h in found["hits"]] == ["I prefer green tea"]
+
+    try:
+        anyio.run(scenario)
+    finally:
+        held.release()

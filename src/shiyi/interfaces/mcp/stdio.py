@@ -3,6 +3,11 @@
 Like ``shiyi memory``, it goes through the API of the ``shiyi serve`` or ``shiyi chat``
 that owns the data dir; when none does, it opens the store itself (with its worker, for
 as long as the MCP client keeps it running).  Only the protocol goes to stdout.
+
+When the store cannot be opened (another process without an API, such as ``shiyi run``,
+holds it), the server still starts: it had exited before the handshake, and an MCP client
+shows that only as "server disconnected".  Each tool call then answers with why, and tries
+again, so the tools work once the store is free.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
+import typer
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 
 from shiyi.api.knowledge_schemas import KnowledgeHits
-from shiyi.errors import NotFound
+from shiyi.errors import NotFound, ShiyiError
 from shiyi.memory.operations import MemoryOperations
 
 if TYPE_CHECKING:
@@ -37,6 +44,53 @@ class StdioBackend:
 
     async def search_knowledge(self, ctx: Context, query: str, limit: int) -> KnowledgeHits:
         return await anyio.to_thread.run_sync(self.search, query, limit)
+
+
+class LocalBackend:
+    """The store opened here, on the first call that finds it free."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._open: tuple[MemoryOperations, LocalKnowledge] | None = None
+        self._lock = threading.Lock()
+
+    def try_open(self) -> str | None:
+        """None once the store is open; else why it cannot be."""
+        from shiyi.app import open_memory
+        from shiyi.memory.operations.local import LocalMemory
+
+        with self._lock:
+            if self._open is None:
+                try:
+                    memory = open_memory(self.settings, start_worker=True)
+                except ShiyiError as exc:
+                    return str(exc)
+                except OSError as exc:  # the data dir cannot be made or read
+                    where = f" {exc.filename}" if exc.filename else ""
+                    return (
+                        f"cannot open{where}: {exc.strerror or exc}; set SHIYI_HOME (or home: "
+                        "in shiyi.yaml) to a folder you can write"
+                    )
+                self._open = (LocalMemory(memory), LocalKnowledge(self.settings, memory))
+        return None
+
+    def _opened(self) -> tuple[MemoryOperations, LocalKnowledge]:
+        why = self.try_open()
+        if why is not None or self._open is None:
+            raise ToolError(f"{why}; this call can be made again once the store is free")
+        return self._open
+
+    def operations(self, ctx: Context) -> MemoryOperations:
+        return self._opened()[0]
+
+    async def search_knowledge(self, ctx: Context, query: str, limit: int) -> KnowledgeHits:
+        return await anyio.to_thread.run_sync(self._opened()[1].search, query, limit)
+
+    def close(self) -> None:
+        if self._open is not None:
+            knowledge = self._open[1]
+            knowledge.close()
+            knowledge.memory.close()
 
 
 class LocalKnowledge:
@@ -82,23 +136,21 @@ class LocalKnowledge:
 def serve_stdio(config: Path | None) -> None:
     """Run the tools on stdin/stdout until the client closes them."""
     from shiyi.client.memory_ops import RemoteMemory
-    from shiyi.interfaces.cli.common import load, opened_or_fail
+    from shiyi.interfaces.cli.common import load
     from shiyi.interfaces.cli.remote import service_client
     from shiyi.interfaces.mcp.tools import build_server
-    from shiyi.memory.operations.local import LocalMemory
 
     settings = load(config)
     client = service_client(settings)
     if client is not None:
         with client:
-            backend = StdioBackend(RemoteMemory(client), client.knowledge_search)
-            build_server(backend).run("stdio")
+            build_server(StdioBackend(RemoteMemory(client), client.knowledge_search)).run("stdio")
         return
-    from shiyi.app import open_memory
-
-    with opened_or_fail(lambda: open_memory(settings, start_worker=True)) as memory:
-        knowledge = LocalKnowledge(settings, memory)
-        try:
-            build_server(StdioBackend(LocalMemory(memory), knowledge.search)).run("stdio")
-        finally:
-            knowledge.close()
+    local = LocalBackend(settings)
+    why = local.try_open()
+    if why is not None:
+        typer.echo(f"shiyi: {why}; each tool call says so and tries again", err=True)
+    try:
+        build_server(local).run("stdio")
+    finally:
+        local.close()
