@@ -39,6 +39,10 @@ SUPERSEDES_CHAIN = "MATCH (n:Fact)-[:SUPERSEDES*1..20]->(o:Fact) WHERE n.id = $i
 ENTITY_FACTS = "MATCH (f:Fact)-[:ABOUT]->(n:Entity {name: $name}) RETURN f.id"
 ENTITY_EVENTS = "MATCH (e:Event)-[:MENTIONS]->(n:Entity {name: $name}) RETURN e.id"
 USER_FACTS = "MATCH (f:Fact) WHERE f.user_id = $user RETURN f.id"
+LATEST_FACTS = (
+    "MATCH (f:Fact) WHERE f.user_id = $user AND f.status = 'active'"
+    " RETURN f.id ORDER BY f.created_at DESC, f.id LIMIT $n"
+)
 USER_EVENTS = "MATCH (e:Event) WHERE e.user_id = $user RETURN e.id"
 DELETE_ENTITY = "MATCH (n:Entity {name: $name}) DETACH DELETE n"
 DELETE_ENTITY_VEC = "MATCH (v:EntityVec {id: $name}) DELETE v"

@@ -344,6 +344,9 @@ class GraphReads:
             conn, lc.ENTITY_EVENTS, {"name": name}
         )
 
+    def latest_facts(self, user_id: str, limit: int) -> list[str]:
+        return lc.ids(self._reader(), lc.LATEST_FACTS, {"user": user_id, "n": max(limit, 0)})
+
     def user_footprint(self, user_id: str) -> tuple[list[str], list[str]]:
         conn = self._reader()
         return lc.ids(conn, lc.USER_FACTS, {"user": user_id}), lc.ids(

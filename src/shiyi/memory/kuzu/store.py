@@ -355,6 +355,9 @@ class EmbeddedStore:
     def user_footprint(self, user_id: str) -> tuple[list[str], list[str]]:
         return self.graph.user_footprint(user_id)
 
+    def latest_facts(self, user_id: str, limit: int) -> list[str]:
+        return self.graph.latest_facts(user_id, limit)
+
     def delete_entities(self, names: Sequence[str]) -> int:
         self.mention_rows.delete_entities(names)
         self.entity_rows.delete(names)

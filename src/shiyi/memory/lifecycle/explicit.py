@@ -20,6 +20,7 @@ from shiyi.memory.lifecycle.resolution import Mention
 from shiyi.memory.lifecycle.slot_reading import StatedSlot
 from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.lifecycle.stated_slots import restates, stated_slot, still_at
+from shiyi.memory.lifecycle.taken_back import taken_back
 from shiyi.memory.models import FactKind, FactRecord, Scope, said_time
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.chat_clauses import clauses
@@ -70,7 +71,13 @@ def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) ->
     key, about = statement.key, list(statement.about)
     if normalize_key(key) in _NO_ATTRIBUTE:
         key = ""
-    if not key and (stated := _stated(statement)):
+    value, taken = statement.text, None
+    if not key and _stated_kind(statement):
+        taken = taken_back(writer.store, writer.embedder, value, statement.scope, viewer)
+    if taken is not None:  # "Sorry, I meant 4pm": the earlier statement, corrected
+        value, key = taken.value, taken.earlier.key
+        about = [*about, *taken.earlier.entities]
+    elif not key and (stated := _stated(statement)):
         key, about = stated.key, [*about, *stated.about]
     elif not key and _stated_kind(statement) and still_at(statement.text):
         key = _confirmed_place(writer, viewer, statement.text)
@@ -78,7 +85,7 @@ def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) ->
     names = resolver.resolve([Mention(a) for a in about]) if about and resolver else {}
     observation = Observation(
         key=key,
-        value=statement.text,
+        value=value,
         confidence=statement.confidence,
         kind=statement.kind,
         scope=statement.scope,
@@ -97,6 +104,9 @@ def write_statement(writer: FactWriter, statement: Statement, viewer: Viewer) ->
             f"could not store the memory (confidence {statement.confidence} is below "
             f"memory.lifecycle.pending_threshold)"
         )
+    if taken is not None and fact_id != taken.earlier.id:
+        still = [f for f in writer.store.get_facts([taken.earlier.id]) if f.status == "active"]
+        writer.supersede(facts[0], still, report)
     replaced = tuple(sorted(writer.store.get_facts(report.superseded), key=said_time))
     outcome: Outcome = "confirmed" if fact_id in report.confirmed else "new"
     if replaced:
@@ -121,12 +131,13 @@ def _stated_kind(statement: Statement) -> bool:
     return statement.kind in _SLOTTED_KINDS and statement.scope == "user"
 
 
-_PLACES = ("works at", "studies at")
+_PLACES = ("works at", "studies at", "lives in")
 
 
 def _confirmed_place(writer: FactWriter, viewer: Viewer, text: str) -> str:
     """The slot "I'm still at Bosch" confirms: the user's active "works at" (or "studies
-    at") fact naming Bosch; "" when none does, and the statement keeps no slot."""
+    at", or "lives in": "Yep, still in Berlin") fact naming it; "" when none does, and the
+    statement keeps no slot."""
     for fact in writer.store.slot_candidates([], _PLACES, ["active"], viewer.user_id):
         if viewer.sees_fact(fact) and restates(text, fact.value):
             return fact.key

@@ -336,6 +336,14 @@ class FactWriter:
         if older:
             self._supersede(fact, older, now, report)
 
+    def supersede(
+        self, newer: FactRecord, older: Sequence[FactRecord], report: WriteReport
+    ) -> None:
+        """``newer`` replaces ``older``: a statement that takes them back in words no slot
+        rule reads (:mod:`~shiyi.memory.lifecycle.taken_back`)."""
+        if older:
+            self._supersede(newer, older, time.time(), report)
+
     def _supersede(
         self, newer: FactRecord, older: Sequence[FactRecord], now: float, report: WriteReport
     ) -> None:

@@ -245,16 +245,17 @@ def restates(text: str, earlier: str) -> bool:
     return _told(new.said) == _told(old.said)
 
 
-# "I'm still at Bosch": the place one works or studies at, said again without its verb.
+# "I'm still at Bosch", "Yep, still in Berlin": the place one works or studies at, or lives
+# in, said again without its verb.
 _STILL_AT = re.compile(
-    r"^I(?:['’]m|\s+am)\s+still\s+(?:at|with)\s+"
+    r"^(?:I(?:['’]m|\s+am)\s+)?still\s+(?:at|with|in)\s+"
     r"(?P<value>(?-i:[A-Z])[\w'’&.-]*(?:\s+(?-i:[A-Z])[\w'’&.-]*){0,3})$",
     re.IGNORECASE,
 )
 
 
 def still_at(text: str) -> str:
-    """The name in "I'm still at Bosch"; "" for anything else.  It names no slot itself
+    """The name in "I'm still at Bosch" or "Still in Berlin"; "" for anything else.  It names no slot itself
     ("I'm still at Heathrow" is where one is today): it only confirms a held one."""
     found = _STILL_AT.match(_bare(text))
     return found.group("value") if found else ""

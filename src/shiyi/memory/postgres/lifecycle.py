@@ -118,6 +118,15 @@ def entity_footprint(conn: Conn, name: str) -> tuple[list[str], list[str]]:
     return facts, events
 
 
+def latest_facts(conn: Conn, user_id: str, limit: int) -> list[str]:
+    return _ids(
+        conn,
+        "SELECT id FROM facts WHERE user_id = %s AND status = 'active'"
+        " ORDER BY created_at DESC NULLS LAST, id LIMIT %s",
+        (user_id, max(limit, 0)),
+    )
+
+
 def user_footprint(conn: Conn, user_id: str) -> tuple[list[str], list[str]]:
     facts = _ids(conn, "SELECT id FROM facts WHERE user_id = %s ORDER BY id", (user_id,))
     events = _ids(conn, "SELECT id FROM events WHERE user_id = %s ORDER BY id", (user_id,))

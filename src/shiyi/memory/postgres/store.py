@@ -415,6 +415,10 @@ class PostgresStore:
         with self._tx() as conn:
             return lc.entity_footprint(conn, name)
 
+    def latest_facts(self, user_id: str, limit: int) -> list[str]:
+        with self._tx() as conn:
+            return lc.latest_facts(conn, user_id, limit)
+
     def user_footprint(self, user_id: str) -> tuple[list[str], list[str]]:
         with self._tx() as conn:
             return lc.user_footprint(conn, user_id)
