@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from shiyi.agent.agent import Agent
@@ -143,8 +144,34 @@ def open_knowledge(
     # that, never the main model standing in for an unset fast role (minutes per document).
     summaries = fast if has_own_fast_model(settings) else None
     return KnowledgeBase.open(
-        settings, embedder=embedder, fast_model=fast, summary_model=summaries, owns_embedder=owns
+        settings,
+        embedder=embedder,
+        fast_model=fast,
+        summary_model=summaries,
+        owns_embedder=owns,
+        refuse=_protected_reason(settings),
     )
+
+
+def _protected_reason(settings: Settings) -> Callable[[Path], str | None]:
+    """Why the knowledge base may not read a file: what the agent's tools never read
+    (``shiyi.yaml``, ``.env``, the config and data dirs), since ``search_knowledge`` would
+    hand its text to the model all the same."""
+    from shiyi.knowledge.base import UPLOADS
+    from shiyi.tools.base import ToolContext
+    from shiyi.tools.protection import protected_name
+
+    guard = ToolContext.for_settings(settings).workspace.protected
+    uploads = (settings.knowledge_dir / UPLOADS).resolve()
+
+    def reason(path: Path) -> str | None:
+        resolved = path.resolve()
+        why = protected_name(resolved.name) or protected_name(path.name)
+        if not why and not resolved.is_relative_to(uploads):  # uploads live in the data dir
+            why = guard.reason(resolved) or guard.reason(path.absolute())
+        return f"it is protected ({why}): the agent never reads it" if why else None
+
+    return reason
 
 
 def has_own_fast_model(settings: Settings) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +18,8 @@ from shiyi.knowledge.summaries import ExtractiveSummarizer, ModelSummarizer, Sum
 from shiyi.llm.protocol import ChatModel
 
 FILE_NAME = "knowledge.sqlite3"
+UPLOADS = "uploads"
+"""The folder of the knowledge dir holding documents uploaded through the API."""
 
 
 class KnowledgeBase:
@@ -30,9 +32,12 @@ class KnowledgeBase:
         fast: ChatModel | None = None,
         summary_model: ChatModel | None = None,
         owns_embedder: bool = False,
+        refuse: Callable[[Path], str | None] | None = None,
     ) -> None:
         """``fast`` rewrites queries and writes HyDE passages; ``summary_model`` summarises
-        documents as they are added (None: extractive summaries)."""
+        documents as they are added (None: extractive summaries); ``refuse`` says why a file
+        may not be added (the agent's protected files), or None."""
+        self.refuse = refuse
         self.store = store
         self.embedder = embedder
         self.settings = settings
@@ -59,12 +64,14 @@ class KnowledgeBase:
         fast_model: ChatModel | None,
         summary_model: ChatModel | Literal["fast"] | None = "fast",
         owns_embedder: bool = False,
+        refuse: Callable[[Path], str | None] | None = None,
     ) -> KnowledgeBase:
         """Open (creating if needed) the data dir's knowledge base, searching with
         ``embedder`` (None: keywords only) and ``fast_model`` (None: no rewriting, no HyDE),
         summarising with ``summary_model`` (default: the fast model; None: extractive).
         :func:`shiyi.app.open_knowledge` picks all three from the settings.
-        ``owns_embedder``: :meth:`close` closes the embedder's cache."""
+        ``owns_embedder``: :meth:`close` closes the embedder's cache; ``refuse``: why a file
+        may not be added (see :class:`~shiyi.knowledge.ingest.IngestOptions`)."""
         try:
             store = KnowledgeStore(
                 cls.path_for(settings),
@@ -83,6 +90,7 @@ class KnowledgeBase:
             fast=fast_model,
             summary_model=summaries,
             owns_embedder=owns_embedder,
+            refuse=refuse,
         )
 
     # --- documents -------------------------------------------------------------------------
@@ -99,6 +107,7 @@ class KnowledgeBase:
             chunk_chars=self.settings.chunk_chars,
             max_file_bytes=int(self.settings.max_file_mb * 1024 * 1024),
             force=force,
+            refuse=self.refuse,
         )
         return await Ingestor(self.store, self.embedder, summarizer, options).add(paths, progress)
 

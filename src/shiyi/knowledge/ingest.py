@@ -68,6 +68,9 @@ class IngestOptions:
     chunk_chars: int = 900
     max_file_bytes: int = 20 * 1024 * 1024
     force: bool = False
+    refuse: Callable[[Path], str | None] | None = None
+    """Why a file may not be read (``shiyi.yaml``, ``.env``, the data dir: what the agent's
+    tools never read, which a search would otherwise hand it), or None."""
 
 
 def document_id(path: str) -> str:
@@ -113,16 +116,21 @@ class Ingestor:
     def _files(self, paths: Sequence[Path], report: IngestReport) -> Iterator[Path]:
         """Named files (an unsupported one is an error) and the supported files below named
         directories (others are counted as skipped)."""
+        refuse = self.options.refuse or (lambda _: None)
         for raw in paths:
             path = raw.expanduser()
             if path.is_dir():
                 for found in _walk(path):
                     if format_of(found) is None:
                         report.skipped.append(str(found))
+                    elif refuse(found) is not None:
+                        report.protected.append(str(found))
                     else:
                         yield found
             elif path.is_file():
-                if format_of(path) is None:
+                if (why := refuse(path)) is not None:
+                    report.failed.append((str(path), f"{path} is not read: {why}"))
+                elif format_of(path) is None:
                     report.failed.append((str(path), unsupported_message(path)))
                 else:
                     yield path
@@ -243,7 +251,8 @@ def _read(path: Path, limit: int) -> tuple[Path, bytes]:
         size = path.stat().st_size
         if size > limit:
             raise IngestError(
-                f"{path}: {size / 1e6:.1f} MB is over the {limit / 1e6:.0f} MB limit "
+                # in the setting's unit (MiB): 21.6 decimal MB had been "over the 21 MB limit"
+                f"{path}: {size / 2**20:.1f} MB is over the {limit / 2**20:g} MB limit "
                 "(knowledge.max_file_mb)"
             )
         return path, path.read_bytes()

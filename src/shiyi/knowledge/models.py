@@ -129,6 +129,8 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Files of unsupported types met while walking a directory."""
+    protected: list[str] = field(default_factory=list)
+    """Files met while walking a directory that are never read (config, secrets)."""
     failed: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) of files that could not be ingested; what was stored stays."""
     chunks: int = 0

@@ -102,3 +102,23 @@ def test_rewriting_with_a_scripted_fast_model(cli: Cli) -> None:
     assert found.stdout.splitlines()[:2] == [f"rewrite: {q}" for q in queries]
     assert "[1] docs/auth.txt › auth" in found.stdout
     assert "AUTH-401" in found.stdout
+
+
+def test_config_and_secrets_are_never_read_into_the_knowledge_base(cli: Cli) -> None:
+    """``search_knowledge`` hands passages to the model: a ``shiyi.yaml`` ingested with the
+    rest of a folder had given it the server token that ``read_file`` refuses."""
+    project = cli.workspace / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / "README.md").write_text("# Readme\n\nThe kettle is in the cupboard.\n")
+    (project / "shiyi.yaml").write_text("server:\n  token: tok-SUPERSECRET-42\n")
+    (project / "sub" / ".env").write_text("API_KEY=sk-hidden-77\n")
+    walked = cli.run("kb", "add", "project")
+    assert walked.returncode == 0, walked.stderr
+    assert "not read (protected: config or secrets): project/shiyi.yaml" in walked.stderr
+    assert walked.stdout.startswith("1 added, 0 updated, 0 unchanged, 0 failed")
+    named = cli.run("kb", "add", "project/shiyi.yaml")
+    assert named.returncode == 1 and "is not read: it is protected" in named.stderr
+    for query in ("server token", "SUPERSECRET", "API_KEY"):
+        found = cli.run("kb", "search", query, "--json", "--no-expand").stdout
+        assert "SUPERSECRET" not in found and "sk-hidden" not in found
+    assert "kettle" in cli.run("kb", "search", "kettle cupboard").stdout

@@ -103,6 +103,8 @@ def _bytes(count: int) -> str:
 def _print_report(report: IngestReport) -> None:
     for _path, reason in report.failed:
         typer.echo(f"shiyi: error: {reason}", err=True)
+    for path in report.protected:
+        typer.echo(f"shiyi: not read (protected: config or secrets): {_shown(path)}", err=True)
     rate = report.chunks / report.seconds if report.seconds and report.chunks else 0.0
     typer.echo(
         f"{len(report.added)} added, {len(report.updated)} updated, "

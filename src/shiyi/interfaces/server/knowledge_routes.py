@@ -34,7 +34,7 @@ from shiyi.errors import Conflict, NotFound, ScopeDenied, ShiyiError, WorkspaceV
 from shiyi.interfaces.server.deps import get_service
 from shiyi.interfaces.server.identity import Caller, Identity
 from shiyi.interfaces.server.service import AgentService
-from shiyi.knowledge.base import display_path
+from shiyi.knowledge.base import UPLOADS, display_path
 from shiyi.knowledge.loaders import SUPPORTED
 from shiyi.memory.scopes import Writers
 from shiyi.tools.base import ToolContext
@@ -48,7 +48,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 router = APIRouter(prefix="/v1/knowledge", tags=["knowledge"], responses=_ERRORS)
 Service = Annotated[AgentService, Depends(get_service)]
-UPLOADS = "uploads"
 NAME_PATTERN = (
     r"^[A-Za-z0-9_][A-Za-z0-9_. -]{0,150}\.("
     + "|".join(sorted(s.lstrip(".") for s in SUPPORTED))

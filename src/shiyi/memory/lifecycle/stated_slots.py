@@ -255,8 +255,9 @@ _STILL_AT = re.compile(
 
 
 def still_at(text: str) -> str:
-    """The name in "I'm still at Bosch" or "Still in Berlin"; "" for anything else.  It names no slot itself
-    ("I'm still at Heathrow" is where one is today): it only confirms a held one."""
+    """The name in "I'm still at Bosch" or "Still in Berlin"; "" for anything else.  It names
+    no slot itself ("I'm still at Heathrow" is where one is today): it only confirms a held
+    one."""
     found = _STILL_AT.match(_bare(text))
     return found.group("value") if found else ""
 
