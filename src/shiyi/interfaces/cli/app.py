@@ -183,6 +183,11 @@ def config_show(
 
 
 def main() -> None:
+    import sys
+
+    from shiyi.interfaces.cli.terminal_safe import guard_output
+
+    guard_output(sys.argv)
     app(prog_name="shiyi")
 
 

@@ -15,6 +15,7 @@ from shiyi.events import (
     ToolResultEvent,
     UsageEvent,
 )
+from shiyi.interfaces.cli.terminal_safe import shown
 
 _STATUS_WORDS = {
     "completed": "",
@@ -86,7 +87,7 @@ class EventPrinter:
     def _write(self, text: str) -> None:
         if text:
             self._close_progress_line()
-            self.out.write(text)
+            self.out.write(shown(text))  # a model's words are not the terminal's commands
             self._at_line_start = text.endswith("\n")
             self.out.flush()
 

@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from shiyi.interfaces.cli.render import BAR_CELLS, progress_bar
+from shiyi.interfaces.cli.terminal_safe import shown
 from shiyi.interfaces.cli.tui_state import (
     MEMORY_TOOL,
     MemoryLine,
@@ -40,7 +41,7 @@ _STATUS_WORDS = {
 
 
 def _line(text: str | Text, style: str = "") -> Text:
-    line = text if isinstance(text, Text) else Text(text, style=style)
+    line = text if isinstance(text, Text) else Text(shown(text, colours=False), style=style)
     line.no_wrap = True
     line.overflow = "ellipsis"
     return line
@@ -110,13 +111,15 @@ def body(state: TurnState, width: int) -> list[RenderableType]:
         if isinstance(block, TextBlock):
             text = block.text.rstrip()
             if text:
-                out.append(Text(text, style="dim italic" if block.reasoning else ""))
+                style = "dim italic" if block.reasoning else ""
+                out.append(Text(shown(text, colours=False), style=style))
         elif isinstance(block, ToolLine):
             out.append(tool_line(block))
         elif isinstance(block, PlanBlock):
             out.extend(plan_lines(block, width))
         elif isinstance(block, Notice):
-            out.append(Text(block.text, style="red" if block.style == "error" else "dim"))
+            style = "red" if block.style == "error" else "dim"
+            out.append(Text(shown(block.text, colours=False), style=style))
     return out
 
 
