@@ -495,7 +495,10 @@ class Memory:
         ]
         now = time.time()
         chosen = [as_read_at(f, now) for f in chosen]
-        return sorted(chosen, key=lambda f: (f.valid_from or f.created_at, f.created_at))
+        # an edited fact and the words it replaced start together: the closed one first
+        return sorted(
+            chosen, key=lambda f: (f.valid_from or f.created_at, f.created_at, f.valid_to is None)
+        )
 
     def sweep(self) -> list[str]:
         """Expire short-term facts past their TTL now (the worker also does it periodically)."""

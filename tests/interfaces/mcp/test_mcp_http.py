@@ -103,7 +103,9 @@ def test_every_tool_answers_with_structured_content_and_text(live: LiveFactory) 
             assert [f["status"] for f in history["facts"]] == ["superseded", "active"]
             listed_facts = await call(client, "list_memories", statuses=["superseded"])
             assert [f["id"] for f in listed_facts["facts"]] == [fact_id]
-            edited = await call(client, "update_memory", id=fact_id, value="Nice")
+            past = await error(client, "update_memory", id=fact_id, value="Nice")
+            assert "history keeps what was said" in past  # a past version is not rewritten
+            edited = await call(client, "update_memory", id=moved["fact"]["id"], value="Nice")
             assert edited["value"] == "Nice"
             entities = await call(client, "list_entities")
             assert entities["entities"] == [] and entities["_text"] == "No entities."

@@ -47,6 +47,15 @@ def test_a_fact_is_added_read_listed_edited_and_its_history_kept(
     edited = ops.update(second.id, value="Porto", confidence=0.7)
     assert (edited.value, edited.confidence) == ("Porto", 0.7)
     assert ops.get(second.id) == edited
+    # what it said before the edit stays in the slot's history (it had been overwritten)
+    assert [(f.value, f.status) for f in ops.history(key="lives in")] == [
+        ("Paris", "superseded"),
+        ("Lisbon", "superseded"),
+        ("Porto", "active"),
+    ]
+    with pytest.raises(Conflict, match="history keeps what was said"):
+        ops.update(first.id, value="Madrid")  # a past version is not rewritten
+    assert ops.update(second.id, confidence=0.7) == edited  # nothing changed: nothing moves
 
 
 def test_a_key_edited_to_name_someone_makes_the_fact_theirs(vectorless_memory: Memory) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import uuid
 from typing import Literal
 
 from shiyi.errors import Conflict, NotFound, ShiyiError
@@ -30,7 +31,13 @@ def patch_fact(
     confidence: float | None = None,
 ) -> FactRecord:
     """The fact with these changes stored; a changed text is queued to be embedded again
-    (its old vector would find it by what it no longer says)."""
+    (its old vector would find it by what it no longer says).
+
+    The fact keeps its id, and what it said before the edit is kept as a superseded version
+    of it (an edit had overwritten the value, so a slip on the memory page lost it with no
+    way back).  History is not edited: a superseded or expired fact's words stay as they
+    were (delete it instead).  A patch that changes nothing changes nothing, its
+    ``updated_at`` included."""
     found = memory.get(fact_id)  # None: missing or not the viewer's
     if isinstance(found, EventRecord):
         raise Conflict(f"{fact_id} is an event: events are read-only, only facts change")
@@ -39,15 +46,40 @@ def patch_fact(
     who = memory.viewer
     who.check_write(found.scope, memory.writers)
     fact = patched(found, key=key, value=value, kind=kind, confidence=confidence)
+    if dataclasses.replace(fact, updated_at=found.updated_at) == found:
+        return found
+    rewords = fact.text != found.text
+    if rewords and found.status in ("superseded", "expired"):
+        raise Conflict(
+            f"{fact_id} is a past version ({found.status}): history keeps what was said; "
+            "edit the current version, or delete this one"
+        )
     owners = memory.lifecycle.facts
     if key is not None and fact.key != found.key and (owner := owners.key_owner_entity(key, who)):
         # a key edited to "Ana's city" makes the fact Ana's, as it would be if stated so
         fact.entities = list(dict.fromkeys([*fact.entities, owner]))
     memory.store.upsert_facts([fact])
-    if fact.text != found.text and memory.embedder is not None:
-        memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id]})
+    kept = _keep_as_before(memory, found, fact) if rewords else []
+    if rewords and memory.embedder is not None:
+        memory.jobs.enqueue(EMBED, {"node": "fact", "ids": [fact.id, *kept]})
         memory.worker.wake()
     return fact
+
+
+def _keep_as_before(memory: Memory, found: FactRecord, edited: FactRecord) -> list[str]:
+    """``found`` as it was, stored as the version the edit replaced; its id in a list."""
+    now = edited.updated_at
+    before = dataclasses.replace(
+        found,
+        id=f"fact_{uuid.uuid4().hex[:12]}",
+        status="superseded",
+        valid_to=now,
+        updated_at=now,
+        conflicts_with="",
+    )
+    memory.store.upsert_facts([before])
+    memory.store.add_supersedes([(edited.id, before.id)])
+    return [before.id]
 
 
 def patched(
