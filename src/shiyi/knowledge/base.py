@@ -113,9 +113,12 @@ class KnowledgeBase:
 
     def remove(self, targets: Sequence[str]) -> tuple[list[DocumentInfo], list[str]]:
         """Remove documents by path (a directory removes everything below it, whether or
-        not the files still exist) or by id; returns (removed, targets that matched none)."""
+        not the files still exist) or by id; returns (removed, targets that matched none).
+        An uploaded document's file goes too: the upload folder's copy is nobody else's
+        (``shiyi kb remove`` had left it on disk, where no command could reach it)."""
         removed: list[DocumentInfo] = []
         unmatched: list[str] = []
+        uploads = (self.store.path.parent / UPLOADS).resolve()
         for target in targets:
             matched = self._match(target)
             if not matched:
@@ -123,6 +126,8 @@ class KnowledgeBase:
             for document in matched:
                 self.store.remove_document(document.id)
                 removed.append(document)
+                if Path(document.path).parent == uploads:
+                    Path(document.path).unlink(missing_ok=True)
         return removed, unmatched
 
     def _match(self, target: str) -> list[DocumentInfo]:

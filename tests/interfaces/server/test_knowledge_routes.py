@@ -172,11 +172,31 @@ def test_uploads_must_be_plain_names_of_readable_types_within_the_body_limit(
     put = server.client.put
     for name in (".env", "tool.exe", "..%2Fescape.md", "a%5Cb.md"):
         refused = put(f"/v1/knowledge/uploads/{name}", content=b"A=1")
-        assert refused.status_code in (404, 422), (name, refused.text)  # never stored
+        assert refused.status_code in (400, 404, 422), (name, refused.text)  # never stored
     assert "empty" in error(put("/v1/knowledge/uploads/a.md", content=b""), 400)
     too_big = put("/v1/knowledge/uploads/big.md", content=b"# Big\n\n" + b"x" * 4096)
     assert too_big.status_code == 413
     assert server.client.get("/v1/knowledge").json()["exists"] is False
+
+
+def test_uploads_take_ordinary_names_and_keep_no_file_they_could_not_read(
+    live: LiveFactory,
+) -> None:
+    server = live()
+    put = server.client.put
+    for name in ("会议纪要.md", "report (1).MD", "Résumé.md", "O'Brien.txt", "a+b.md"):
+        stored = put(f"/v1/knowledge/uploads/{name}", content=f"# {name}\n\nkiwi\n".encode())
+        assert stored.status_code == 200, (name, stored.text)  # had been a 422 with a regex
+    wrong = error(put("/v1/knowledge/uploads/photo.jpeg", content=b"A=1"), 400)
+    assert "'photo.jpeg': the knowledge base reads Markdown, text" in wrong
+    uploads = Path(str(documents(server.client)[0]["path"])).parent
+    binary = put("/v1/knowledge/uploads/bin.txt", content=b"\x00\x01\x02" * 100)
+    assert binary.status_code == 200 and binary.json()["failed"]
+    assert not (uploads / "bin.txt").exists()  # it had stayed, listed nowhere
+    good = b"# Keep\n\nThe spare key is under the plant pot.\n"
+    assert put("/v1/knowledge/uploads/keep.md", content=good).status_code == 200
+    assert put("/v1/knowledge/uploads/keep.md", content=b"\x00" * 300).json()["failed"]
+    assert (uploads / "keep.md").read_bytes() == good  # the earlier upload is kept
 
 
 def test_only_workspace_writers_change_the_shared_base(live: LiveFactory, workspace: Path) -> None:

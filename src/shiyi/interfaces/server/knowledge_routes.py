@@ -48,12 +48,11 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 router = APIRouter(prefix="/v1/knowledge", tags=["knowledge"], responses=_ERRORS)
 Service = Annotated[AgentService, Depends(get_service)]
-NAME_PATTERN = (
-    r"^[A-Za-z0-9_][A-Za-z0-9_. -]{0,150}\.("
-    + "|".join(sorted(s.lstrip(".") for s in SUPPORTED))
-    + ")$"
-)
-"""An upload's name: a plain file name (no path, not hidden) of a type the base reads."""
+NAME_PATTERN = r"^[^/\\\x00-\x1f\x7f]{1,200}$"
+"""An upload's name as the route takes it: no path and no control character.  Whether it is
+a plain name of a type the base reads (``会议纪要.md``, ``report (1).MD``) is
+:func:`upload_path`'s to say in words (a pattern of ASCII letters had refused both with a
+regular expression for a message)."""
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -223,8 +222,12 @@ async def upload(
     data = await request.body()
     if not data:
         raise ShiyiError(f"the upload of {name!r} is empty: send the file's bytes as the body")
+    before = await asyncio.to_thread(_bytes_of, path)
     await asyncio.to_thread(_write, path, data)
-    return await _ingest(knowledge, [path], force=True)
+    ingested = await _ingest(knowledge, [path], force=True)
+    if ingested.failed:  # a binary or unreadable file is not kept; an earlier upload is
+        await asyncio.to_thread(_put_back, path, before)
+    return ingested
 
 
 @router.post("/{doc_id}/reindex", response_model=IngestOut)
@@ -276,11 +279,7 @@ async def remove(knowledge: Base, service: Service, who: Caller, doc_id: str) ->
 
 def _remove(knowledge: Knowledge, doc_id: str) -> RemovedOut:
     kb = knowledge.require()
-    removed, _ = kb.remove([_document(kb, doc_id).id])
-    uploads = (knowledge.service.settings.knowledge_dir / UPLOADS).resolve()
-    for document in removed:
-        if Path(document.path).parent == uploads:  # the server's copy: nobody else has it
-            Path(document.path).unlink(missing_ok=True)
+    removed, _ = kb.remove([_document(kb, doc_id).id])  # an uploaded file goes too
     root = knowledge.workspace().root
     return RemovedOut(removed=[document_out(d, root) for d in removed])
 
@@ -319,12 +318,25 @@ def allowed_files(workspace: Workspace, directory: Path) -> list[Path]:
 
 def upload_path(settings: Settings, name: str) -> Path:
     """Where an upload called ``name`` is kept; only a plain file name of a supported type."""
-    plain = PurePosixPath(name).name == name and "\\" not in name and not name.startswith(".")
+    if name.startswith("."):
+        raise ShiyiError(f"{name!r} starts with a dot (a hidden file): upload one like 'notes.md'")
+    plain = PurePosixPath(name).name == name and "\\" not in name
     if not plain or len(name) > 200:
         raise ShiyiError(f"{name!r} is not a plain file name: upload 'notes.md', not a path")
     if PurePosixPath(name).suffix.lower() not in SUPPORTED:
         raise ShiyiError(f"{name!r}: the knowledge base reads {_kinds()}")
     return settings.knowledge_dir / UPLOADS / name
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def _put_back(path: Path, before: bytes | None) -> None:
+    if before is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_bytes(before)
 
 
 def _write(path: Path, data: bytes) -> None:
