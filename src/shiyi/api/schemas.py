@@ -78,7 +78,7 @@ class SessionDetail(SessionOut):
 
 
 class MessageIn(_In):
-    text: str = Field(min_length=1, max_length=200_000)
+    text: str = Field(min_length=1, max_length=200_000, pattern=r"\S")
     run_id: str | None = Field(
         default=None,
         max_length=100,
@@ -236,12 +236,26 @@ class ForgetPlanOut(BaseModel):
     forgotten: ForgetOut | None = Field(default=None, description="None: a dry run.")
 
 
+MAX_FACT_CHARS = 100_000
+"""The longest memory one fact holds, on every face (a longer text is a document)."""
+
+
+def too_long(text: str) -> str:
+    """Why ``text`` is too long to remember, or ""."""
+    if len(text) <= MAX_FACT_CHARS:
+        return ""
+    return (
+        f"the text is {len(text):,} characters; a memory holds at most {MAX_FACT_CHARS:,}: "
+        "split it, or add it to the knowledge base as a document (shiyi kb add FILE)"
+    )
+
+
 class FactIn(_In):
     """What ``shiyi memory add`` takes: the memory, its kind, the slot it sets and who may
     read it (written as the caller's; ``workspace`` needs a workspace writer)."""
 
     text: str = Field(
-        min_length=1, max_length=100_000, pattern=r"\S", description="Not only whitespace."
+        min_length=1, max_length=MAX_FACT_CHARS, pattern=r"\S", description="Not only whitespace."
     )
     kind: FactKind = "semantic"
     key: str = Field(
@@ -263,7 +277,7 @@ class FactPatch(_In):
     value: str | None = Field(
         default=None,
         min_length=1,
-        max_length=100_000,
+        max_length=MAX_FACT_CHARS,
         pattern=r"\S",
         description="A leading copy of the key ('lives in: Paris' for key 'lives in') is "
         "dropped: the value is stored as 'Paris'.",

@@ -238,3 +238,14 @@ def test_cors_origins_may_read_across_sites(live: LiveFactory) -> None:
     server = live(cors_origins=["http://ui.test"])
     headers = {"sec-fetch-site": "cross-site", "sec-fetch-mode": "cors", "origin": "http://ui.test"}
     assert server.client.get("/v1/sessions", headers=headers).status_code == 200
+
+
+def test_a_blank_message_starts_no_run(live: LiveFactory) -> None:
+    """It had run the model on "   " (shiyi run and POST /v1/memory refuse blank text)."""
+    server = live()  # no script: a run would fail loudly
+    session = server.client.post("/v1/sessions", json={}).json()["id"]
+    blank = server.client.post(
+        f"/v1/sessions/{session}/messages", params={"stream": "false"}, json={"text": "  \n "}
+    )
+    assert blank.status_code == 422 and "text" in blank.json()["error"]["message"]
+    assert server.client.get(f"/v1/sessions/{session}").json()["messages"] == []

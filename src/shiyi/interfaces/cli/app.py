@@ -133,7 +133,9 @@ def serve(
     host: Annotated[
         str | None, typer.Option(help="Address to bind (default: server.host).")
     ] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default: server.port).")] = None,
+    port: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="Port (default: server.port).")
+    ] = None,
     config: ConfigOption = None,
     workspace: WorkspaceOption = None,
 ) -> None:

@@ -117,7 +117,7 @@ def _print_report(report: IngestReport) -> None:
 @kb_app.command("search")
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
-    limit: Annotated[int, typer.Option(help="How many passages.")] = 5,
+    limit: Annotated[int, typer.Option(min=1, max=50, help="How many passages.")] = 5,
     rewrite: Annotated[
         bool | None,
         typer.Option("--rewrite/--no-rewrite", help="Multi-query rewriting (fast model)."),
@@ -141,8 +141,11 @@ def search(
     import json
     from dataclasses import asdict
 
+    from shiyi.interfaces.cli.common import fail
     from shiyi.knowledge import format_passages
 
+    if not query.strip():
+        fail("the query is empty: say what to look for")
     with opened(config) as kb:
         options = kb.options(
             limit=max(1, limit), rewrite=rewrite, hyde=hyde, expand=expand, summaries=summaries

@@ -51,6 +51,8 @@ def search(
     from shiyi.memory.models import FACT_KINDS
     from shiyi.memory.recall.config import MODES
 
+    if not query.strip():
+        fail("the query is empty: say what to look for")
     if mode not in MODES:
         fail(f"unknown --mode {mode!r}; use one of {', '.join(MODES)}")
     for wrong in [k for k in kind or [] if k not in FACT_KINDS]:
@@ -127,6 +129,7 @@ def add(
     config: ConfigOption = None,
 ) -> None:
     """Remember a fact explicitly (long term, full confidence)."""
+    from shiyi.api.schemas import too_long
     from shiyi.interfaces.cli.common import fail
     from shiyi.memory.models import FACT_KINDS
 
@@ -134,6 +137,8 @@ def add(
         fail(f"--kind {kind!r} is not a memory kind; use one of {', '.join(FACT_KINDS)}")
     if scope not in ("user", "agent", "workspace"):
         fail(f"--scope {scope!r} is not a scope; use user, agent or workspace")
+    if why := too_long(text):  # said the same whether a server runs or not
+        fail(why)
     with operations(config) as ops:
         fact = ops.add(text, kind=kind, key=key, scope=scope)  # type: ignore[arg-type]
     shown = _echoed(f"{fact.key}: {fact.value}" if fact.key else fact.value)
@@ -311,15 +316,39 @@ def export(
     config: ConfigOption = None,
 ) -> None:
     """Every event and fact the configured user and agent may see, as JSON lines (events
-    oldest first, then facts)."""
+    oldest first, then facts); a file is written readable by its owner only (0600)."""
+    from shiyi.interfaces.cli.common import fail
+
+    if out is not None and (why := _cannot_write(out)):
+        fail(why)
     with operations(config) as ops:
         lines = ops.export()
     if out is None:
         for line in lines:
             typer.echo(line)
     else:
-        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _write_private(out, "\n".join(lines) + "\n")
         typer.echo(f"wrote {len(lines)} records to {out}")
+
+
+def _cannot_write(out: Path) -> str:
+    """Why the export cannot go to ``out`` (said before the store is read), or ""."""
+    if out.is_dir():
+        return f"{out} is a folder: give a file name, like -o {out / 'memories.jsonl'}"
+    if not out.parent.is_dir():
+        return f"the folder {out.parent} does not exist: make it first, or write elsewhere"
+    return ""
+
+
+def _write_private(out: Path, text: str) -> None:
+    """``text`` into ``out``, mode 0600: an export holds every memory (it had been 0644 beside
+    a 0700 data dir)."""
+    import os
+
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 @memory_app.command("stats")

@@ -28,6 +28,7 @@ from shiyi.api.schemas import (
     MemoryJobs,
     RememberedOut,
     Scope,
+    too_long,
 )
 from shiyi.errors import Conflict, NotFound, NothingToForget, ShiyiError
 from shiyi.memory.lifecycle.explicit import Statement
@@ -89,6 +90,8 @@ class LocalMemory:
     ) -> RememberedOut:
         if not text.strip():
             raise ShiyiError("the text to remember is empty: give what to remember")
+        if why := too_long(text):  # as over HTTP: a served CLI had refused what a local one took
+            raise ShiyiError(why)
         value = strip_key_prefix(key, text)
         if not value:
             raise ShiyiError(f"the text {text!r} holds only the key {key!r}: give the value")
