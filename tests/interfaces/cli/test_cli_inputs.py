@@ -43,3 +43,9 @@ def test_empty_queries_and_out_of_range_numbers_are_refused(cli: Cli) -> None:
     assert limit.returncode == 2 and "--limit" in limit.stderr
     port = cli.run("serve", "--port", "99999")
     assert port.returncode == 2 and "--port" in port.stderr and "Traceback" not in port.stderr
+
+
+def test_an_empty_forget_target_is_named(cli: Cli) -> None:
+    cli.config(MEMORY)
+    empty = cli.run("memory", "forget", "--query", "", "--yes")
+    assert empty.returncode != 0 and "--query is empty: say what to forget" in empty.stderr

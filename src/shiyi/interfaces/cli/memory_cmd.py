@@ -214,6 +214,9 @@ def forget(
     from shiyi.interfaces.cli.memory_lines import forget_lines, hit_line
 
     given = [("IDs", ids), ("--entity", entity), ("--query", query), ("--user", user)]
+    for name, text in (("--entity", entity), ("--query", query), ("--user", user)):
+        if text is not None and not text.strip():  # "--query ''" had read as not given
+            fail(f"{name} is empty: say what to forget")
     chosen = [name for name, value in given if value]
     if len(chosen) != 1:
         got = f" (got {' and '.join(chosen)})" if chosen else ""
