@@ -286,3 +286,22 @@ def test_an_english_only_embedder_does_not_vote_on_a_question_in_another_languag
     english = search(kb, "When are the vault signing keys rotated?", limit=1, rewrite=False)
     (top,) = english.passages
     assert "vector" in top.paths and top.score == pytest.approx(fused(top))
+
+
+def test_a_sections_title_finds_its_passage(open_kb: Opener, tmp_path: Path) -> None:
+    """A word only a heading holds ("## Zanzibar") had ranked another section first."""
+    guide = tmp_path / "guide.md"
+    sections = {
+        "Zanzibar": "The ferry leaves at nine from the old harbour.",
+        "Quillwort": "A small aquatic plant found in cold lakes.",
+        "Brakeman": "The person who works the brakes on a goods train.",
+        "Porcupine": "A rodent with sharp quills for defence.",
+    }
+    guide.write_text(
+        "# Field guide\n\n" + "".join(f"## {t}\n\n{body}\n\n" for t, body in sections.items())
+    )
+    kb = open_kb()
+    add(kb, guide)
+    for title, body in sections.items():
+        found = search(kb, title, limit=1, expand=False, rewrite=False).passages
+        assert found[0].text == body, title

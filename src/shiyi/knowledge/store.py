@@ -175,7 +175,7 @@ class KnowledgeStore:
         """Store one version of a document in place of any earlier one (see module doc)."""
         doc_id = rows.info.id
         self.keywords.add(
-            [(c.id, "chunk", c.text) for c in rows.chunks]
+            [(c.id, "chunk", text) for c, text in zip(rows.chunks, _titled(rows), strict=True)]
             + [(s.id, "summary", s.text) for s in rows.summaries]
         )
         with self.file.write("store the document") as conn:
@@ -432,3 +432,19 @@ def _blobs(matrix: Matrix | None, count: int) -> list[bytes | None]:
 def _batches(keys: list[str]) -> Iterable[list[str]]:
     for start in range(0, len(keys), _BATCH):
         yield keys[start : start + _BATCH]
+
+
+def _titled(rows: DocumentRows) -> list[str]:
+    """Each chunk's text as the keyword index reads it: a section's first chunk with the
+    section's title before it.  "## Zanzibar" named only the section a passage sat in, and a
+    search for "Zanzibar" had ranked another section first.  Only its own title, and only
+    once: a heading path on every chunk made the document's title a word of all its chunks
+    and blurred which of them a question's words are in."""
+    titles = {s.id: s.title for s in rows.sections}
+    first: dict[str, str] = {}
+    for chunk in sorted(rows.chunks, key=lambda c: c.ordinal):
+        first.setdefault(chunk.section_id, chunk.id)
+    return [
+        f"{titles.get(c.section_id, '')}\n{c.text}" if first[c.section_id] == c.id else c.text
+        for c in rows.chunks
+    ]
