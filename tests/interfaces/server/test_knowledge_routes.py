@@ -86,9 +86,9 @@ def test_paths_outside_the_workspace_or_protected_are_refused(
     assert "outside the workspace" in error(
         post("/v1/knowledge/paths", json={"path": "../outside.md"}), 409
     )
-    assert "outside the workspace" in error(
-        post("/v1/knowledge/paths", json={"path": str(outside)}), 409
-    )
+    absolute = error(post("/v1/knowledge/paths", json={"path": str(outside)}), 409)
+    assert "outside the workspace" in absolute and "upload it" in absolute
+    assert "allow_outside_workspace" not in absolute  # a setting the server never reads
     assert "protected" in error(post("/v1/knowledge/paths", json={"path": ".env"}), 409)
     assert "protected" in error(post("/v1/knowledge/paths", json={"path": "docs/shiyi.yaml"}), 409)
 

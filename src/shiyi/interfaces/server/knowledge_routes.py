@@ -197,7 +197,16 @@ def files_for(knowledge: Knowledge, path: str) -> list[Path]:
         target = workspace.resolve(path)  # refuses escapes and protected paths
     except WorkspaceViolation as exc:
         # 409 like other requests the server's settings forbid (tools.protected_paths).
-        raise Conflict(str(exc)) from exc
+        # The server never reaches outside the workspace, whatever the tools may: the
+        # violation's own hint (tools.allow_outside_workspace) would send users astray.
+        said = str(exc).split("; use a path inside the workspace")[0]
+        raise Conflict(
+            f"{said}; the server adds documents from inside the workspace only: copy the "
+            "file there, upload it (PUT /v1/knowledge/uploads/NAME), or add it with "
+            "`shiyi kb add` on this machine"
+            if "outside the workspace" in said
+            else str(exc)
+        ) from exc
     if not target.exists():
         raise NotFound(f"{path!r} does not exist in the workspace {workspace.root}")
     files = [target] if not target.is_dir() else allowed_files(workspace, target)
