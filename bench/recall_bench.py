@@ -214,6 +214,7 @@ def variants(memory: Memory) -> dict[str, Retriever]:
         "hybrid, no bursts": like(boosts=replace(every, bursts=False)),
         "hybrid, no turns beside": like(boosts=replace(every, beside=False)),
         "hybrid, no run coverage": like(boosts=replace(every, coverage=False)),
+        "hybrid, asking turns not lowered": like(boosts=replace(every, asking=False)),
         "hybrid, no graph bridge": like(boosts=replace(every, bridge=False)),
         "hybrid, no run spread": like(boosts=replace(every, spread=False)),
         "hybrid, no run similarity": like(boosts=replace(every, run_similarity=False)),

@@ -80,8 +80,9 @@ def test_the_rate_bonus_puts_the_reply_giving_a_rate_first(
     """The cases above test the bonus, not only the embedding: asked how often Sam goes
     climbing, the reply giving a rate ranks first with it and not without it (turns that
     name climbing match the question's words better)."""
-    if not bonus:
+    if not bonus:  # nor the lowering of "Do you still go climbing a lot?", which asks only
         monkeypatch.setattr("shiyi.memory.recall.boosts.TOLD_HOW_OFTEN_BONUS", 0.0)
+        monkeypatch.setattr("shiyi.memory.recall.boosts.ASKING_PENALTY", 0.0)
     chat = locomo_chat(
         tmp_path / "chat.json",
         ("Sam", "Lea"),

@@ -122,6 +122,10 @@ class Boosts:
     """The turns just before and after the best hits, and the rest of their bursts, join the
     candidates though no path found them (:mod:`shiyi.memory.recall.beside`), so the two
     above can lift them."""
+    asking: bool = True
+    """A short turn that only asks ("how's the cello going?") loses :data:`ASKING_PENALTY`
+    after its answer took its share of it (:mod:`shiyi.memory.recall.boosts`): it names the
+    subject and holds no answer."""
     coverage: bool = True
     """A run whose candidate turns together hold the query's rarer words gains
     (:mod:`shiyi.memory.recall.boosts`); in a task memory it ranks the runs that
