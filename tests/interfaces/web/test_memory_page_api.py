@@ -219,3 +219,12 @@ def test_memory_disabled_is_a_conflict(live: LiveFactory) -> None:
     server = live(memory=False)
     response = server.client.get("/v1/memory/overview")
     assert response.status_code == 409 and response.json()["error"]["code"] == "conflict"
+
+
+def test_the_page_runs_only_its_own_scripts_and_answers_head(live: LiveFactory) -> None:
+    server = live()
+    page = server.client.get("/")
+    policy = page.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert "unsafe-inline" not in policy and page.headers["x-content-type-options"] == "nosniff"
+    assert server.client.head("/").status_code == 200  # it had been 405

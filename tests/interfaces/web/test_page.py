@@ -86,6 +86,13 @@ def page(browser: Browser) -> Iterator[Page]:
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the page's Content-Security-Policy must not block anything the page itself does
+    opened.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     yield opened
     context.close()
     assert errors == [], f"JavaScript errors on the page: {errors}"

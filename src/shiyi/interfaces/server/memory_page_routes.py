@@ -203,12 +203,30 @@ async def resolve(
     )
 
 
+PAGE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+"""The page's Content-Security-Policy: its own scripts and styles only (it has no inline
+ones), no frames around it.  Memories are shown as text; should one ever reach the page as
+markup, no script it carries runs and nothing it names is fetched from elsewhere."""
+
+
 async def _index() -> FileResponse:
-    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+    return FileResponse(
+        STATIC / "index.html",
+        headers={
+            "cache-control": "no-cache",
+            "content-security-policy": PAGE_POLICY,
+            "x-content-type-options": "nosniff",
+            "referrer-policy": "no-referrer",
+        },
+    )
 
 
 def install_page(app: FastAPI) -> None:
     """The page at ``/`` and its assets under ``/ui/`` (no token needed: they hold no data;
     the page asks for the token and sends it with every API call)."""
-    app.add_api_route("/", _index, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/", _index, methods=["GET", "HEAD"], include_in_schema=False)
     app.mount("/ui", StaticFiles(directory=STATIC), name="ui")
