@@ -225,3 +225,23 @@ def test_progress_counts_files_bytes_chunks_and_embeddings(
     assert report.embedded == kb.counts()["chunks"] + kb.counts()["summaries"]
     assert [s.eta_seconds is None for s in done] == [True, False, False]
     assert done[-1].eta_seconds == 0
+
+
+def test_a_large_file_says_how_far_its_embedding_is(open_kb: Opener, tmp_path: Path) -> None:
+    """A 616 KB file had sat at "embedding 901 texts…" for a minute, and Ctrl-C waited for
+    all of them: each group of texts is now a step of its own, said as it starts."""
+    big = tmp_path / "big.md"
+    big.write_text(
+        "# Almanac\n\n"
+        + "".join(
+            f"## Entry {i}\n\nThe tide table for harbour {i} is posted at dawn.\n\n"
+            for i in range(90)
+        )
+    )
+    seen: list[IngestProgress] = []
+    report = asyncio.run(open_kb().add([big], seen.append))
+    steps = [s.message for s in seen if s.message.startswith("embedding ")]
+    total = report.embedded
+    assert total > 64 and steps[0] == f"embedding 0/{total} texts…"
+    counts = [int(m.split()[1].split("/")[0]) for m in steps]
+    assert len(counts) >= 2 and counts == sorted(counts) and 0 < counts[-1] < total

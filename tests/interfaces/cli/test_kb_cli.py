@@ -122,3 +122,32 @@ def test_config_and_secrets_are_never_read_into_the_knowledge_base(cli: Cli) -> 
         found = cli.run("kb", "search", query, "--json", "--no-expand").stdout
         assert "SUPERSECRET" not in found and "sk-hidden" not in found
     assert "kettle" in cli.run("kb", "search", "kettle cupboard").stdout
+
+
+def test_ctrl_c_during_a_large_file_stops_soon_and_says_what_was_kept(cli: Cli) -> None:
+    import signal
+    import time
+
+    (cli.workspace / "small.md").write_text("# Small\n\nThe kettle is in the cupboard.\n")
+    big = cli.workspace / "big.md"
+    big.write_text(
+        "# Almanac\n\n"
+        + "".join(
+            f"## Entry {i}\n\n"
+            + f"The tide table for harbour {i} is posted at dawn. " * 12
+            + "\n\n"
+            for i in range(600)
+        )
+    )
+    proc = cli.popen("kb", "add", "small.md", "big.md")
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "embedding " in line and "big.md" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    interrupted = time.monotonic()
+    _, rest = proc.communicate(timeout=60)
+    assert time.monotonic() - interrupted < 20  # one group of texts, not the whole file
+    assert proc.returncode == 130 and "interrupted: the files finished before stay added" in rest
+    listed = cli.run("kb", "list").stdout
+    assert "small.md" in listed and "big.md" not in listed

@@ -66,7 +66,15 @@ def add(
 
     with opened(config, create=True) as kb:
         typer.echo(f"summaries: {_summaries_by(kb)}", err=True)
-        report = asyncio.run(kb.add(paths, progress, force=force))
+        try:
+            report = asyncio.run(kb.add(paths, progress, force=force))
+        except KeyboardInterrupt:
+            typer.echo(
+                "shiyi: interrupted: the files finished before stay added; the one under way "
+                "was not stored (run the same command again to go on)",
+                err=True,
+            )
+            raise typer.Exit(130) from None
         _print_report(report)
     if report.failed:
         raise typer.Exit(1)
