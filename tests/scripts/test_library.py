@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,18 @@ def test_search_matches_stems_and_ranks_the_summary_above_the_body(
 
 def test_delete_removes_both_files(library: ScriptLibrary) -> None:
     library.save(deploy())
-    assert library.delete("deploy").name == "deploy"
+    library.delete("deploy")
     assert list(library.root.iterdir()) == []
     with pytest.raises(NotFound):
         library.delete("deploy")
+
+
+def test_a_broken_script_can_be_deleted(library: ScriptLibrary) -> None:
+    """One that cannot be read is skipped by every listing; deleting it had said no script
+    had its name, leaving its files to be removed by hand."""
+    library.save(deploy())
+    kept = library.save(replace(deploy(), name="notes"))[0]
+    (library.root / "deploy.json").write_text("{ not json", encoding="utf-8")
+    assert library.find("deploy") is None and library.exists("deploy")
+    library.delete("deploy")
+    assert sorted(p.name for p in library.root.iterdir()) == sorted(["notes.json", kept.file_name])

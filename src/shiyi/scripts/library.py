@@ -217,12 +217,26 @@ class ScriptLibrary:
         scored.sort(key=lambda item: (-item[0], item[1]))
         return [script for _, _, script in scored[:limit]]
 
-    def delete(self, name: str) -> Script:
-        """Remove the script called ``name`` (both files); returns what was removed."""
-        script = self.get(name)
-        self._meta(name).unlink(missing_ok=True)
-        (self.root / script.file_name).unlink(missing_ok=True)
-        return script
+    def exists(self, name: str) -> bool:
+        """Whether a script called ``name`` is saved, readable or not."""
+        return self._meta(name).is_file()
+
+    def delete(self, name: str) -> None:
+        """Remove the script called ``name`` (its metadata and its body), a broken one too:
+        one that could not be read had been skipped by ``find``, so ``scripts rm`` said no
+        script had its name and its files could only be deleted by hand."""
+        meta = self._meta(name)
+        if not meta.is_file():
+            raise NotFound(f"no saved script is called {name!r}; list the scripts to see names.")
+        script = self.find(name)
+        bodies = (
+            [self.root / script.file_name]
+            if script is not None
+            else [p for p in self.root.glob(f"{name}.*") if p != meta]
+        )
+        meta.unlink(missing_ok=True)
+        for body in bodies:
+            body.unlink(missing_ok=True)
 
     def _meta(self, name: str) -> Path:
         return self.root / f"{check_name(name)}.json"
@@ -290,8 +304,9 @@ def remember_script(memory: Memory, script: Script) -> FactRecord:
     )
 
 
-def forget_script(memory: Memory, script: Script) -> int:
-    """Forget every version of ``script``'s procedure in ``memory`` (the library's owner's
-    view: each user has their own library).  Returns how many went."""
-    facts = memory.history(key=memory_key(script.name))
+def forget_script(memory: Memory, name: str) -> int:
+    """Forget every version of the procedure of the script called ``name`` in ``memory``
+    (the library's owner's view: each user has their own library).  Returns how many
+    went."""
+    facts = memory.history(key=memory_key(name))
     return memory.forget_ids([f.id for f in facts]).total if facts else 0

@@ -118,11 +118,17 @@ def run(
 @scripts_app.command("rm")
 def remove(name: NameArgument, config: ConfigOption = None) -> None:
     """Delete a script and forget its procedural memory."""
-    from shiyi.interfaces.cli.common import load
+    from shiyi.errors import ShiyiError
+    from shiyi.interfaces.cli.common import fail, load
     from shiyi.interfaces.cli.memory_remote import connected
 
     settings = load(config)
-    _get(settings, name)  # a missing or misspelt name fails here, before any store opens
+    try:  # a missing or misspelt name fails here, before any store opens (a broken one not)
+        saved = _library(settings).exists(name)
+    except ShiyiError as exc:
+        fail(str(exc), 1)
+    if not saved:
+        fail(f"no saved script is called {name!r}; list the scripts to see names.", 1)
     with connected(config) as client:
         if client is not None:
             forgotten = client.script_delete(name).forgotten
@@ -140,7 +146,7 @@ def _remove_here(settings: Settings, name: str) -> int:
     from shiyi.interfaces.cli.common import fail
     from shiyi.scripts.library import forget_script
 
-    script = _library(settings).delete(name)
+    _library(settings).delete(name)
     if not settings.memory.enabled:
         return 0
     try:
@@ -148,6 +154,6 @@ def _remove_here(settings: Settings, name: str) -> int:
     except ShiyiError as exc:
         fail(f"deleted script {name}, but its memory could not be forgotten: {exc}")
     try:
-        return forget_script(memory, script)
+        return forget_script(memory, name)
     finally:
         memory.close()

@@ -75,9 +75,9 @@ async def show_script(service: Service, who: Caller, name: Name) -> ScriptDetail
 @router.delete("/{name}", response_model=ScriptDeleted)
 async def delete_script(service: Service, who: Caller, name: Name) -> ScriptDeleted:
     """Delete the script's files and forget its procedural memory."""
-    script = await asyncio.to_thread(library(service, who).delete, name)
+    await asyncio.to_thread(library(service, who).delete, name)
     forgotten = 0
     if service.memory is not None:
         memory = require_memory(service, who)
-        forgotten = await asyncio.to_thread(forget_script, memory, script)
+        forgotten = await asyncio.to_thread(forget_script, memory, name)
     return ScriptDeleted(name=name, forgotten=forgotten)

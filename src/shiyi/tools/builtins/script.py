@@ -138,7 +138,7 @@ class _Scripts:
         if memory is not None:
             if replaced is not None and replaced.saved_by != script.saved_by:
                 # Its procedure is another saver's memory, which would still point at it.
-                await asyncio.to_thread(forget_script, memory, replaced)
+                await asyncio.to_thread(forget_script, memory, replaced.name)
             fact = await asyncio.to_thread(remember_script, memory, script)
             note = f" Remembered as procedure {fact.id}."
         verb = "Replaced" if replaced is not None else "Saved"
@@ -178,10 +178,10 @@ class _Scripts:
         return f"ran script {script.usage()}\n{describe_outcome(outcome)}"
 
     async def delete(self, name: str) -> str:
-        script = await asyncio.to_thread(self.library.delete, name)
+        await asyncio.to_thread(self.library.delete, name)
         forgotten = 0
         if self.memory is not None:
-            forgotten = await asyncio.to_thread(forget_script, self.memory, script)
+            forgotten = await asyncio.to_thread(forget_script, self.memory, name)
         return f"Deleted script {name} and forgot {forgotten_text(forgotten)} of it."
 
 
