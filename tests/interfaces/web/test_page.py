@@ -155,7 +155,7 @@ def test_search_finds_a_seeded_memory_and_cards_look_right(page: Page, site: Sit
     shot(page, "overview-1280")
     page.get_by_label("Search 搜索").fill("TypeScript React tech stack")
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("found for")
+    expect(page.locator("#status")).to_contain_text("closest first, for")
     first = page.locator("#results article").first
     expect(first).to_have_attribute("data-id", ids["stack"])
     expect(first).to_have_class("card semantic")
@@ -181,7 +181,7 @@ def test_a_search_says_how_it_read_a_typing_slip(page: Page, site: Site) -> None
     expect(page.locator("#status")).to_contain_text("(searched “grenhouse” as “greenhouse”)")
     page.get_by_label("Search 搜索").fill("where is the greenhouse?")
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("found for “where is the greenhouse?”")
+    expect(page.locator("#status")).to_contain_text("closest first, for “where is the greenhouse?”")
     expect(page.locator("#status")).not_to_contain_text("searched")
 
 
@@ -268,7 +268,7 @@ def test_delete_removes(page: Page, site: Site) -> None:
     page.reload()
     page.get_by_label("Search 搜索").fill("staging password Friday")
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("found for")
+    expect(page.locator("#status")).to_contain_text("closest first, for")
     expect(card(page, fact.id)).to_have_count(0)
 
 

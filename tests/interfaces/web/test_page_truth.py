@@ -229,7 +229,7 @@ def test_run_archives_are_grouped_and_still_found(page: Page, site: Site) -> Non
     # A search finds an archive and shows it, in the group opened.
     page.get_by_label("Search 搜索").fill("rotate the TLS certificates")
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("found for")
+    expect(page.locator("#status")).to_contain_text("closest first, for")
     expect(card(page, archives[0])).to_be_visible()
     expect(page.locator("#results .runs details")).to_have_attribute("open", "")
     # The session's timeline keeps them apart and collapsed too.

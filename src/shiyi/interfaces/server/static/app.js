@@ -219,7 +219,8 @@ function render(items, f, runsTotal = null) {
   // how the search read the query's typing slips: "resturant" searched as "restaurant"
   const read = Object.entries(f.readAs || {}).map(([slip, word]) => `“${slip}” as “${word}”`);
   const searched = read.length ? ` (searched ${read.join(", ")})` : "";
-  $("#status").textContent = f.q ? `${count} found for “${f.q}”${searched}` : count;
+  // a search ranks every memory it reaches: "found" had read as "matched" for unrelated ones
+  $("#status").textContent = f.q ? `${count}, closest first, for “${f.q}”${searched}` : count;
   if (!items.length) {
     list.append(h("li", { class: "empty" }, f.q ? "Nothing matches this search." : "No memories here yet."));
   }
