@@ -49,3 +49,23 @@ def test_an_empty_forget_target_is_named(cli: Cli) -> None:
     cli.config(MEMORY)
     empty = cli.run("memory", "forget", "--query", "", "--yes")
     assert empty.returncode != 0 and "--query is empty: say what to forget" in empty.stderr
+
+
+def test_memory_edit_changes_a_fact_and_keeps_what_it_said(cli: Cli) -> None:
+    import re
+
+    cli.config(MEMORY)
+    added = cli.run("memory", "add", "Zed", "--key", "favourite editor")
+    fact_id = re.search(r"fact_[0-9a-f]+", added.stdout).group()  # type: ignore[union-attr]
+    edited = cli.run("memory", "edit", fact_id, "--value", "Helix", "--confidence", "0.8")
+    assert edited.returncode == 0, edited.stderr
+    assert f"edited {fact_id} (semantic, confidence 0.80): favourite editor: Helix" in edited.stdout
+    history = cli.run("memory", "history", "--key", "favourite editor").stdout
+    assert history.index("Zed") < history.index("Helix")  # the old words kept, first
+    nothing = cli.run("memory", "edit", fact_id)
+    assert nothing.returncode != 0 and "give what to change" in nothing.stderr
+    blank = cli.run("memory", "edit", fact_id, "--value", " ")
+    assert blank.returncode != 0 and "--value is empty" in blank.stderr
+    missing = cli.run("memory", "edit", "fact_nope", "--value", "x")
+    assert missing.returncode != 0 and "fact_nope" in missing.stderr
+    assert "Traceback" not in missing.stderr

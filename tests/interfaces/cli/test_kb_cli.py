@@ -151,3 +151,12 @@ def test_ctrl_c_during_a_large_file_stops_soon_and_says_what_was_kept(cli: Cli) 
     assert proc.returncode == 130 and "interrupted: the files finished before stay added" in rest
     listed = cli.run("kb", "list").stdout
     assert "small.md" in listed and "big.md" not in listed
+
+
+def test_a_folder_with_nothing_to_read_is_said_so(cli: Cli) -> None:
+    (cli.workspace / "empty").mkdir()
+    (cli.workspace / "pics").mkdir()
+    (cli.workspace / "pics" / "cat.jpeg").write_bytes(b"\xff\xd8\xff")
+    for folder in ("empty", "pics"):
+        done = cli.run("kb", "add", folder)
+        assert done.returncode == 0 and "nothing there the knowledge base reads" in done.stderr

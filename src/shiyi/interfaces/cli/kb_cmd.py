@@ -76,6 +76,13 @@ def add(
             )
             raise typer.Exit(130) from None
         _print_report(report)
+    read = report.added + report.updated + report.unchanged + [p for p, _ in report.failed]
+    if not read and not report.protected:  # "0 added" alone had looked like a quiet success
+        typer.echo(
+            "shiyi: note: nothing there the knowledge base reads (Markdown, text, HTML, PDF "
+            "and source files)",
+            err=True,
+        )
     if report.failed:
         raise typer.Exit(1)
 

@@ -170,6 +170,41 @@ def show(
     typer.echo(found.model_dump_json(indent=2))
 
 
+@memory_app.command("edit")
+def edit(
+    memory_id: Annotated[str, typer.Argument(help="A fact id (`shiyi memory list` shows them).")],
+    value: Annotated[str | None, typer.Option(help="The new text.")] = None,
+    key: Annotated[str | None, typer.Option(help="The slot ('' for none).")] = None,
+    kind: Annotated[str | None, typer.Option(help="preference|semantic|procedural|...")] = None,
+    confidence: Annotated[float | None, typer.Option(min=0.0, max=1.0)] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Edit a fact: its text, slot, kind or confidence.  What it said before is kept as a
+    superseded version (`shiyi memory history --key ...`)."""
+    from shiyi.api.schemas import too_long
+    from shiyi.interfaces.cli.common import fail
+    from shiyi.memory.models import FACT_KINDS
+
+    if value is None and key is None and kind is None and confidence is None:
+        fail("give what to change: --value, --key, --kind and/or --confidence")
+    if value is not None and not value.strip():
+        fail("--value is empty: give the fact's new text (or forget it: shiyi memory forget ID)")
+    if value is not None and (why := too_long(value)):
+        fail(why)
+    if kind is not None and kind not in FACT_KINDS:
+        fail(f"--kind {kind!r} is not a memory kind; use one of {', '.join(FACT_KINDS)}")
+    with operations(config) as ops:
+        fact = ops.update(
+            memory_id,
+            key=key,
+            value=value,
+            kind=kind,
+            confidence=confidence,
+        )
+    shown = _echoed(f"{fact.key}: {fact.value}" if fact.key else fact.value)
+    typer.echo(f"edited {fact.id} ({fact.kind}, confidence {fact.confidence:.2f}): {shown}")
+
+
 @memory_app.command("expand")
 def expand(
     anchor: Annotated[str, typer.Argument(help="An anchor like run_abc:2:0.")],
