@@ -37,7 +37,8 @@ def test_every_operation_answers_like_the_local_adapter(live: LiveFactory) -> No
         edited = remote.update(second.id, value="Porto")
         assert edited.value == "Porto" and local.get(second.id) == edited
         assert remote.list_facts() == local.list_facts()
-        assert [f.value for f in remote.list_facts(statuses=["superseded"]).facts] == ["Paris"]
+        superseded = remote.list_facts(statuses=["superseded"]).facts  # the edit kept "Lisbon"
+        assert [f.value for f in superseded] == ["Lisbon", "Paris"]
 
         turns = [
             ImportTurnIn(id="a", run="d1", ts=1_600_000_000.0, role="ann", content="Miso naps"),
@@ -63,7 +64,7 @@ def test_every_operation_answers_like_the_local_adapter(live: LiveFactory) -> No
         assert remote.delete(first.id).deleted == 1
         with pytest.raises(NotFound):
             remote.get(first.id)
-        assert remote.forget_ids([second.id, "missing"]).deleted == 1
+        assert remote.forget_ids([second.id, "missing"]).deleted == 2  # with its old words
         assert remote.health().facts == local.health().facts == 0
         assert remote.jobs().summary == local.jobs().summary
         assert remote.entities() == local.entities() == []

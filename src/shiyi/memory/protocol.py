@@ -168,6 +168,10 @@ class MemoryStore(Protocol):
         ...
 
     def superseded_by(self, fact_ids: Sequence[str]) -> dict[str, str]: ...
+    def supersedes(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Newer fact id -> the ids of the facts it replaced directly."""
+        ...
+
     def session_window(
         self, session_id: str, until: float, types: Sequence[str], limit: int
     ) -> list[EventRecord]:

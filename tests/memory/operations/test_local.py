@@ -56,6 +56,10 @@ def test_a_fact_is_added_read_listed_edited_and_its_history_kept(
     with pytest.raises(Conflict, match="history keeps what was said"):
         ops.update(first.id, value="Madrid")  # a past version is not rewritten
     assert ops.update(second.id, confidence=0.7) == edited  # nothing changed: nothing moves
+    # forgetting the fact forgets what it said before its edit ("Lisbon"), not the slot's
+    # earlier value ("Paris")
+    assert ops.delete(second.id).deleted == 2
+    assert [f.value for f in ops.history(key="lives in")] == ["Paris"]
 
 
 def test_a_key_edited_to_name_someone_makes_the_fact_theirs(vectorless_memory: Memory) -> None:

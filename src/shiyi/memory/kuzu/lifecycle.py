@@ -35,6 +35,7 @@ OPEN_CONFLICTS = (
     "MATCH (f:Fact) WHERE f.status = 'pending' AND f.conflicts_with <> '' RETURN count(*)"
 )
 SUPERSEDED_BY = "MATCH (n:Fact)-[:SUPERSEDES]->(o:Fact) WHERE o.id IN $ids RETURN o.id, n.id"
+SUPERSEDES = "MATCH (n:Fact)-[:SUPERSEDES]->(o:Fact) WHERE n.id IN $ids RETURN n.id, o.id"
 SUPERSEDES_CHAIN = "MATCH (n:Fact)-[:SUPERSEDES*1..20]->(o:Fact) WHERE n.id = $id RETURN o.id"
 ENTITY_FACTS = "MATCH (f:Fact)-[:ABOUT]->(n:Entity {name: $name}) RETURN f.id"
 ENTITY_EVENTS = "MATCH (e:Event)-[:MENTIONS]->(n:Entity {name: $name}) RETURN e.id"
@@ -101,6 +102,14 @@ def fact_groups(conn: kuzu.Connection) -> list[tuple[str, str, str, str, int, fl
     return [
         (str(k), str(t), str(s), str(st), int(c), float(a or 0.0)) for k, t, s, st, c, a in rows
     ]
+
+
+def supersedes(conn: kuzu.Connection, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Newer fact id -> the ids of the facts it replaced directly."""
+    replaced: dict[str, list[str]] = {}
+    for new, old in execute(conn, SUPERSEDES, {"ids": list(fact_ids)}):
+        replaced.setdefault(str(new), []).append(str(old))
+    return replaced
 
 
 def superseded_by(conn: kuzu.Connection, fact_ids: Sequence[str]) -> dict[str, str]:

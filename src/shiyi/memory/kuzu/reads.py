@@ -334,6 +334,9 @@ class GraphReads:
     def superseded_by(self, fact_ids: Sequence[str]) -> dict[str, str]:
         return lc.superseded_by(self._reader(), fact_ids)
 
+    def supersedes(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        return lc.supersedes(self._reader(), fact_ids)
+
     def facts_by_status(self, statuses: Sequence[str], limit: int) -> list[str]:
         return lc.ids(self._reader(), lc.FACTS_BY_STATUS, {"statuses": list(statuses), "n": limit})
 

@@ -327,6 +327,9 @@ class EmbeddedStore:
     def superseded_by(self, fact_ids: Sequence[str]) -> dict[str, str]:
         return self.graph.superseded_by(fact_ids)
 
+    def supersedes(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        return self.graph.supersedes(fact_ids)
+
     def session_window(
         self, session_id: str, until: float, types: Sequence[str], limit: int
     ) -> list[EventRecord]:

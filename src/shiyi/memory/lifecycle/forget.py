@@ -66,6 +66,9 @@ _QUERY_POOL, _QUERY_POOL_MIN = 4, 20
 _TEXT_KEYS = frozenset({"goal", "text", "content", "value", "message", "query"})
 """Job payload keys holding free text: a job whose such value is a forgotten text goes."""
 
+EARLIER_WORDING = "~"
+"""Between a fact's id and the id of a version an edit kept of it: ``fact_1a2b~9f8e7d``."""
+
 
 class Forgetter:
     """Plans and executes hard deletes over the store and the files beside it."""
@@ -98,6 +101,7 @@ class Forgetter:
         queued = [i for i in wanted if i not in known]
         events += self._echoes(events, facts)
         facts += self._derived_only_from(events, facts)
+        facts += self._earlier_wordings(facts)
         return ForgetPlan(f"ids {', '.join(wanted)}", events, facts, queued_ids=queued)
 
     def plan_entity(self, name: str) -> ForgetPlan:
@@ -115,6 +119,7 @@ class Forgetter:
             events.update(dict.fromkeys(mentioning))
         events.update(dict.fromkeys(self._echoes(list(events), list(facts))))
         facts.update(dict.fromkeys(self._derived_only_from(list(events), list(facts))))
+        facts.update(dict.fromkeys(self._earlier_wordings(list(facts))))
         return ForgetPlan(f"entity {name!r}", list(events), list(facts), entity_names=entities)
 
     def plan_query(self, query: str, limit: int = 5) -> ForgetPlan:
@@ -137,6 +142,7 @@ class Forgetter:
         facts = [h.id for h in hits if h.node == "fact"]
         events += self._echoes(events, facts, query)
         facts += self._derived_only_from(events, facts)
+        facts += self._earlier_wordings(facts)
         return ForgetPlan(f"query {query!r}", events, facts, texts=[query], hits=hits)
 
     def plan_user(self, user_id: str) -> ForgetPlan:
@@ -169,6 +175,19 @@ class Forgetter:
             f.id
             for f in self.store.get_facts(derived)
             if f.source == "archive" or set(f.source_events) <= gone
+        ]
+
+    def _earlier_wordings(self, fact_ids: list[str]) -> list[str]:
+        """What these facts said before they were edited by hand: the versions an edit kept
+        (:func:`~shiyi.memory.operations.edits.patch_fact`), each replaced by its fact and
+        named after it.  Forgetting a fact forgets them too, or an edit to "redacted" and a
+        delete would leave the words in history."""
+        replaced = self.store.supersedes(fact_ids) if fact_ids else {}
+        return [
+            old
+            for new, olds in replaced.items()
+            for old in olds
+            if old.startswith(new + EARLIER_WORDING) and old not in fact_ids
         ]
 
     # --- executing -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Literal
 
 from shiyi.errors import Conflict, NotFound, ShiyiError
 from shiyi.memory.intake.worker import EMBED
+from shiyi.memory.lifecycle.forget import EARLIER_WORDING
 from shiyi.memory.lifecycle.forget_report import ForgetPlan
 from shiyi.memory.lifecycle.slots import normalize_key
 from shiyi.memory.models import EventRecord, FactKind, FactRecord
@@ -67,11 +68,13 @@ def patch_fact(
 
 
 def _keep_as_before(memory: Memory, found: FactRecord, edited: FactRecord) -> list[str]:
-    """``found`` as it was, stored as the version the edit replaced; its id in a list."""
+    """``found`` as it was, stored as the version the edit replaced; its id in a list.  The
+    id is the fact's own with a suffix (``fact_1a2b~9f8e7d``): forgetting the fact forgets
+    what it said before its edits (:class:`~shiyi.memory.lifecycle.forget.Forgetter`)."""
     now = edited.updated_at
     before = dataclasses.replace(
         found,
-        id=f"fact_{uuid.uuid4().hex[:12]}",
+        id=f"{edited.id}{EARLIER_WORDING}{uuid.uuid4().hex[:6]}",
         status="superseded",
         valid_to=now,
         updated_at=now,

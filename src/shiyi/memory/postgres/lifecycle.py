@@ -52,6 +52,18 @@ def mentioned_entities(conn: Conn, event_ids: Sequence[str]) -> list[str]:
     )
 
 
+def supersedes(conn: Conn, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Newer fact id -> the ids of the facts it replaced directly."""
+    rows = conn.execute(
+        "SELECT newer, older FROM supersedes WHERE newer = ANY(%s) ORDER BY seq",
+        (list(fact_ids),),
+    ).fetchall()
+    replaced: dict[str, list[str]] = {}
+    for new, old in rows:
+        replaced.setdefault(str(new), []).append(str(old))
+    return replaced
+
+
 def superseded_by(conn: Conn, fact_ids: Sequence[str]) -> dict[str, str]:
     """Older fact id -> the id of the fact that replaced it."""
     rows = conn.execute(

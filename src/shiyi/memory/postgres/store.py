@@ -386,6 +386,10 @@ class PostgresStore:
         with self._tx() as conn:
             return lc.superseded_by(conn, fact_ids)
 
+    def supersedes(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        with self._tx() as conn:
+            return lc.supersedes(conn, fact_ids)
+
     def session_window(
         self, session_id: str, until: float, types: Sequence[str], limit: int
     ) -> list[EventRecord]:
