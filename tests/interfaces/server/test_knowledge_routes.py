@@ -187,8 +187,9 @@ def test_uploads_take_ordinary_names_and_keep_no_file_they_could_not_read(
     for name in ("会议纪要.md", "report (1).MD", "Résumé.md", "O'Brien.txt", "a+b.md"):
         stored = put(f"/v1/knowledge/uploads/{name}", content=f"# {name}\n\nkiwi\n".encode())
         assert stored.status_code == 200, (name, stored.text)  # had been a 422 with a regex
-    wrong = error(put("/v1/knowledge/uploads/photo.jpeg", content=b"A=1"), 400)
-    assert "'photo.jpeg': the knowledge base reads Markdown, text" in wrong
+    wrong = error(put("/v1/knowledge/uploads/photo.jpeg", content=b"A=1"), 422)
+    assert "'photo.jpeg' is not a plain file name of a type the knowledge base reads" in wrong
+    assert "[mM][dD]" not in wrong  # the route's pattern, not said as a regular expression
     uploads = Path(str(documents(server.client)[0]["path"])).parent
     binary = put("/v1/knowledge/uploads/bin.txt", content=b"\x00\x01\x02" * 100)
     assert binary.status_code == 200 and binary.json()["failed"]

@@ -65,7 +65,8 @@ def test_memory_search_get_patch_delete(live: LiveFactory) -> None:
     deleted = client.delete(f"/v1/memory/{fact.id}")
     assert deleted.status_code == 200, deleted.text
     body = deleted.json()
-    assert (body["deleted"], body["counts"]["facts"]) == (1, 1)
+    # the fact, and what it said before its edit
+    assert (body["deleted"], body["counts"]["facts"]) == (2, 2)
     # The server does not compact while it serves: it says where the bytes stay and how.
     assert [path.rsplit("/", 1)[-1] for path in body["bytes_remain"]] == ["graph.kuzu"]
     assert "shiyi memory compact" in body["note"]

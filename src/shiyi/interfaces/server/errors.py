@@ -33,11 +33,18 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    problems = [_problem(err) for err in exc.errors()]
+    problems = [_problem(err, request.url.path) for err in exc.errors()]
     return error_response(422, "validation_error", "; ".join(problems) or "invalid request")
 
 
-def _problem(err: Mapping[str, object]) -> str:
+_FORMS = {
+    "/v1/knowledge/uploads/": "a plain file name of a type the knowledge base reads "
+    "(Markdown, text, HTML, PDF and source files), like 'notes.md'",
+}
+"""What a route's long name pattern says, in words (the pattern itself read as noise)."""
+
+
+def _problem(err: Mapping[str, object], path: str = "") -> str:
     """One problem, named by where it is; a body that is not JSON said as such (it had read
     "body.12: JSON decode error")."""
     loc = err.get("loc", ())
@@ -49,6 +56,10 @@ def _problem(err: Mapping[str, object]) -> str:
         return f"the body is not valid JSON ({why}{at}): send a JSON object"
     if parts == ["body"] and err.get("type") == "missing":
         return "the request needs a JSON body"
+    if err.get("type") == "string_pattern_mismatch":
+        form = next((said for prefix, said in _FORMS.items() if path.startswith(prefix)), "")
+        if form:
+            return f"{'.'.join(parts)}: {err.get('input')!r} is not {form}"
     return f"{'.'.join(parts)}: {err.get('msg', '')}"
 
 

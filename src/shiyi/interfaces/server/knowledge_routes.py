@@ -11,6 +11,7 @@ refused, as they are for the agent's file tools.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any
@@ -48,11 +49,17 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 router = APIRouter(prefix="/v1/knowledge", tags=["knowledge"], responses=_ERRORS)
 Service = Annotated[AgentService, Depends(get_service)]
-NAME_PATTERN = r"^[^/\\\x00-\x1f\x7f]{1,200}$"
-"""An upload's name as the route takes it: no path and no control character.  Whether it is
-a plain name of a type the base reads (``会议纪要.md``, ``report (1).MD``) is
-:func:`upload_path`'s to say in words (a pattern of ASCII letters had refused both with a
-regular expression for a message)."""
+NAME_PATTERN = (
+    r"^[^/\\\x00-\x1f\x7f.][^/\\\x00-\x1f\x7f]{0,150}\.("
+    + "|".join(
+        "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in s.lstrip("."))
+        for s in sorted(SUPPORTED)
+    )
+    + ")$"
+)
+"""An upload's name: a plain file name in any script (``会议纪要.md``, ``report (1).MD``), not
+hidden, of a type the base reads, in any case.  A pattern of ASCII letters had refused both,
+with a regular expression for a message; :func:`upload_path` checks again in words."""
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
