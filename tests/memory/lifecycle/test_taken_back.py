@@ -73,3 +73,30 @@ def test_a_plain_confirmation_of_where_one_lives_is_no_second_statement(
     memory.remember("I live in Ghent.")
     again = memory.remember_outcome(Statement("Yep, still in Ghent"))
     assert again.outcome == "confirmed" and again.fact.value == "I live in Ghent."
+
+
+def test_a_relation_and_the_name_it_is_given_are_one_person(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    memory.remember("My sister lives in Porto.")
+    memory.remember("My brother Luis is a chef.")
+    memory.remember("My sister Ana moved to Madrid.")
+    memory.remember("My brother works as a teacher now.")
+    assert statuses(memory) == {
+        "My sister lives in Porto.": "superseded",
+        "My sister Ana moved to Madrid.": "active",
+        "My brother Luis is a chef.": "superseded",
+        "My brother works as a teacher now.": "active",
+    }
+
+
+def test_a_relation_two_people_answer_to_is_neither(open_memory: MemoryFactory) -> None:
+    memory = open_memory()
+    for text in (
+        "My sister Ana lives in Porto.",
+        "My sister Bea lives in Lyon.",
+        "My sister moved to Madrid.",
+        "My friend Carla lives in Rome.",
+        "My friend Dan moved to Oslo.",  # two named friends are two people
+    ):
+        memory.remember(text)
+    assert set(statuses(memory).values()) == {"active"}

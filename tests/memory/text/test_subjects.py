@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from shiyi.memory.text.subjects import subject_of
+from shiyi.memory.text.subjects import named_kin, subject_of
 
 USERS = ["user", "me", "i"]
 
@@ -31,3 +31,22 @@ def test_a_named_entity_is_the_subject_only_when_the_sentence_is_about_it(
     about: str, value: str
 ) -> None:
     assert subject_of([about], value, USERS) == SUBJECTS[(about, value)]
+
+
+RELATIONS = {
+    ("Ana", "My sister Ana moved to Madrid"): "sister",
+    ("Ana", "Ana, my sister, moved to Madrid"): "sister",
+    ("Ana", "my older sister Ana lives in Rome"): "older sister",
+    ("Rex", "Our dog Rex turned 4"): "dog",
+    ("Sam", "Sam my best friend works at the bakery"): "best friend",
+    # no relation of the user's beside the name
+    ("Ana", "I visited Ana in Madrid"): "",
+    ("Ana", "My friend and Ana went hiking"): "",
+    ("Ana", "Ana is my sister"): "",
+    ("Ana", "My sister's friend Ana moved"): "",
+}
+
+
+@pytest.mark.parametrize(("name", "value"), RELATIONS)
+def test_the_relation_a_name_is_introduced_by(name: str, value: str) -> None:
+    assert named_kin(value, name) == RELATIONS[(name, value)]

@@ -34,7 +34,7 @@ from shiyi.memory.protocol import Embedder, MemoryStore
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.text.contrasts import says_again
 from shiyi.memory.text.endings import ends, ends_alike
-from shiyi.memory.text.subjects import subject_of
+from shiyi.memory.text.subjects import KIN, named_kin, subject_of
 
 # Kinds where a new value adds to the old ones rather than replacing them.
 ACCUMULATING_KINDS = frozenset({"todo", "episodic", "procedural"})
@@ -89,18 +89,56 @@ class SlotFinder:
         else:
             candidates = self.store.slot_candidates([], attribute.lookup_keys, VERSIONS)
 
+        def whose(f: FactRecord) -> tuple[str, ...]:
+            return subject_of(f.entities, f.value, users, keep_objects=multi)
+
+        def here(f: FactRecord) -> bool:
+            return f.kind not in ACCUMULATING_KINDS and f.scope == obs.scope and viewer.sees_fact(f)
+
         def fits(f: FactRecord) -> bool:
-            return (
-                f.kind not in ACCUMULATING_KINDS
-                and f.scope == obs.scope
-                and viewer.sees_fact(f)
-                and subject_of(f.entities, f.value, users, keep_objects=multi) == subject
-            )
+            return here(f) and whose(f) == subject
 
         versions = [f for f in candidates if self.attributes(f.key).same(attribute) and fits(f)]
         if not attribute.name:
             versions += self.reworded(obs, versions, attribute, subject, fits, now)
+        known = {f.id for f in versions}
+        for other in self.other_names(obs, subject, attribute, whose, here):
+            if other.id not in known:
+                versions.append(other)
         return Slot(attribute, subject, versions, True)
+
+    def other_names(
+        self,
+        obs: Observation,
+        subject: tuple[str, ...],
+        attribute: Attribute,
+        whose: Callable[[FactRecord], tuple[str, ...]],
+        here: Callable[[FactRecord], bool],
+    ) -> list[FactRecord]:
+        """Versions stored under the subject's other name: "my sister lives in Porto" is a
+        version of "my sister Ana moved to Madrid", and the other way round once Ana was
+        named so.  Only one person may answer to the relation: with two sisters named,
+        "my sister" is neither."""
+        relation = named_kin(obs.value, subject[0]) if len(subject) == 1 else ""
+        if not relation and (len(subject) != 1 or subject[0] not in KIN):
+            return []
+        pool = [
+            f
+            for f in self.store.slot_candidates([], attribute.lookup_keys, VERSIONS)
+            if here(f) and self.attributes(f.key).same(attribute)
+        ]
+        if relation:  # "my sister Ana ...": the slot's unnamed "my sister" versions
+            unnamed = {(relation,), (relation.split()[-1],)}
+            return [f for f in pool if whose(f) in unnamed]
+        named = {
+            found
+            for f in pool
+            if len(found := whose(f)) == 1
+            and named_kin(f.value, found[0]).split()[-1:] == subject[0].split()[-1:]
+        }
+        if len(named) != 1:
+            return []
+        return [f for f in pool if whose(f) in named]
 
     def reworded(
         self,

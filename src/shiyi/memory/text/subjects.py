@@ -33,6 +33,7 @@ ZH_KIN = (
     "妈妈", "母亲", "爸爸", "父亲", "父母", "姐姐", "妹妹", "哥哥", "弟弟", "儿子", "女儿",
     "老婆", "妻子", "老公", "丈夫", "男朋友", "女朋友", "朋友", "老板", "同事", "室友",
 )  # fmt: skip
+_MINE = frozenset({"my", "our"})
 # Words that may stand before or beside a name in a sentence about that person ("my sister
 # Ana lives in Porto", "Ana, my sister, lives in Porto").
 _TITLES = DETERMINERS | {word for phrase in KIN for word in phrase.split()}
@@ -65,6 +66,39 @@ def subject_of(
             continue
         subject.append(name)
     return tuple(sorted(subject))
+
+
+def named_kin(value: str, name: str) -> str:
+    """The relation ``value`` introduces ``name`` by: "sister" in "my sister Ana moved to
+    Madrid" or "Ana, my sister, moved"; '' when it names no relation of the user's.  The
+    conversation itself says that "my sister" and Ana are one person."""
+    value_words, name_words = words(value), words(name)
+    width = len(name_words)
+    for at in (i for i in range(len(value_words)) if value_words[i : i + width] == name_words):
+        before = _kin_after_my(value_words[:at], reverse=True)
+        if before:
+            return before
+        after = _kin_after_my(value_words[at + width :], reverse=False)
+        if after:
+            return after
+    return ""
+
+
+def _kin_after_my(side: list[str], *, reverse: bool) -> str:
+    """The kin phrase right beside a name: "my older sister" before it (``reverse``: read
+    back from the name) or ", my sister," after it."""
+    if reverse:
+        for start in range(len(side) - 1, max(len(side) - 4, -1), -1):
+            if side[start] in _MINE:
+                phrase = " ".join(side[start + 1 :])
+                return phrase if phrase in KIN else ""
+        return ""
+    if side[:1] and side[0] in _MINE:
+        for end in range(min(len(side), 4), 1, -1):
+            phrase = " ".join(side[1:end])
+            if phrase in KIN:
+                return phrase
+    return ""
 
 
 def words(text: str) -> list[str]:
