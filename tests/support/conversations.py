@@ -21,10 +21,15 @@ Turns = Sequence[tuple[str, str]]
 """``(speaker or role, text)`` in order."""
 
 
-def open_seeded(tmp_path: Path, store: str, events: Sequence[EventRecord]) -> Memory:
-    """A memory on ``store`` ("embedded" or "postgres") holding ``events``, indexed."""
+def open_seeded(
+    tmp_path: Path, store: str, events: Sequence[EventRecord], *, lead_in: bool = True
+) -> Memory:
+    """A memory on ``store`` ("embedded" or "postgres") holding ``events``, indexed;
+    ``lead_in=False``: each turn's vector its own text's (a test of a query-time mechanism
+    whose fixture a short reply's lead-in would already answer)."""
     settings = load_settings(cwd=tmp_path, workspace=tmp_path)
     settings.memory.store = store
+    settings.memory.lead_in = lead_in
     settings.memory.lifecycle.extraction = False
     memory = Memory.open(settings, start_worker=False)
     seed(memory, events)

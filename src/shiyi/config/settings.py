@@ -341,6 +341,12 @@ class MemorySettings(_Strict):
         description="How the local MiniLM runs: ONNX Runtime (auto: when installed; 3-4x"
         " faster) or numpy. Both give the same vectors.",
     )
+    lead_in: bool = Field(
+        default=True,
+        description="A short message's vector also carries the end of the message before it"
+        ' ("83, tough lady" after "how old is she?"); older turns get it after'
+        " `shiyi memory reindex --all`.",
+    )
     candidates: int = Field(default=40, ge=1, description="Candidates per recall path.")
     fusion: Literal["score", "rrf"] = Field(
         default="score",

@@ -15,6 +15,7 @@ from shiyi.index.embeddings import build_embedder
 from shiyi.index.spelling import reading_note
 from shiyi.llm.types import Message
 from shiyi.memory.backends import open_job_queue, open_store
+from shiyi.memory.intake.event_vectors import event_vectors, messages_before
 from shiyi.memory.intake.relink import relink as relink_store
 from shiyi.memory.intake.worker import EMBED, MemoryWorker
 from shiyi.memory.intake.writer import MemoryWriter
@@ -52,7 +53,6 @@ from shiyi.memory.recall.result_cache import ResultCache, SearchKey, counting
 from shiyi.memory.recall.retriever import Retriever
 from shiyi.memory.recall.scoring import placed_scores
 from shiyi.memory.scopes import Viewer, Writers
-from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.transfer.import_claims import CLAIMS, ClaimedConversation, claim_conversation
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,9 @@ class Memory:
         self.viewer = Viewer(settings.user_id, settings.agent_id, settings.lifecycle.workspace_id)
         self.writers = Writers.of(settings.lifecycle.workspace_writers, settings.user_id)
         """Who may write workspace memory (:class:`~shiyi.memory.scopes.Writers`)."""
-        self.worker = MemoryWorker(store, jobs, embedder, batch=settings.embed_batch)
+        self.worker = MemoryWorker(
+            store, jobs, embedder, batch=settings.embed_batch, lead_in=settings.lead_in
+        )
         self.lifecycle = Lifecycle(
             store, jobs, embedder, settings, extraction_model or (lambda: None)
         )
@@ -513,7 +515,8 @@ class Memory:
             raise ConfigError("memory.embedder is 'none': there is nothing to embed with.")
         done = 0
         while batch := self.store.events_missing_embeddings(REINDEX_CHUNK):
-            vectors = self.embedder.embed(indexed_texts(batch))
+            before = messages_before(self.store, batch) if self.settings.lead_in else {}
+            vectors = event_vectors(self.embedder, batch, before)
             pairs = [(e.id, v) for e, v in zip(batch, vectors, strict=True)]
             self.store.set_embeddings("event", pairs)
             done += len(batch)

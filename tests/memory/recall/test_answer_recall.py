@@ -72,11 +72,13 @@ def test_the_reply_to_the_matching_question_ranks_above_the_persons_other_turns(
 def test_at_a_plain_neighbours_share_the_aside_leads(
     tmp_path: Path, memory_store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The cases above test the answer's share: at a neighbour's the aside ranks higher."""
+    """The cases above test the answer's share: at a neighbour's, and with the answer's
+    vector its own (no lead-in from the question, which also carries it), the aside ranks
+    higher."""
     monkeypatch.setattr("shiyi.memory.recall.boosts.ANSWER_SHARE", 0.1)
     question, asked, answer, aside = PLANS
     chat = locomo_chat(tmp_path / "chat.json", ("Sam", "Lea"), chat_answering(asked, answer, aside))
-    memory: Memory = open_seeded(tmp_path, memory_store, chat)
+    memory: Memory = open_seeded(tmp_path, memory_store, chat, lead_in=False)
     try:
         ids = [hit.id for hit in memory.retriever.search(question, limit=5, touch=False)]
         assert ids.index(ASIDE) < ids.index(ANSWER)

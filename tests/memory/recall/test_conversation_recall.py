@@ -1,7 +1,8 @@
 """Recall on a conversation shaped like real ones (LoCoMo format, two people, dated sessions):
 the question's evidence turn ranks first.  Both backends, the real embedding model, the real
 importer.  Each case also shows the mechanism is what puts it there: with the query boosts
-off, the wrong turn wins."""
+off, the wrong turn wins (each turn's vector its own text's: a short reply's lead-in, tested
+in ``tests/memory/intake/test_event_vectors.py``, would answer some of them already)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ SESSIONS = {
 @pytest.fixture
 def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
     chat = locomo_chat(tmp_path / "chat.json", ("Caroline", "Melanie"), SESSIONS)
-    opened = open_seeded(tmp_path, memory_store, chat)
+    opened = open_seeded(tmp_path, memory_store, chat, lead_in=False)
     yield opened
     opened.close()
 
@@ -80,6 +81,21 @@ def test_a_two_hop_question_reaches_the_turn_through_a_shared_entity(memory: Mem
     question = "What did the puppy that Melanie's sister adopted damage?"
     assert "chat:D3:1" not in top_ids(without_boosts(memory), question, k=2)
     assert sorted(top_ids(memory.retriever, question, k=2)) == ["chat:D2:3", "chat:D3:1"]
+
+
+def test_with_lead_ins_the_two_hop_turn_still_comes_up(tmp_path: Path, memory_store: str) -> None:
+    """Lead-ins cost this case places: the reply after the sister's puppy ("I hope the
+    adoption went smoothly") and the adoption-agency turn now read as the question does,
+    and rank between; the bridge still lifts the damage turn from outside the top five."""
+    chat = locomo_chat(tmp_path / "chat.json", ("Caroline", "Melanie"), SESSIONS)
+    memory = open_seeded(tmp_path, memory_store, chat)
+    try:
+        question = "What did the puppy that Melanie's sister adopted damage?"
+        assert "chat:D3:1" not in top_ids(without_boosts(memory), question, k=5)
+        ranked = top_ids(memory.retriever, question, k=4)
+        assert ranked[0] == "chat:D2:3" and "chat:D3:1" in ranked
+    finally:
+        memory.close()
 
 
 def test_query_memory_text_shows_each_turns_date_and_speaker(memory: Memory) -> None:

@@ -88,7 +88,7 @@ def test_the_rate_bonus_puts_the_reply_giving_a_rate_first(
         ("Sam", "Lea"),
         chat_with_rate("Twice a week, usually.", "Yes, my arms still hurt!"),
     )
-    memory: Memory = open_seeded(tmp_path, memory_store, chat)
+    memory: Memory = open_seeded(tmp_path, memory_store, chat, lead_in=False)
     try:
         question = "How often does Sam go climbing?"
         first = memory.retriever.search(question, limit=1, touch=False)[0].id

@@ -16,6 +16,8 @@ from tests.support.conversations import one_chat, open_seeded, with_boosts
 # Two friends who did much the same things; only the speaker tells whose is whose.  The
 # music school is named in both lessons' turns, so the graph bridges them as it would any two
 # turns about one place.
+LEAD_IN = False  # the contrasts below show query-time mechanisms
+
 TURNS = [
     ("thomas", "We adopted a dog from the shelter last weekend, a beagle called Pip."),
     ("rebecca", "We adopted a cat from the shelter last weekend, a kitten called Smoke."),

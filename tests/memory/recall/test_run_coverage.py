@@ -53,6 +53,7 @@ def events() -> list[EventRecord]:
 def memory(tmp_path: Path, memory_store: str) -> Iterator[Memory]:
     settings = load_settings(cwd=tmp_path, workspace=tmp_path)
     settings.memory.store = memory_store
+    settings.memory.lead_in = False  # the contrast shows coverage, which a lead-in blurs
     settings.memory.lifecycle.extraction = False
     opened = Memory.open(settings, start_worker=False)
     seed(opened, events())

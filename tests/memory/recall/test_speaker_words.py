@@ -126,6 +126,8 @@ def test_speakers_are_learned_per_viewer_from_their_newest_turns_and_their_searc
 
 
 # Content-free turns of Melanie's beside the one that answers.
+LEAD_IN = False  # the contrasts below show query-time mechanisms
+
 TURNS = [
     ("melanie", "Thanks!"),
     ("caroline", "Haha, yes."),

@@ -17,10 +17,10 @@ from typing import Any
 
 from shiyi.errors import JobDeferred
 from shiyi.index.text import query_terms
+from shiyi.memory.intake.event_vectors import event_vectors, messages_before
 from shiyi.memory.jobs import Job, JobQueue
 from shiyi.memory.models import EntityRecord, EventRecord, NodeKind
 from shiyi.memory.protocol import Embedder, MemoryStore
-from shiyi.memory.text.contextual import indexed_texts
 from shiyi.memory.text.entities import extract_entities, normalize_name
 from shiyi.memory.text.topics import extract_topics
 
@@ -69,8 +69,12 @@ class MemoryWorker:
         *,
         batch: int = 64,
         idle_poll: float = 2.0,
+        lead_in: bool = True,
     ) -> None:
         self.store = store
+        self.lead_in = lead_in
+        """Whether a short message's vector carries the message before it
+        (:mod:`~shiyi.memory.intake.event_vectors`)."""
         self.jobs = jobs
         self.embedder = embedder
         self.batch = batch
@@ -317,20 +321,26 @@ class MemoryWorker:
         for job in jobs:
             by_node.setdefault(job.payload.get("node", "event"), []).extend(job.payload["ids"])
         for node, ids in by_node.items():
-            texts = self._texts(node, ids)
-            if texts:
-                vectors = self.embedder.embed([text for _, text in texts])
-                self.store.set_embeddings(
-                    _node(node), [(i, v) for (i, _), v in zip(texts, vectors, strict=True)]
-                )
+            pairs = self._fact_vectors(ids) if node == "fact" else self._event_vectors(ids)
+            if pairs:
+                self.store.set_embeddings(_node(node), pairs)
 
-    def _texts(self, node: str, ids: list[str]) -> list[tuple[str, str]]:
-        if node == "fact":
-            return [(f.id, f.text) for f in self.store.get_facts(ids)]
+    def _fact_vectors(self, ids: list[str]) -> list[tuple[str, list[float]]]:
+        assert self.embedder is not None
+        facts = self.store.get_facts(ids)
+        vectors = self.embedder.embed([f.text for f in facts]) if facts else []
+        return [(f.id, v) for f, v in zip(facts, vectors, strict=True)]
+
+    def _event_vectors(self, ids: list[str]) -> list[tuple[str, list[float]]]:
+        assert self.embedder is not None
         # An echo (a memory tool's traffic, a reply quoting memories) is never recalled, so a
         # vector of it would only take the vector path's places and the embedder's time.
         events = [e for e in self.store.get_events(ids) if not e.derived]
-        return [(e.id, text) for e, text in zip(events, indexed_texts(events), strict=True)]
+        if not events:
+            return []
+        before = messages_before(self.store, events) if self.lead_in else {}
+        vectors = event_vectors(self.embedder, events, before)
+        return [(e.id, v) for e, v in zip(events, vectors, strict=True)]
 
 
 def _lower_priority(niceness: int = 10) -> None:

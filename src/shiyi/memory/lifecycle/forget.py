@@ -44,6 +44,13 @@ from typing import Any
 from shiyi.errors import NothingToForget
 from shiyi.index.embeddings.cache import content_hash
 from shiyi.index.text import stem_word, tokenize
+from shiyi.memory.intake.event_vectors import (
+    event_vectors,
+    followers,
+    lead_in_texts,
+    messages_before,
+)
+from shiyi.memory.intake.worker import EMBED
 from shiyi.memory.jobs import JobQueue
 from shiyi.memory.lifecycle.forget_echoes import echoes_of
 from shiyi.memory.lifecycle.forget_files import (
@@ -224,8 +231,11 @@ class Forgetter:
         """Everything the plan deletes, read from the stores while they still hold it."""
         events = self.store.get_events(plan.event_ids)
         facts = self.store.get_facts(plan.fact_ids)
-        # Events are embedded in context (day and speaker): that text is the cache's key.
-        texts = [*(e.content for e in events), *indexed_texts(events)]
+        # Events are embedded in context (day and speaker, a short message after the end of
+        # the one before): those texts are the cache's keys.
+        led = followers(self.store, events) if self.embedder is not None else []
+        leads = lead_in_texts([*events, *led], messages_before(self.store, [*events, *led]))
+        texts = [*(e.content for e in events), *indexed_texts(events), *leads]
         texts += [*(f.text for f in facts), *plan.texts]
         return ForgetEntry(
             target=plan.target,
@@ -239,6 +249,7 @@ class Forgetter:
             sessions=sorted({e.session_id for e in events}),
             event_sessions={e.id: e.session_id for e in events},
             text_hashes=unique(content_hash(t) for t in texts),
+            re_embed=[e.id for e in led],
             events=len(events),
             facts=len(facts),
             archives=sum(f.source == "archive" for f in facts),
@@ -257,12 +268,25 @@ class Forgetter:
         report.jobs_edited, report.jobs_deleted = self.jobs.rewrite_payloads(edit)
         hashes = [*entry.text_hashes, *(content_hash(n) for n in gone_entities)]
         report.embeddings = erase_embeddings(self.embedder, self._memory_db(), hashes)
+        self._embed_again(entry.re_embed)
         erase_log(self.paths.sessions_db, entry, report)
         erase_mem0_ledger(self.paths.mem0_ledger, entry)
         if entry.events or entry.user_id is not None:
             report.summaries = clear_summaries(self.paths.summaries_db)
         report.wal_busy += self.scrub_files()
         return report
+
+    def _embed_again(self, ids: list[str]) -> None:
+        """The messages a forgotten one led into, embedded without it (after the cache
+        lost its texts); with no embedder at hand (a resumed forget), by the worker."""
+        events = [e for e in self.store.get_events(ids) if not e.derived]
+        if not events:
+            return
+        if self.embedder is None:
+            self.jobs.enqueue(EMBED, {"node": "event", "ids": [e.id for e in events]})
+            return
+        vectors = event_vectors(self.embedder, events, messages_before(self.store, events))
+        self.store.set_embeddings("event", list(zip([e.id for e in events], vectors, strict=True)))
 
     def _take_late_facts(self, entry: ForgetEntry) -> None:
         """Facts drawn from the forgotten turns after the plan was made go too: the worker

@@ -53,6 +53,8 @@ class ForgetEntry:
     text_hashes: list[str] = field(default_factory=list)
     event_sessions: dict[str, str] = field(default_factory=dict)
     """The session of each event: a log row is deleted only in its own session."""
+    re_embed: list[str] = field(default_factory=list)
+    """Stored messages led in by a forgotten one: embedded again without it."""
     events: int = 0
     facts: int = 0
     archives: int = 0

@@ -8,11 +8,10 @@ Measured on the LoCoMo dev conversations (each alone, recall@10 of evidence turn
 over the bare text 0.249, with day and speaker 0.505; BM25 0.606 -> 0.652 with day and speaker
 (and stems, see :mod:`shiyi.index.text`).
 
-Indexing a short reply ("Yes, it was!") together with the turn it answers added 0.014 for
-MiniLM and nothing for BM25, but would copy one turn's words into another's index entry, so
-forgetting a turn would have to re-index its neighbour.  Short replies get their context at
-query time instead: a turn's score borrows from its neighbours'
-(:mod:`shiyi.memory.recall.scoring`).
+The keyword index reads a turn alone: its words are its own.  A short message's *vector*
+also carries the end of the message before it (:mod:`shiyi.memory.intake.event_vectors`),
+and at query time a turn's score borrows from its neighbours'
+(:mod:`shiyi.memory.recall.boosts`).
 """
 
 from __future__ import annotations
