@@ -75,6 +75,14 @@ def store(open_store: StoreFactory) -> MemoryStore:
 
 
 @pytest.fixture
+def backend_settings(tmp_path: Path, memory_store: str) -> Settings:
+    """Settings on the test's backend, with the real embedder."""
+    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
+    loaded.memory.store = memory_store
+    return loaded
+
+
+@pytest.fixture
 def vectorless_settings(tmp_path: Path, memory_store: str) -> Settings:
     """Settings on the test's backend without an embedder (keyword and graph paths: fast)."""
     loaded = load_settings(cwd=tmp_path, workspace=tmp_path)

@@ -7,11 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from shiyi.config import Settings, load_settings
+from shiyi.config import Settings
 from shiyi.index.embeddings.cache import CachedEmbedder
 from shiyi.memory.intake.event_vectors import LEAD_WORDS, lead_in_text
 from shiyi.memory.models import EventRecord
@@ -40,19 +39,12 @@ OTHERS = [
 
 
 @pytest.fixture
-def settings(tmp_path: Path, memory_store: str) -> Settings:
-    loaded = load_settings(cwd=tmp_path, workspace=tmp_path)
-    loaded.memory.store = memory_store
-    return loaded
-
-
-@pytest.fixture
-def open_memory(settings: Settings) -> Iterator[Callable[..., Memory]]:
+def open_memory(backend_settings: Settings) -> Iterator[Callable[..., Memory]]:
     opened: list[Memory] = []
 
     def factory(*, lead_in: bool = True) -> Memory:
-        settings.memory.lead_in = lead_in
-        memory = Memory.open(settings, start_worker=False)
+        backend_settings.memory.lead_in = lead_in
+        memory = Memory.open(backend_settings, start_worker=False)
         opened.append(memory)
         return memory
 
