@@ -233,7 +233,9 @@ class Forgetter:
         facts = self.store.get_facts(plan.fact_ids)
         # Events are embedded in context (day and speaker, a short message after the end of
         # the one before): those texts are the cache's keys.
-        led = followers(self.store, events) if self.embedder is not None else []
+        # a forget by user takes every run of theirs whole: nothing of theirs is left to lead
+        lead_ins = self.embedder is not None and plan.user_id is None
+        led = followers(self.store, events) if lead_ins else []
         leads = lead_in_texts([*events, *led], messages_before(self.store, [*events, *led]))
         texts = [*(e.content for e in events), *indexed_texts(events), *leads]
         texts += [*(f.text for f in facts), *plan.texts]
