@@ -51,9 +51,12 @@ def lead_in_text(before: EventRecord, event: EventRecord) -> str:
     return f"{'… ' if len(words) > LEAD_WORDS else ''}{lead}\n{indexed_text(event)}"
 
 
-def messages_before(store: MemoryStore, events: Sequence[EventRecord]) -> dict[str, EventRecord]:
+def messages_before(
+    store: MemoryStore, events: Sequence[EventRecord], *, stored: bool = True
+) -> dict[str, EventRecord]:
     """The message each short message of ``events`` follows in its run (among ``events``
-    and the stored turns just before them); a message that opens its run follows none."""
+    and, with ``stored``, the stored turns just before them); a message that opens its run
+    follows none."""
     short = [e for e in events if is_short(e)]
     runs: dict[str, list[EventRecord]] = {}
     for event in events:
@@ -61,10 +64,9 @@ def messages_before(store: MemoryStore, events: Sequence[EventRecord]) -> dict[s
     found = {e.id: b for e in short if (b := _before(e, runs[e.run_id])) is not None}
     # a message whose predecessor is not among ``events`` (the first of an import batch, a
     # new turn) finds it among the stored turns just before it
-    missing = [e for e in short if e.id not in found]
+    missing = [e for e in short if e.id not in found] if stored else []
     if missing:
-        stored = store.turns_around([(e.run_id, e.iteration) for e in missing], 1)
-        for event in stored:
+        for event in store.turns_around([(e.run_id, e.iteration) for e in missing], 1):
             runs.setdefault(event.run_id, []).append(event)
         found |= {e.id: b for e in missing if (b := _before(e, runs[e.run_id])) is not None}
     return found

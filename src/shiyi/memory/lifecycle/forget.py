@@ -236,7 +236,8 @@ class Forgetter:
         # a forget by user takes every run of theirs whole: nothing of theirs is left to lead
         lead_ins = self.embedder is not None and plan.user_id is None
         led = followers(self.store, events) if lead_ins else []
-        leads = lead_in_texts([*events, *led], messages_before(self.store, [*events, *led]))
+        before = messages_before(self.store, [*events, *led], stored=lead_ins)
+        leads = lead_in_texts([*events, *led], before)
         texts = [*(e.content for e in events), *indexed_texts(events), *leads]
         texts += [*(f.text for f in facts), *plan.texts]
         return ForgetEntry(
