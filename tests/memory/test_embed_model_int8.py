@@ -56,7 +56,8 @@ def test_int8_model_refuses_a_float_store_until_reindexed(settings: Settings) ->
         # the vectors are the int8 graph's, cached under its own id (never served as float)
         cache = _cache(switched)
         assert cache.model_id == INT8_MODEL_ID
-        assert cache.cache.count(INT8_MODEL_ID) == len(CORPUS)
+        # each short message embeds its text and, after the first, its lead-in
+        assert cache.cache.count(INT8_MODEL_ID) == len(CORPUS) + len(CORPUS) - 1
         texts = indexed_texts(events)
         [stored] = cache.cache.get_many(INT8_MODEL_ID, texts[:1]).values()
         fresh = OnnxMiniLMEmbedder(variant="int8").embed(texts[:1])[0]
