@@ -1,11 +1,11 @@
-"""A short message's vector carries the end of the message before it in its run; a long one,
-or one that opens its run, is its own text's embedding; forgetting a message embeds the one
-it led into again.  Both backends, the real MiniLM embedder; phrasings written for this test."""
+"""A short message's vector carries the end of the message before it in its run, or, when it
+opens its run, the session's last message of the hour before; a long one, or one that
+follows nothing, is its own text's embedding; forgetting a message embeds the one it led
+into again.  Both backends, the real MiniLM embedder; phrasings written for this test."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import pytest
@@ -13,11 +13,11 @@ import pytest
 from shiyi.config import Settings
 from shiyi.index.embeddings.cache import CachedEmbedder
 from shiyi.memory.intake.event_vectors import LEAD_WORDS, lead_in_text
-from shiyi.memory.models import EventRecord
 from shiyi.memory.scopes import Viewer
 from shiyi.memory.service import Memory
 from shiyi.memory.text.contextual import indexed_text
 from tests.support.records import seed, turn
+from tests.support.vectors import led_vector, own_vector, stored_as
 
 ASKED = turn(1, "We visited my grandmother at the care home on Sunday. Guess how old she is?")
 ANSWER = turn(2, "83, and still sharp as a tack", role="assistant")
@@ -53,37 +53,15 @@ def open_memory(backend_settings: Settings) -> Iterator[Callable[..., Memory]]:
         memory.close()
 
 
-def _unit(vector: Sequence[float]) -> list[float]:
-    norm = math.sqrt(sum(x * x for x in vector))
-    return [x / norm for x in vector]
-
-
-def _stored_as(memory: Memory, event: EventRecord, expected: Sequence[float]) -> bool:
-    """Whether ``event``'s stored vector is ``expected``: it scores 1 against it."""
-    found = memory.store.vector_search("event", list(expected), 3)
-    return any(s.id == event.id and s.score > 0.999 for s in found)
-
-
-def _own(memory: Memory, event: EventRecord) -> list[float]:
-    assert memory.embedder is not None
-    return memory.embedder.embed([indexed_text(event)])[0]
-
-
-def _led(memory: Memory, before: EventRecord, event: EventRecord) -> list[float]:
-    assert memory.embedder is not None
-    own, lead = memory.embedder.embed([indexed_text(event), lead_in_text(before, event)])
-    return _unit([a + b for a, b in zip(own, lead, strict=True)])
-
-
 def test_a_short_message_is_embedded_after_the_message_it_follows(
     open_memory: Callable[..., Memory],
 ) -> None:
     memory = open_memory()
     seed(memory, [ASKED, ANSWER, STORY])
-    assert _stored_as(memory, ANSWER, _led(memory, ASKED, ANSWER))
-    assert not _stored_as(memory, ANSWER, _own(memory, ANSWER))
-    assert _stored_as(memory, ASKED, _own(memory, ASKED))  # it opens its run
-    assert _stored_as(memory, STORY, _own(memory, STORY))  # it stands on its own
+    assert stored_as(memory, ANSWER, led_vector(memory, ASKED, ANSWER))
+    assert not stored_as(memory, ANSWER, own_vector(memory, ANSWER))
+    assert stored_as(memory, ASKED, own_vector(memory, ASKED))  # it opens its run
+    assert stored_as(memory, STORY, own_vector(memory, STORY))  # it stands on its own
 
 
 def test_the_message_before_is_found_in_the_store_when_it_came_earlier(
@@ -92,7 +70,7 @@ def test_the_message_before_is_found_in_the_store_when_it_came_earlier(
     memory = open_memory()
     seed(memory, [ASKED])
     seed(memory, [ANSWER])
-    assert _stored_as(memory, ANSWER, _led(memory, ASKED, ANSWER))
+    assert stored_as(memory, ANSWER, led_vector(memory, ASKED, ANSWER))
 
 
 def test_a_long_message_before_leads_in_with_its_end_only() -> None:
@@ -132,5 +110,53 @@ def test_forgetting_a_message_embeds_the_one_it_led_into_again(
     assert isinstance(memory.embedder, CachedEmbedder)
     assert memory.embedder.cache.get_many(memory.embedder.model_id, [lead])
     memory.forget_ids([ASKED.id])
-    assert _stored_as(memory, ANSWER, _own(memory, ANSWER))
+    assert stored_as(memory, ANSWER, own_vector(memory, ANSWER))
     assert not memory.embedder.cache.get_many(memory.embedder.model_id, [lead])
+
+
+# The live agent makes each request a run: the user's short answer to the assistant's
+# question opens the next run.
+PLANNING = turn(11, "Help me plan a birthday lunch for my grandmother", run="ask", iteration=0)
+QUESTION = turn(
+    12,
+    "Happy to help! How old is she turning, and what does she like to eat?",
+    run="ask",
+    role="assistant",
+    segment_type="response",
+    iteration=0,
+    segment=1,
+)
+REPLY = turn(13, "83. loves grilled fish", run="reply", iteration=0, ts=QUESTION.ts + 90)
+NEXT_DAY = turn(14, "ok booked it", run="later", iteration=0, ts=REPLY.ts + 10 * 3600)
+
+
+def test_a_reply_opening_its_run_leans_on_the_last_message_of_the_run_before(
+    open_memory: Callable[..., Memory],
+) -> None:
+    memory = open_memory()
+    seed(memory, [PLANNING, QUESTION])
+    seed(memory, [REPLY])
+    seed(memory, [NEXT_DAY])
+    assert stored_as(memory, REPLY, led_vector(memory, QUESTION, REPLY))
+    assert stored_as(memory, NEXT_DAY, own_vector(memory, NEXT_DAY))  # hours later: a new request
+
+
+def test_a_reply_leans_on_no_other_users_message_in_the_same_session(
+    open_memory: Callable[..., Memory],
+) -> None:
+    memory = open_memory()
+    seed(memory, [PLANNING, QUESTION])
+    stranger = replace(REPLY, id="stranger", user_id="mallory")
+    seed(memory, [stranger])
+    assert stored_as(memory, stranger, own_vector(memory, stranger))
+
+
+def test_forgetting_the_last_message_of_a_run_embeds_the_next_runs_reply_again(
+    open_memory: Callable[..., Memory],
+) -> None:
+    memory = open_memory()
+    seed(memory, [PLANNING, QUESTION])
+    seed(memory, [REPLY])
+    memory.forget_ids([QUESTION.id])
+    assert not stored_as(memory, REPLY, led_vector(memory, QUESTION, REPLY))
+    assert stored_as(memory, REPLY, led_vector(memory, PLANNING, REPLY))  # what is left before it

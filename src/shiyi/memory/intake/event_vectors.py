@@ -18,6 +18,12 @@ Leads of 10 to 40 words or the whole message did alike (10 embed the least); a w
 the message after as well did no better, and would change a vector when a later message
 arrives.  Numbers and the curve: ``docs/recall.md``.
 
+A message that opens its run (the live agent's every request is a run; an import's run is a
+day) leans on the session's last message before it when it came within :data:`REPLY_GAP`: a
+user's "83. tough lady but still" answers the assistant's "How old is she?" of the run
+before, while the next morning's new request leans on nothing.  Imported chats, whose runs
+are days apart, do not change.
+
 A vector holding a neighbour's words must not outlive them: forgetting a message embeds the
 message after it again (:mod:`shiyi.memory.lifecycle.forget`).
 """
@@ -38,6 +44,11 @@ LEAD_WORDS = 10
 """How much of the message before is embedded with it: its end, which it answers."""
 MESSAGE_TYPES = frozenset({"imported", "user_message", "response"})
 """What leads into a message and is led into: messages, not tool traffic or reasoning."""
+REPLY_GAP = 60 * 60.0
+"""A message opening its run answers the session's message before it if sent within this
+(seconds): a reply typed at once, not tomorrow's new request."""
+_WINDOW = 50
+"""Messages read per store call when looking for the first message after a forgotten one."""
 
 
 def is_short(event: EventRecord) -> bool:
@@ -54,9 +65,10 @@ def lead_in_text(before: EventRecord, event: EventRecord) -> str:
 def messages_before(
     store: MemoryStore, events: Sequence[EventRecord], *, stored: bool = True
 ) -> dict[str, EventRecord]:
-    """The message each short message of ``events`` follows in its run (among ``events``
-    and, with ``stored``, the stored turns just before them); a message that opens its run
-    follows none."""
+    """The message each short message of ``events`` follows: in its run (among ``events``
+    and, with ``stored``, the stored turns just before them), or, for a message that opens
+    its run, the session's message before it within :data:`REPLY_GAP` (among ``events``,
+    then with ``stored`` in the store)."""
     short = [e for e in events if is_short(e)]
     runs: dict[str, list[EventRecord]] = {}
     for event in events:
@@ -69,7 +81,46 @@ def messages_before(
         for event in store.turns_around([(e.run_id, e.iteration) for e in missing], 1):
             runs.setdefault(event.run_id, []).append(event)
         found |= {e.id: b for e in missing if (b := _before(e, runs[e.run_id])) is not None}
+    openers = [e for e in short if e.id not in found and _opens(e, runs[e.run_id])]
+    found |= _replies_to(store, openers, events, stored=stored)
     return found
+
+
+def _opens(event: EventRecord, run: Iterable[EventRecord]) -> bool:
+    """Whether nothing of its run (as far as known) came before ``event``."""
+    return not any((e.iteration, e.segment) < (event.iteration, event.segment) for e in run)
+
+
+def _replies_to(
+    store: MemoryStore,
+    openers: Sequence[EventRecord],
+    events: Sequence[EventRecord],
+    *,
+    stored: bool,
+) -> dict[str, EventRecord]:
+    """For each message opening its run, the session's message before it, if recent."""
+    found: dict[str, EventRecord] = {}
+    for event in openers:
+        earlier = [e for e in events if _may_lead(e, event)]
+        if stored:
+            window = store.session_window(event.session_id, event.ts, sorted(MESSAGE_TYPES), 8)
+            earlier += [e for e in window if _may_lead(e, event)]
+        if earlier:
+            found[event.id] = max(earlier, key=lambda e: (e.ts, e.iteration, e.segment))
+    return found
+
+
+def _may_lead(before: EventRecord, event: EventRecord) -> bool:
+    """Whether ``before`` is a message of an earlier run of ``event``'s session and owner,
+    sent at most :data:`REPLY_GAP` before it."""
+    return (
+        before.session_id == event.session_id
+        and before.run_id != event.run_id
+        and (before.user_id, before.agent_id) == (event.user_id, event.agent_id)
+        and before.segment_type in MESSAGE_TYPES
+        and not before.derived
+        and 0 < event.ts - before.ts <= REPLY_GAP
+    )
 
 
 def _before(event: EventRecord, run: Iterable[EventRecord]) -> EventRecord | None:
@@ -116,5 +167,33 @@ def followers(store: MemoryStore, events: Sequence[EventRecord]) -> list[EventRe
     gone = {e.id for e in events}
     around = store.turns_around(list(dict.fromkeys((e.run_id, e.iteration) for e in events)), 1)
     after = [e for e in around if e.id not in gone and not e.derived and is_short(e)]
-    before = messages_before(store, after)
-    return [e for e in after if e.id in before and before[e.id].id in gone]
+    runs: dict[str, list[EventRecord]] = {}
+    for event in [*events, *around]:
+        runs.setdefault(event.run_id, []).append(event)
+    ends = [e for e in events if e.segment_type in MESSAGE_TYPES and _ends(e, runs[e.run_id])]
+    after += [e for e in _first_after(store, ends) if e.id not in gone and is_short(e)]
+    before = messages_before(store, list({e.id: e for e in after}.values()))
+    return [e for e in {e.id: e for e in after}.values() if before.get(e.id, e).id in gone]
+
+
+def _ends(event: EventRecord, run: Iterable[EventRecord]) -> bool:
+    """Whether nothing of its run (as far as known) came after ``event``."""
+    return not any((e.iteration, e.segment) > (event.iteration, event.segment) for e in run)
+
+
+def _first_after(store: MemoryStore, events: Sequence[EventRecord]) -> list[EventRecord]:
+    """The session's first message after each of ``events`` in a later run within
+    :data:`REPLY_GAP`: the one that may lead in with it."""
+    found: list[EventRecord] = []
+    for event in events:
+        until, later = event.ts + REPLY_GAP, list[EventRecord]()
+        while True:  # newest first from the window's end, back to the event
+            window = store.session_window(event.session_id, until, sorted(MESSAGE_TYPES), _WINDOW)
+            later += [e for e in window if e.ts > event.ts and e.run_id != event.run_id]
+            oldest = min((e.ts for e in window), default=event.ts)
+            if len(window) < _WINDOW or oldest <= event.ts or oldest >= until:
+                break
+            until = oldest
+        if later:
+            found.append(min(later, key=lambda e: (e.ts, e.iteration, e.segment)))
+    return found
